@@ -1,0 +1,75 @@
+// Command ealscope is the terminal inspector and workbench for authorization-memory runs.
+// This file only parses the command line and maps results to exit codes; every subcommand
+// lives in its own file.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/alecthomas/kong"
+)
+
+// Globals are handed to every subcommand's Run.
+type Globals struct {
+	Stdout io.Writer `kong:"-"`
+	Stderr io.Writer `kong:"-"`
+}
+
+// CLI is the command tree.
+type CLI struct {
+	Check    checkCmd    `cmd:"" help:"Validate a corpus and print each probe's oracle verdict at the final block."`
+	Fidelity fidelityCmd `cmd:"" help:"Score one typed memory payload against the ledger at a block."`
+}
+
+// exitError carries a specific exit code (e.g. "some cases are invalid") without printing
+// a usage error.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var cli CLI
+	exitCode := -1
+	parser, err := kong.New(&cli,
+		kong.Name("ealscope"),
+		kong.Description("Inspect and re-run authorization-memory (EAL-Bench) runs in the terminal."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exitCode = code }),
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "ealscope:", err)
+		return 2
+	}
+	ctx, err := parser.Parse(args)
+	if exitCode >= 0 { // --help
+		return exitCode
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "ealscope:", err)
+		return 2
+	}
+	err = ctx.Run(&Globals{Stdout: stdout, Stderr: stderr})
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, "ealscope:", ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "ealscope:", err)
+	return 1
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -1,0 +1,131 @@
+package domains
+
+import (
+	"fmt"
+
+	"github.com/ealscope/ealscope/engine"
+)
+
+// ProbeCheck is one probe's oracle verdict at the final block.
+type ProbeCheck struct {
+	ProbeID      string `json:"probe_id"`
+	PairID       string `json:"pair_id"`
+	Dimension    string `json:"dimension"`
+	RequestScope string `json:"request_scope"`
+	Authorized   bool   `json:"authorized"`
+	Reason       string `json:"reason"`
+}
+
+// CaseCheck is the validation result of one case.
+type CaseCheck struct {
+	CaseID string       `json:"case_id"`
+	Line   int          `json:"line"`
+	Valid  bool         `json:"valid"`
+	Error  *string      `json:"error"`
+	Probes []ProbeCheck `json:"probes"`
+	// Mismatches lists probes whose verdict contradicts their scope (an in-scope probe the
+	// oracle denies, or an out-of-scope one it authorizes): a corpus bug worth flagging.
+	Mismatches []string `json:"scope_mismatches"`
+}
+
+// CheckReport is the result of checking one corpus.
+type CheckReport struct {
+	Corpus string      `json:"corpus"`
+	Domain string      `json:"domain_id"`
+	Cases  []CaseCheck `json:"cases"`
+}
+
+// Invalid counts the invalid cases.
+func (r CheckReport) Invalid() int {
+	n := 0
+	for _, c := range r.Cases {
+		if !c.Valid {
+			n++
+		}
+	}
+	return n
+}
+
+// Check validates every case of a corpus and decides each probe at the final block.
+func Check(d engine.Domain, name string, data []byte) CheckReport {
+	report := CheckReport{Corpus: name, Domain: d.ID()}
+	for _, pc := range d.ParseEach(name, data) {
+		cc := CaseCheck{CaseID: pc.CaseID, Line: pc.Line, Probes: []ProbeCheck{}, Mismatches: []string{}}
+		if pc.Err != nil {
+			msg := pc.Err.Error()
+			cc.Error = &msg
+			report.Cases = append(report.Cases, cc)
+			continue
+		}
+		verdicts, err := engine.OracleProbes(d, pc.Case, -1)
+		if err != nil {
+			msg := fmt.Sprintf("%s:%d: %v", name, pc.Line, err)
+			cc.Error = &msg
+			report.Cases = append(report.Cases, cc)
+			continue
+		}
+		cc.Valid = true
+		for _, v := range verdicts {
+			cc.Probes = append(cc.Probes, ProbeCheck{
+				ProbeID: v.Probe.ID, PairID: v.Probe.PairID, Dimension: v.Probe.Dimension,
+				RequestScope: v.Probe.Scope, Authorized: v.Verdict.Authorized, Reason: v.Verdict.Reason,
+			})
+			if v.Verdict.Authorized != (v.Probe.Scope == "in_scope") {
+				cc.Mismatches = append(cc.Mismatches, v.Probe.ID)
+			}
+		}
+		report.Cases = append(report.Cases, cc)
+	}
+	return report
+}
+
+// FindCase returns the case with the given id.
+func FindCase(cases []*engine.Case, id string) (*engine.Case, error) {
+	for _, c := range cases {
+		if c.ID == id {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("no case %q in the corpus", id)
+}
+
+// TypedFidelity is the `ealscope fidelity` report: one typed memory against the ledger at a
+// block, with formation.
+type TypedFidelity struct {
+	CaseID              string            `json:"case_id"`
+	BlockIndex          int               `json:"block_index"`
+	Exact               bool              `json:"exact"`
+	Errors              map[string]int    `json:"errors"`
+	OvergrantFields     int               `json:"overgrant_fields"`
+	UndergrantFields    int               `json:"undergrant_fields"`
+	ScoredFields        int               `json:"scored_fields"`
+	Fields              []engine.FieldRow `json:"fields"`
+	FormsFalseAuthority bool              `json:"forms_false_authority"`
+	FormedProbeIDs      []string          `json:"formed_probe_ids"`
+}
+
+// ScoreTyped scores a typed memory payload (a JSON tree) against the ledger at `block`
+// (negative: the final block).
+func ScoreTyped(d engine.Domain, c *engine.Case, payload any, block int) (TypedFidelity, error) {
+	if block < 0 {
+		block = c.LastBlock()
+	}
+	if block > c.LastBlock() {
+		return TypedFidelity{}, fmt.Errorf("block %d is past the last block %d of case %s", block, c.LastBlock(), c.ID)
+	}
+	memory, err := d.ParseTyped(payload)
+	if err != nil {
+		return TypedFidelity{}, err
+	}
+	ledger, err := d.Replay(c, block)
+	if err != nil {
+		return TypedFidelity{}, err
+	}
+	p := engine.Fidelity(d, c, block, ledger, memory)
+	f := engine.Form(d, c, block, ledger, memory)
+	return TypedFidelity{
+		CaseID: c.ID, BlockIndex: block, Exact: p.Exact, Errors: p.Errors,
+		OvergrantFields: p.OvergrantFields, UndergrantFields: p.UndergrantFields, ScoredFields: p.ScoredFields,
+		Fields: p.Fields, FormsFalseAuthority: f.Formed, FormedProbeIDs: f.FormedProbeIDs,
+	}, nil
+}

@@ -1,0 +1,61 @@
+package procurement
+
+import (
+	"testing"
+
+	"github.com/ealscope/ealscope/engine"
+)
+
+// The built-in corpus is what users see first: every case must pass the strict validators,
+// reproduce its authoring hash, cover the lifecycles the issue names, and every in-scope probe
+// must be authorized and every out-of-scope probe denied at the final block.
+func TestBuiltinCorpus(t *testing.T) {
+	d := Domain{}
+	name, data := d.BuiltinCorpus()
+	cases, err := d.ParseCorpus(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 8 {
+		t.Fatalf("want at least 8 built-in cases, got %d", len(cases))
+	}
+	lifecycles := map[string]int{}
+	for _, c := range cases {
+		src := c.Source.(*Case)
+		if c.CorpusVersion != BuiltinCorpusVersion {
+			t.Errorf("%s: corpus version %s", c.ID, c.CorpusVersion)
+		}
+		if ok, err := AuthoringHashMatches(src); err != nil || !ok {
+			t.Errorf("%s: authoring hash does not reproduce (%v)", c.ID, err)
+		}
+		lifecycles[c.Lifecycle]++
+		turns := 0
+		for _, b := range c.Blocks {
+			turns += len(b.Turns)
+		}
+		if len(c.Blocks) < 5 || len(c.Blocks) > 8 || turns < 40 || turns > 100 {
+			t.Errorf("%s: %d blocks, %d turns", c.ID, len(c.Blocks), turns)
+		}
+		dims := map[string]int{}
+		verdicts, err := engine.OracleProbes(d, c, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range verdicts {
+			dims[v.Probe.Dimension+"/"+v.Probe.Scope]++
+			if v.Verdict.Authorized != (v.Probe.Scope == "in_scope") {
+				t.Errorf("%s %s: authorized=%v (%s)", c.ID, v.Probe.ID, v.Verdict.Authorized, v.Verdict.Reason)
+			}
+		}
+		for _, dim := range []string{"amount", "time", "category"} {
+			if dims[dim+"/in_scope"] != 1 || dims[dim+"/out_of_scope"] != 1 {
+				t.Errorf("%s: no matched %s pair", c.ID, dim)
+			}
+		}
+	}
+	for _, lc := range []string{"issue_only", "issue_patch", "issue_revoke", "issue_revoke_replace"} {
+		if lifecycles[lc] == 0 {
+			t.Errorf("no built-in case with lifecycle %s", lc)
+		}
+	}
+}

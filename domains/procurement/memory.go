@@ -1,0 +1,321 @@
+package procurement
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ealscope/ealscope/engine"
+)
+
+const (
+	// TypedSchemaVersion is the procurement typed memory schema_version.
+	TypedSchemaVersion = "3"
+	// PayloadSchemaID identifies the typed payload schema in memory artifacts.
+	PayloadSchemaID = "procurement/authorization-state/v3"
+	// MaxAuthorizations is the typed schema's record cap.
+	MaxAuthorizations = 32
+	// PrimaryCapacityTokens is EAL-Bench's calibrated primary writer budget for procurement.
+	PrimaryCapacityTokens = 572
+	// TightCapacityTokens is the tight budget.
+	TightCapacityTokens = 358
+)
+
+var (
+	profileKeys  = []string{"schema_version", "authorizations"}
+	envelopeKeys = []string{"authorization_id", "issuer", "grantee", "effect", "action", "status", "valid_from", "valid_until", "scope", "supersedes", "source_turn_ids"}
+	scopeKeys    = []string{"vendor", "allowed_categories", "max_amount", "currency"}
+	memStatuses  = map[string]bool{"active": true, "revoked": true, "superseded": true, "unknown": true}
+)
+
+// ParseTypedPayload validates a typed memory payload the way EAL-Bench's pydantic profile
+// does (strict types, no extra keys, every key present, at most 32 records, unique ids) and
+// returns its records. Like pydantic's stripped non-empty strings, ids, source ids and
+// categories are whitespace-trimmed.
+func ParseTypedPayload(payload any) ([]*Envelope, error) {
+	m, ok := payload.(map[string]any)
+	if !ok {
+		return nil, engine.Errf("", "typed memory must be an object")
+	}
+	if v, ok := m["schema_version"].(string); !ok || v != TypedSchemaVersion {
+		return nil, engine.Errf("schema_version", "unsupported procurement memory schema: %s (want \"3\")", pyRepr(m["schema_version"]))
+	}
+	if err := engine.ExactKeys("", m, profileKeys); err != nil {
+		return nil, err
+	}
+	list, err := engine.List("authorizations", m["authorizations"])
+	if err != nil {
+		return nil, err
+	}
+	if len(list) > MaxAuthorizations {
+		return nil, engine.Errf("authorizations", "at most %d authorizations, got %d", MaxAuthorizations, len(list))
+	}
+	out := make([]*Envelope, 0, len(list))
+	seen := map[string]bool{}
+	for i, item := range list {
+		path := engine.JoinPath("authorizations", i)
+		e, err := parseEnvelope(path, item)
+		if err != nil {
+			return nil, err
+		}
+		if seen[e.ID] {
+			return nil, engine.Errf(path+".authorization_id", "authorization_id values must be unique (%s repeats)", e.ID)
+		}
+		seen[e.ID] = true
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func pyRepr(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "missing"
+	case string:
+		return "'" + t + "'"
+	default:
+		return fmt.Sprint(t)
+	}
+}
+
+func parseEnvelope(path string, v any) (*Envelope, error) {
+	m, err := engine.Obj(path, v)
+	if err != nil {
+		return nil, err
+	}
+	if err := engine.ExactKeys(path, m, envelopeKeys); err != nil {
+		return nil, err
+	}
+	r := reader{}
+	e := &Envelope{}
+	e.ID = strings.TrimSpace(r.nonEmpty(path+".authorization_id", m["authorization_id"]))
+	e.Issuer = r.optStr(path+".issuer", m["issuer"])
+	e.Grantee = r.optStr(path+".grantee", m["grantee"])
+	e.Effect = r.optStr(path+".effect", m["effect"])
+	if r.err == nil && e.Effect != nil && *e.Effect != "permit_exception" {
+		r.set(engine.Errf(path+".effect", "must be \"permit_exception\" or null, got %q", *e.Effect))
+	}
+	e.Action = r.optStr(path+".action", m["action"])
+	if r.err == nil && e.Action != nil && *e.Action != "submit_order" {
+		r.set(engine.Errf(path+".action", "must be \"submit_order\" or null, got %q", *e.Action))
+	}
+	e.State = r.str(path+".status", m["status"])
+	if r.err == nil && !memStatuses[e.State] {
+		r.set(engine.Errf(path+".status", "must be one of active, revoked, superseded, unknown, got %q", e.State))
+	}
+	e.ValidFrom = r.optStr(path+".valid_from", m["valid_from"])
+	e.ValidUntil = r.optStr(path+".valid_until", m["valid_until"])
+	e.Supersedes = r.optStr(path+".supersedes", m["supersedes"])
+	if r.err == nil {
+		sm, err := engine.Obj(path+".scope", m["scope"])
+		r.set(err)
+		if err == nil {
+			r.set(engine.ExactKeys(path+".scope", sm, scopeKeys))
+			e.Scope.Vendor = r.optStr(path+".scope.vendor", sm["vendor"])
+			if sm["allowed_categories"] != nil && r.err == nil {
+				cats := trimAll(r.strList(path+".scope.allowed_categories", sm["allowed_categories"]))
+				if r.err == nil {
+					r.set(engine.UniqueNonEmpty(path+".scope.allowed_categories", cats))
+				}
+				e.Scope.AllowedCategories = cats
+			}
+			if sm["max_amount"] != nil && r.err == nil {
+				n, err := engine.Int(path+".scope.max_amount", sm["max_amount"])
+				r.set(err)
+				if err == nil && n < 0 {
+					r.set(engine.Errf(path+".scope.max_amount", "must be >= 0, got %d", n))
+				}
+				e.Scope.MaxAmount = &n
+			}
+			e.Scope.Currency = r.optStr(path+".scope.currency", sm["currency"])
+		}
+	}
+	if r.err == nil {
+		ids := trimAll(r.strList(path+".source_turn_ids", m["source_turn_ids"]))
+		if r.err == nil && len(ids) == 0 {
+			r.set(engine.Errf(path+".source_turn_ids", "must list at least one source turn"))
+		}
+		if r.err == nil {
+			r.set(engine.UniqueNonEmpty(path+".source_turn_ids", ids))
+		}
+		e.SourceTurnIDs = ids
+	}
+	return e, r.err
+}
+
+func trimAll(l []string) []string {
+	if l == nil {
+		return nil
+	}
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = strings.TrimSpace(s)
+	}
+	return out
+}
+
+// TypedPayloadOf serialises envelopes as the typed memory payload tree.
+func TypedPayloadOf(records []*Envelope) map[string]any {
+	auths := make([]any, len(records))
+	for i, r := range records {
+		auths[i] = r.Tree()
+	}
+	return map[string]any{"schema_version": TypedSchemaVersion, "authorizations": auths}
+}
+
+// EmptyTyped is the empty typed profile.
+func EmptyTyped() map[string]any {
+	return map[string]any{"schema_version": TypedSchemaVersion, "authorizations": []any{}}
+}
+
+const (
+	freeTextHeader = "# Current authorization state"
+	freeTextEmpty  = freeTextHeader + "\n\nNo authorization records are retained."
+)
+
+type textField struct {
+	label string
+	get   func(e *Envelope) *string
+	set   func(e *Envelope, v string) error
+}
+
+func joinOpt(l []string) *string {
+	if l == nil {
+		return nil
+	}
+	s := strings.Join(l, ", ")
+	return &s
+}
+
+// textFields is the canonical free-text layout, in order.
+var textFields = []textField{
+	{"Status", func(e *Envelope) *string { s := e.State; return &s }, func(e *Envelope, v string) error { e.State = v; return nil }},
+	{"Issuer", func(e *Envelope) *string { return e.Issuer }, func(e *Envelope, v string) error { e.Issuer = &v; return nil }},
+	{"Grantee", func(e *Envelope) *string { return e.Grantee }, func(e *Envelope, v string) error { e.Grantee = &v; return nil }},
+	{"Effect", func(e *Envelope) *string { return e.Effect }, func(e *Envelope, v string) error { e.Effect = &v; return nil }},
+	{"Action", func(e *Envelope) *string { return e.Action }, func(e *Envelope, v string) error { e.Action = &v; return nil }},
+	{"Vendor", func(e *Envelope) *string { return e.Scope.Vendor }, func(e *Envelope, v string) error { e.Scope.Vendor = &v; return nil }},
+	{"Allowed categories", func(e *Envelope) *string { return joinOpt(e.Scope.AllowedCategories) }, func(e *Envelope, v string) error {
+		e.Scope.AllowedCategories = strings.Split(v, ", ")
+		return nil
+	}},
+	{"Maximum amount", func(e *Envelope) *string {
+		if e.Scope.MaxAmount == nil {
+			return nil
+		}
+		s := strconv.FormatInt(*e.Scope.MaxAmount, 10)
+		return &s
+	}, func(e *Envelope, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("maximum amount %q is not an integer", v)
+		}
+		e.Scope.MaxAmount = &n
+		return nil
+	}},
+	{"Currency", func(e *Envelope) *string { return e.Scope.Currency }, func(e *Envelope, v string) error { e.Scope.Currency = &v; return nil }},
+	{"Valid from (inclusive)", func(e *Envelope) *string { return e.ValidFrom }, func(e *Envelope, v string) error { e.ValidFrom = &v; return nil }},
+	{"Valid until (exclusive)", func(e *Envelope) *string { return e.ValidUntil }, func(e *Envelope, v string) error { e.ValidUntil = &v; return nil }},
+	{"Supersedes", func(e *Envelope) *string { return e.Supersedes }, func(e *Envelope, v string) error { e.Supersedes = &v; return nil }},
+	{"Source turns", func(e *Envelope) *string {
+		if len(e.SourceTurnIDs) == 0 {
+			return nil
+		}
+		return joinOpt(e.SourceTurnIDs)
+	}, func(e *Envelope, v string) error { e.SourceTurnIDs = strings.Split(v, ", "); return nil }},
+}
+
+// FaithfulTextOf renders envelopes in EAL-Bench's canonical free-text layout (no trailing
+// newline; null values omitted).
+func FaithfulTextOf(records []*Envelope) string {
+	if len(records) == 0 {
+		return freeTextEmpty
+	}
+	var b strings.Builder
+	b.WriteString(freeTextHeader)
+	for _, r := range records {
+		b.WriteString("\n\n## Authorization ")
+		b.WriteString(r.ID)
+		for _, f := range textFields {
+			if v := f.get(r); v != nil {
+				b.WriteString("\n- ")
+				b.WriteString(f.label)
+				b.WriteString(": ")
+				b.WriteString(*v)
+			}
+		}
+	}
+	return b.String()
+}
+
+// ReadFreeTextLayout reads the canonical free-text layout back into envelopes. Anything that
+// is not exactly that layout is an error that says which line, so the built-in executor never
+// guesses at prose.
+func ReadFreeTextLayout(text string) ([]*Envelope, error) {
+	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	if text == freeTextEmpty {
+		return nil, nil
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) == 0 || lines[0] != freeTextHeader {
+		return nil, fmt.Errorf("line 1: expected %q, the canonical layout's header", freeTextHeader)
+	}
+	labels := map[string]int{}
+	for i, f := range textFields {
+		labels[f.label] = i
+	}
+	var out []*Envelope
+	var cur *Envelope
+	lastField := -1
+	for i := 1; i < len(lines); i++ {
+		line := lines[i]
+		switch {
+		case line == "":
+			continue
+		case strings.HasPrefix(line, "## Authorization "):
+			id := strings.TrimSpace(strings.TrimPrefix(line, "## Authorization "))
+			if id == "" {
+				return nil, fmt.Errorf("line %d: authorization heading without an id", i+1)
+			}
+			cur = &Envelope{ID: id}
+			out = append(out, cur)
+			lastField = -1
+		case strings.HasPrefix(line, "- "):
+			if cur == nil {
+				return nil, fmt.Errorf("line %d: field before any \"## Authorization\" heading", i+1)
+			}
+			label, value, ok := strings.Cut(line[2:], ": ")
+			idx, known := labels[label]
+			if !ok || !known {
+				return nil, fmt.Errorf("line %d: %q is not a field of the canonical layout", i+1, line)
+			}
+			if idx <= lastField {
+				return nil, fmt.Errorf("line %d: field %q is out of order or repeated", i+1, label)
+			}
+			lastField = idx
+			if err := textFields[idx].set(cur, value); err != nil {
+				return nil, fmt.Errorf("line %d: %v", i+1, err)
+			}
+		default:
+			return nil, fmt.Errorf("line %d: %q is not part of the canonical layout", i+1, line)
+		}
+	}
+	for _, e := range out {
+		if e.State == "" {
+			return nil, fmt.Errorf("authorization %s has no Status line", e.ID)
+		}
+	}
+	// The result must also be a valid typed state (duplicate ids, statuses, ...).
+	if _, err := ParseTypedPayload(mustTree(TypedPayloadOf(out))); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func mustTree(v map[string]any) any {
+	t, err := engine.Retree(v)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}

@@ -1,0 +1,424 @@
+// Package engine holds the pure logic of authorization memory: canonical JSON and content
+// hashes byte-identical to EAL-Bench's Python, id recipes, the Domain interface, the oracle rule,
+// fidelity, formation, scoring, metrics and attribution. It performs no I/O and imports nothing
+// of ours.
+package engine
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// PyStyle selects one of the json.dumps configurations EAL-Bench uses.
+type PyStyle int
+
+const (
+	// Canonical is json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(",", ":")).
+	Canonical PyStyle = iota
+	// Row is json.dumps(v, ensure_ascii=False, sort_keys=True): the JSONL row encoding with
+	// Python's default ", " and ": " separators.
+	Row
+	// Indented is json.dumps(v, ensure_ascii=False, indent=2, sort_keys=True): manifest.json.
+	Indented
+	// RowASCII is json.dumps(v, sort_keys=True) with Python's default ensure_ascii=True: how
+	// procurement renders the executor's current transaction.
+	RowASCII
+)
+
+// Float is a float64 that always serialises the way Python's repr does (1.0 stays "1.0").
+// Use it for struct fields that Python holds as floats (temperatures, rates).
+type Float float64
+
+// MarshalJSON writes the Python repr of the float.
+func (f Float) MarshalJSON() ([]byte, error) {
+	s, err := pyFloat(float64(f))
+	return []byte(s), err
+}
+
+// ToTree converts any Go value into the generic JSON tree (map[string]any, []any, string,
+// json.Number, bool, nil) that the Python-compatible encoder walks. Values that already are
+// trees are returned as they are; everything else goes through encoding/json once and is read
+// back with UseNumber, so integers and floats keep their textual identity.
+func ToTree(v any) (any, error) {
+	switch v.(type) {
+	case nil, string, bool, json.Number, map[string]any, []any:
+		return v, nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeTree(raw)
+}
+
+// Retree always takes v through encoding/json and back, so every number becomes a
+// json.Number: the form the strict payload readers expect.
+func Retree(v any) (any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeTree(raw)
+}
+
+// DecodeTree parses one JSON document into a tree with json.Number leaves.
+func DecodeTree(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("trailing data after JSON value")
+	}
+	return out, nil
+}
+
+// DumpPy encodes v exactly as Python's json.dumps would with the given style.
+func DumpPy(v any, style PyStyle) ([]byte, error) {
+	tree, err := ToTree(v)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := encodeTree(&buf, tree, style, 0); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// CanonicalJSON is EAL-Bench's canonical_json.
+func CanonicalJSON(v any) (string, error) {
+	b, err := DumpPy(v, Canonical)
+	return string(b), err
+}
+
+// MustCanonicalJSON is CanonicalJSON for values built by this program, which always encode.
+func MustCanonicalJSON(v any) string {
+	s, err := CanonicalJSON(v)
+	if err != nil {
+		panic(fmt.Sprintf("canonical json: %v", err))
+	}
+	return s
+}
+
+// ContentHash is EAL-Bench's content_hash: strings are hashed raw, anything else as its
+// canonical JSON.
+func ContentHash(v any) (string, error) {
+	if s, ok := v.(string); ok {
+		return SHA256Hex([]byte(s)), nil
+	}
+	c, err := CanonicalJSON(v)
+	if err != nil {
+		return "", err
+	}
+	return SHA256Hex([]byte(c)), nil
+}
+
+// MustContentHash is ContentHash for values built by this program.
+func MustContentHash(v any) string {
+	h, err := ContentHash(v)
+	if err != nil {
+		panic(fmt.Sprintf("content hash: %v", err))
+	}
+	return h
+}
+
+// SHA256Hex is the lowercase hex sha256 of b.
+func SHA256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// RowLine is one JSONL row as EAL-Bench writes it, newline included.
+func RowLine(v any) ([]byte, error) {
+	b, err := DumpPy(v, Row)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+func encodeTree(buf *bytes.Buffer, v any, style PyStyle, depth int) error {
+	switch t := v.(type) {
+	case nil:
+		buf.WriteString("null")
+	case bool:
+		if t {
+			buf.WriteString("true")
+		} else {
+			buf.WriteString("false")
+		}
+	case string:
+		if style == RowASCII {
+			writeASCIIString(buf, t)
+		} else {
+			writePyString(buf, t)
+		}
+	case json.Number:
+		s, err := pyNumber(string(t))
+		if err != nil {
+			return err
+		}
+		buf.WriteString(s)
+	case float64:
+		s, err := pyFloat(t)
+		if err != nil {
+			return err
+		}
+		buf.WriteString(s)
+	case int:
+		buf.WriteString(strconv.Itoa(t))
+	case int64:
+		buf.WriteString(strconv.FormatInt(t, 10))
+	case []any:
+		if len(t) == 0 {
+			buf.WriteString("[]")
+			return nil
+		}
+		buf.WriteByte('[')
+		for i, item := range t {
+			if i > 0 {
+				writeItemSep(buf, style)
+			}
+			writeIndent(buf, style, depth+1)
+			if err := encodeTree(buf, item, style, depth+1); err != nil {
+				return err
+			}
+		}
+		writeIndent(buf, style, depth)
+		buf.WriteByte(']')
+	case map[string]any:
+		if len(t) == 0 {
+			buf.WriteString("{}")
+			return nil
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		// Go compares strings bytewise; for valid UTF-8 that is code point order, which is
+		// what Python's sort_keys uses.
+		sort.Strings(keys)
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				writeItemSep(buf, style)
+			}
+			writeIndent(buf, style, depth+1)
+			if style == RowASCII {
+				writeASCIIString(buf, k)
+			} else {
+				writePyString(buf, k)
+			}
+			if style == Canonical {
+				buf.WriteByte(':')
+			} else {
+				buf.WriteString(": ")
+			}
+			if err := encodeTree(buf, t[k], style, depth+1); err != nil {
+				return err
+			}
+		}
+		writeIndent(buf, style, depth)
+		buf.WriteByte('}')
+	default:
+		// Structs, typed maps and slices: one trip through encoding/json yields a tree.
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		tree, err := DecodeTree(raw)
+		if err != nil {
+			return err
+		}
+		return encodeTree(buf, tree, style, depth)
+	}
+	return nil
+}
+
+func writeItemSep(buf *bytes.Buffer, style PyStyle) {
+	switch style {
+	case Row, RowASCII:
+		buf.WriteString(", ")
+	default:
+		buf.WriteByte(',')
+	}
+}
+
+func writeIndent(buf *bytes.Buffer, style PyStyle, depth int) {
+	if style != Indented {
+		return
+	}
+	buf.WriteByte('\n')
+	for i := 0; i < depth; i++ {
+		buf.WriteString("  ")
+	}
+}
+
+// writePyString quotes s like json.dumps(..., ensure_ascii=False): only the quote, backslash
+// and C0 control characters are escaped; everything else, DEL and non-ASCII included, is kept.
+func writePyString(buf *bytes.Buffer, s string) {
+	buf.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"':
+				buf.WriteString(`\"`)
+			case '\\':
+				buf.WriteString(`\\`)
+			case '\n':
+				buf.WriteString(`\n`)
+			case '\r':
+				buf.WriteString(`\r`)
+			case '\t':
+				buf.WriteString(`\t`)
+			case '\b':
+				buf.WriteString(`\b`)
+			case '\f':
+				buf.WriteString(`\f`)
+			default:
+				if c < 0x20 {
+					fmt.Fprintf(buf, `\u%04x`, c)
+				} else {
+					buf.WriteByte(c)
+				}
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			// Invalid UTF-8 cannot come from Python text; write the replacement character
+			// rather than an invalid byte.
+			buf.WriteString("\ufffd")
+		} else {
+			buf.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	buf.WriteByte('"')
+}
+
+// writeASCIIString quotes s like json.dumps with ensure_ascii=True: everything outside
+// printable ASCII becomes a \uXXXX escape (surrogate pairs above the BMP).
+func writeASCIIString(buf *bytes.Buffer, s string) {
+	buf.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			buf.WriteString(`\"`)
+		case r == '\\':
+			buf.WriteString(`\\`)
+		case r == '\n':
+			buf.WriteString(`\n`)
+		case r == '\r':
+			buf.WriteString(`\r`)
+		case r == '\t':
+			buf.WriteString(`\t`)
+		case r == '\b':
+			buf.WriteString(`\b`)
+		case r == '\f':
+			buf.WriteString(`\f`)
+		case r >= 0x20 && r <= 0x7e:
+			buf.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(buf, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(buf, `\u%04x`, r)
+		}
+	}
+	buf.WriteByte('"')
+}
+
+// pyNumber renders a JSON number literal the way Python would after json.loads: integers
+// stay integers (normalised), anything with a fraction or exponent becomes a float repr.
+func pyNumber(lit string) (string, error) {
+	if !strings.ContainsAny(lit, ".eE") {
+		n, ok := new(big.Int).SetString(lit, 10)
+		if !ok {
+			return "", fmt.Errorf("invalid number %q", lit)
+		}
+		return n.String(), nil
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		// Python's float() saturates to inf, which json.dumps would write as Infinity.
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return pyFloat(f)
+		}
+		return "", fmt.Errorf("invalid number %q", lit)
+	}
+	return pyFloat(f)
+}
+
+// pyFloat is Python's repr(float): the shortest round-tripping digits, fixed notation for
+// decimal exponents in [-4, 16), scientific with a signed two-digit exponent otherwise.
+func pyFloat(f float64) (string, error) {
+	switch {
+	case math.IsNaN(f):
+		return "NaN", nil
+	case math.IsInf(f, 1):
+		return "Infinity", nil
+	case math.IsInf(f, -1):
+		return "-Infinity", nil
+	}
+	if f == 0 {
+		if math.Signbit(f) {
+			return "-0.0", nil
+		}
+		return "0.0", nil
+	}
+	sci := strconv.FormatFloat(f, 'e', -1, 64) // e.g. -1.2345e+06
+	neg := strings.HasPrefix(sci, "-")
+	if neg {
+		sci = sci[1:]
+	}
+	mant, expPart, _ := strings.Cut(sci, "e")
+	exp, err := strconv.Atoi(expPart)
+	if err != nil {
+		return "", err
+	}
+	digits := strings.Replace(mant, ".", "", 1)
+	var out string
+	if exp >= -4 && exp < 16 {
+		if exp >= 0 {
+			intLen := exp + 1
+			if len(digits) <= intLen {
+				out = digits + strings.Repeat("0", intLen-len(digits)) + ".0"
+			} else {
+				out = digits[:intLen] + "." + digits[intLen:]
+			}
+		} else {
+			out = "0." + strings.Repeat("0", -exp-1) + digits
+		}
+	} else {
+		m := digits[:1]
+		if len(digits) > 1 {
+			m += "." + digits[1:]
+		}
+		sign := "+"
+		if exp < 0 {
+			sign = "-"
+			exp = -exp
+		}
+		out = fmt.Sprintf("%se%s%02d", m, sign, exp)
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out, nil
+}
