@@ -265,7 +265,12 @@ func Validate(c *Case) error {
 	for _, iss := range c.AuthorizedIssuers {
 		issuers[iss] = true
 	}
+	blockEnds := make([]time.Time, len(c.Blocks))
+	for i, b := range c.Blocks {
+		blockEnds[i], _ = utcInstant("", b.EndedAt)
+	}
 	var prevEffective time.Time
+	prevEventBlock := 0
 	for ei, e := range c.Events {
 		epath := engine.JoinPath("events", ei)
 		if !eventTypes[e.EventType] {
@@ -275,6 +280,9 @@ func Validate(c *Case) error {
 		if !ok {
 			return engine.Errf(epath+".block_id", "unknown block %q", e.BlockID)
 		}
+		if !issuers[e.Issuer] {
+			return engine.Errf(epath+".issuer", "%q is not one of the case's authorized_issuers", e.Issuer)
+		}
 		eff, err := utcInstant(epath+".effective_at", e.EffectiveAt)
 		if err != nil {
 			return err
@@ -282,7 +290,15 @@ func Validate(c *Case) error {
 		if ei > 0 && !eff.After(prevEffective) {
 			return engine.Errf(epath+".effective_at", "event times must strictly increase")
 		}
+		if ei > 0 && bi < prevEventBlock {
+			return engine.Errf(epath+".block_id", "events must follow block order")
+		}
+		blockEnd, _ := utcInstant("", c.Blocks[bi].EndedAt)
+		if eff.After(blockEnd) || (bi > 0 && !eff.After(blockEnds[bi-1])) {
+			return engine.Errf(epath+".effective_at", "%s falls outside its block", e.EffectiveAt)
+		}
 		prevEffective = eff
+		prevEventBlock = bi
 		if len(e.SourceTurnIDs) == 0 {
 			return engine.Errf(epath+".source_turn_ids", "an event needs at least one source turn")
 		}
@@ -306,10 +322,35 @@ func Validate(c *Case) error {
 			if !at.Equal(eff) && !strings.Contains(turn.Content, e.EffectiveAt) {
 				return engine.Errf(spath, "source turn %s precedes effective_at, so its content must state %s", sid, e.EffectiveAt)
 			}
+			if !at.Equal(eff) && strings.Contains(strings.ToLower(turn.Content), "immediate") {
+				return engine.Errf(spath, "source turn %s announces an immediate change, so it must occur at effective_at", sid)
+			}
 		}
 		if err := validateEventShape(epath, e); err != nil {
 			return err
 		}
+		if r := e.Record; r != nil {
+			cited := map[string]bool{}
+			for ri, sid := range r.SourceTurnIDs {
+				cited[sid] = true
+				tb, ok := turnBlock[sid]
+				if !ok || tb > bi {
+					return engine.Errf(engine.JoinPath(epath+".record.source_turn_ids", ri), "record cites an unknown or later turn %q", sid)
+				}
+			}
+			for _, sid := range e.SourceTurnIDs {
+				if !cited[sid] {
+					return engine.Errf(epath+".record.source_turn_ids", "the event's source %s is missing from the record's provenance", sid)
+				}
+			}
+		}
+	}
+	if _, err := ReplayRecords(c, len(c.Blocks)-1); err != nil {
+		return engine.Errf("events", "%v", err)
+	}
+	lastTime := blockEnds[len(blockEnds)-1]
+	if prevEffective.After(lastTime) {
+		lastTime = prevEffective
 	}
 	if len(c.ProbePairs) == 0 {
 		return engine.Errf("probe_pairs", "a case needs at least one probe pair")
@@ -332,8 +373,12 @@ func Validate(c *Case) error {
 			if side.tx.Amount < 0 {
 				return engine.Errf(side.path+".amount", "must be >= 0")
 			}
-			if _, err := utcInstant(side.path+".action_time", side.tx.ActionTime); err != nil {
+			at, err := utcInstant(side.path+".action_time", side.tx.ActionTime)
+			if err != nil {
 				return err
+			}
+			if !at.After(lastTime) {
+				return engine.Errf(side.path+".action_time", "a probe must occur after the final block and event")
 			}
 		}
 	}
@@ -357,6 +402,9 @@ func validateEventShape(path string, e Event) error {
 			return engine.Errf(path+".record.issuer", "%q differs from the event issuer %q", r.Issuer, e.Issuer)
 		}
 		if e.EventType == "issue" {
+			if r.Supersedes != nil {
+				return engine.Errf(path+".record.supersedes", "an issued record supersedes nothing")
+			}
 			if r.AuthorizationID != e.AuthorizationID {
 				return engine.Errf(path+".record.authorization_id", "an issued record keeps the event's authorization_id %q", e.AuthorizationID)
 			}
