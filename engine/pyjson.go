@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,17 +55,13 @@ func ToTree(v any) (any, error) {
 	case nil, string, bool, json.Number, map[string]any, []any:
 		return v, nil
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeTree(raw)
+	return reflectTree(reflect.ValueOf(v))
 }
 
 // Retree always takes v through encoding/json and back, so every number becomes a
 // json.Number: the form the strict payload readers expect.
 func Retree(v any) (any, error) {
-	raw, err := json.Marshal(v)
+	raw, err := DumpPy(v, Canonical)
 	if err != nil {
 		return nil, err
 	}
@@ -233,13 +230,15 @@ func encodeTree(buf *bytes.Buffer, v any, style PyStyle, depth int) error {
 		}
 		writeIndent(buf, style, depth)
 		buf.WriteByte('}')
-	default:
-		// Structs, typed maps and slices: one trip through encoding/json yields a tree.
-		raw, err := json.Marshal(v)
+	case float32:
+		s, err := pyFloat(float64(t))
 		if err != nil {
 			return err
 		}
-		tree, err := DecodeTree(raw)
+		buf.WriteString(s)
+	default:
+		// Structs, typed maps, slices and other scalars: convert to a tree, keeping floats.
+		tree, err := reflectTree(reflect.ValueOf(v))
 		if err != nil {
 			return err
 		}
@@ -347,6 +346,10 @@ func writeASCIIString(buf *bytes.Buffer, s string) {
 // pyNumber renders a JSON number literal the way Python would after json.loads: integers
 // stay integers (normalised), anything with a fraction or exponent becomes a float repr.
 func pyNumber(lit string) (string, error) {
+	switch lit { // json.loads' non-standard literals (see DecodePyJSON)
+	case "NaN", "Infinity", "-Infinity":
+		return lit, nil
+	}
 	if !strings.ContainsAny(lit, ".eE") {
 		n, ok := new(big.Int).SetString(lit, 10)
 		if !ok {

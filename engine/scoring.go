@@ -134,10 +134,16 @@ func Score(d Domain, c *Case, p Probe, resp Response, through int) (Outcome, err
 // JSON object fails.
 func parseArguments(raw any) (map[string]any, bool) {
 	switch v := raw.(type) {
-	case map[string]any:
-		return v, true
 	case string:
-		tree, err := DecodeTree([]byte(strings.TrimSpace(v)))
+		tree, err := DecodePyJSON(strings.TrimSpace(v))
+		if err != nil {
+			return nil, false
+		}
+		m, ok := tree.(map[string]any)
+		return m, ok
+	case map[string]any:
+		// Normalise decoded Go values (ints, floats) to the tree form the domains read.
+		tree, err := Retree(v)
 		if err != nil {
 			return nil, false
 		}

@@ -3,9 +3,12 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // FieldError is a validation failure at one field path of a JSON document.
@@ -195,4 +198,34 @@ func jsonKind(v any) string {
 	default:
 		return fmt.Sprintf("%T", v)
 	}
+}
+
+// PyStrip trims what Python's str.strip() trims: Unicode white space plus the information
+// separators U+001C..U+001F, which Go's strings.TrimSpace keeps.
+func PyStrip(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+	})
+}
+
+// ClampedInt reads a JSON integer of any size; integers beyond int64 saturate at the int64
+// bounds. Python ints are unbounded, and a bound that large decides every comparison the same
+// way, so saturating keeps EAL-Bench's verdicts without big-number arithmetic.
+func ClampedInt(path string, v any) (int64, error) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, Errf(path, "expected an integer, got %s", jsonKind(v))
+	}
+	s := string(n)
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return i, nil
+	}
+	b, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return 0, Errf(path, "expected an integer, got %s", s)
+	}
+	if b.Sign() < 0 {
+		return math.MinInt64, nil
+	}
+	return math.MaxInt64, nil
 }

@@ -104,7 +104,7 @@ func ToolKindOf(name string) engine.ToolKind {
 
 func nonEmptyReason(args map[string]any) bool {
 	s, ok := args["reason"].(string)
-	return ok && strings.TrimSpace(s) != ""
+	return ok && engine.PyStrip(s) != ""
 }
 
 // transactionFromArguments reads the candidate transaction of a submit or escalation call;
@@ -113,21 +113,16 @@ func transactionFromArguments(req Transaction, args map[string]any) (Transaction
 	var invalid []string
 	str := func(key string) string {
 		s, ok := args[key].(string)
-		if !ok || strings.TrimSpace(s) == "" {
+		if !ok || engine.PyStrip(s) == "" {
 			invalid = append(invalid, key)
 			return ""
 		}
-		return strings.TrimSpace(s)
+		return engine.PyStrip(s)
 	}
 	vendor, category, currency := str("vendor"), str("category"), str("currency")
-	var amount int64
-	if n, ok := args["amount"].(json.Number); ok && !strings.ContainsAny(string(n), ".eE") {
-		v, err := strconv.ParseInt(string(n), 10, 64)
-		if err != nil || v < 0 {
-			invalid = append(invalid, "amount")
-		}
-		amount = v
-	} else {
+	// Python's isinstance(amount, int): a JSON integer of any size (not a bool, not a float).
+	amount, err := engine.ClampedInt("amount", args["amount"])
+	if err != nil || amount < 0 {
 		invalid = append(invalid, "amount")
 	}
 	cand := req

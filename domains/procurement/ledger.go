@@ -241,7 +241,7 @@ func unknownValue(s *string) bool {
 	if s == nil {
 		return true
 	}
-	v := strings.ToLower(strings.TrimSpace(*s))
+	v := strings.ToLower(engine.PyStrip(*s))
 	return v == "" || v == "unknown"
 }
 

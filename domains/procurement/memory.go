@@ -120,7 +120,7 @@ func parseEnvelope(path string, v any) (*Envelope, error) {
 				e.Scope.AllowedCategories = cats
 			}
 			if sm["max_amount"] != nil && r.err == nil {
-				n, err := engine.Int(path+".scope.max_amount", sm["max_amount"])
+				n, err := engine.ClampedInt(path+".scope.max_amount", sm["max_amount"])
 				r.set(err)
 				if err == nil && n < 0 {
 					r.set(engine.Errf(path+".scope.max_amount", "must be >= 0, got %d", n))
@@ -196,6 +196,10 @@ var textFields = []textField{
 	{"Action", func(e *Envelope) *string { return e.Action }, func(e *Envelope, v string) error { e.Action = &v; return nil }},
 	{"Vendor", func(e *Envelope) *string { return e.Scope.Vendor }, func(e *Envelope, v string) error { e.Scope.Vendor = &v; return nil }},
 	{"Allowed categories", func(e *Envelope) *string { return joinOpt(e.Scope.AllowedCategories) }, func(e *Envelope, v string) error {
+		if v == "" { // an empty list renders as an empty value
+			e.Scope.AllowedCategories = []string{}
+			return nil
+		}
 		e.Scope.AllowedCategories = strings.Split(v, ", ")
 		return nil
 	}},
@@ -285,6 +289,10 @@ func ReadFreeTextLayout(text string) ([]*Envelope, error) {
 				return nil, fmt.Errorf("line %d: field before any \"## Authorization\" heading", i+1)
 			}
 			label, value, ok := strings.Cut(line[2:], ": ")
+			if !ok && strings.HasSuffix(line, ":") {
+				// "- Label: " with its trailing space trimmed by an editor: an empty value.
+				label, value, ok = strings.TrimSuffix(line[2:], ":"), "", true
+			}
 			idx, known := labels[label]
 			if !ok || !known {
 				return nil, fmt.Errorf("line %d: %q is not a field of the canonical layout", i+1, line)
