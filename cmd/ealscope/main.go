@@ -21,7 +21,14 @@ type Globals struct {
 // CLI is the command tree.
 type CLI struct {
 	Check    checkCmd    `cmd:"" help:"Validate a corpus and print each probe's oracle verdict at the final block."`
+	Gen      genCmd      `cmd:"" help:"Generate a seeded synthetic corpus of valid cases (for scale tests)."`
 	Fidelity fidelityCmd `cmd:"" help:"Score one typed memory payload against the ledger at a block."`
+	Run      runCmd      `cmd:"" help:"Produce a run directory: writer chains, frozen evidence and executor trials (built-in parts or OpenAI-compatible models)."`
+	Import   importCmd   `cmd:"" help:"Verify and import run directories, corpora and writer-memories files into the workspace."`
+	Summary  summaryCmd  `cmd:"" help:"Summarise the runs, chains and memories of the workspace."`
+	Demo     demoCmd     `cmd:"" help:"Build the demo run (built-in corpus, no network), import it and open the most instructive chain."`
+	Open     openCmd     `cmd:"" help:"Import run directories (if given) and open the inspector, optionally at an exact chain and block."`
+	Render   renderCmd   `cmd:"" help:"Print one frame of the chain view (or one pane) to stdout."`
 }
 
 // exitError carries a specific exit code (e.g. "some cases are invalid") without printing

@@ -72,6 +72,8 @@ type Run struct {
 	Unknown []string
 	// Missing lists manifest entries whose file is absent (only with AllowMissing).
 	Missing []string
+	// Entries are the manifest's file entries (files.* merged with checkpoint.files.*).
+	Entries map[string]FileEntry
 }
 
 // Options tune verification.
@@ -112,9 +114,14 @@ func verr(file string, line int, field, format string, args ...any) error {
 	return &VerifyError{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
+// ManifestFile is the manifest's file name inside a run directory.
+const ManifestFile = "manifest.json"
+
 // Open reads and verifies a run directory: manifest status, every listed file's sha256 and row
-// count (checkpoint entries too), row parsing and schema versions, paths kept inside the
-// directory, and the references between artifacts. Nothing is returned unless all of it holds.
+// count (checkpoint entries too), row parsing, required fields and schema versions, memory
+// content hashes, paths kept inside the directory, and the references between artifacts.
+// Nothing is returned unless all of it holds; every failure is a *VerifyError naming the file,
+// the line (for rows) and the field.
 func Open(dir string, opts Options) (*Run, error) {
 	absDir, err := filepath.Abs(dir)
 	if err != nil {
@@ -122,25 +129,29 @@ func Open(dir string, opts Options) (*Run, error) {
 	}
 	realDir, err := filepath.EvalSymlinks(absDir)
 	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, verr(absDir, 0, "", "no such run directory")
+		}
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	manifestPath := filepath.Join(realDir, "manifest.json")
+	if st, err := os.Stat(realDir); err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		return nil, verr(absDir, 0, "", "not a directory (a run is a directory holding %s)", ManifestFile)
+	}
+	manifestPath := filepath.Join(realDir, ManifestFile)
 	raw, err := os.ReadFile(manifestPath)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, verr(manifestPath, 0, "", "missing: a run directory needs manifest.json")
+			return nil, verr(manifestPath, 0, "", "missing: a run directory needs %s", ManifestFile)
 		}
 		return nil, err
 	}
-	tree, err := engine.DecodeTree(raw)
+	manifest, entries, err := ParseManifest(manifestPath, raw)
 	if err != nil {
-		return nil, verr(manifestPath, 0, "", "invalid JSON: %v", err)
+		return nil, err
 	}
-	manifest, ok := tree.(map[string]any)
-	if !ok {
-		return nil, verr(manifestPath, 0, "", "the manifest must be a JSON object")
-	}
-	run := &Run{Dir: realDir, Manifest: manifest, ManifestSHA256: engine.SHA256Hex(raw), Files: map[string][]Row{}}
+	run := &Run{Dir: realDir, Manifest: manifest, ManifestSHA256: engine.SHA256Hex(raw), Files: map[string][]Row{}, Entries: entries}
 	run.Status, _ = manifest["status"].(string)
 	if run.Status != StatusCompleted {
 		if !opts.AllowIncomplete {
@@ -148,61 +159,130 @@ func Open(dir string, opts Options) (*Run, error) {
 		}
 		run.Incomplete = true
 	}
-	entries, err := fileEntries(manifestPath, manifest)
-	if err != nil {
-		return nil, err
-	}
-	listed := map[string]bool{"manifest.json": true}
+	listed := map[string]bool{ManifestFile: true}
 	names := make([]string, 0, len(entries))
 	for name := range entries {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	var missing []string
+	var firstMissing string
 	for _, name := range names {
 		e := entries[name]
 		full, err := safePath(realDir, manifestPath, name, e.Path)
 		if err != nil {
 			return nil, err
 		}
-		listed[filepath.ToSlash(e.Path)] = true
+		listed[path.Clean(filepath.ToSlash(e.Path))] = true
 		data, err := os.ReadFile(full)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				if opts.AllowMissing {
-					run.Missing = append(run.Missing, e.Path)
-					continue
+				if firstMissing == "" {
+					firstMissing = name
 				}
-				return nil, verr(manifestPath, 0, "files."+name, "listed file %s is missing", e.Path)
+				missing = append(missing, e.Path)
+				continue
 			}
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", full, err)
 		}
 		if got := engine.SHA256Hex(data); got != e.SHA256 {
-			return nil, verr(full, 0, "", "sha256 %s does not match the manifest's %s (files.%s.sha256)", got, e.SHA256, name)
+			return nil, verr(full, 0, "files."+name+".sha256", "file sha256 is %s but %s says %s", got, ManifestFile, e.SHA256)
 		}
-		if opts.ManifestOnly {
+		if opts.ManifestOnly || !strings.HasSuffix(e.Path, ".jsonl") {
 			continue
 		}
-		rows, err := parseRows(full, name, data)
+		rows, err := ParseRows(full, name, data)
 		if err != nil {
 			return nil, err
 		}
 		if len(rows) != e.Rows {
-			return nil, verr(full, 0, "", "%d rows, the manifest says %d (files.%s.rows)", len(rows), e.Rows, name)
+			return nil, verr(full, 0, "files."+name+".rows", "the file has %d rows but %s says %d", len(rows), ManifestFile, e.Rows)
 		}
-		if !strings.HasSuffix(e.Path, ".jsonl") {
-			continue
+		if err := checkDeclaredVersion(manifestPath, manifest, name, rows); err != nil {
+			return nil, err
 		}
 		run.Files[name] = rows
+	}
+	if len(missing) > 0 {
+		if !opts.AllowMissing {
+			return nil, verr(manifestPath, 0, "files."+firstMissing, "%d listed file(s) missing from the run directory: %s", len(missing), strings.Join(missing, ", "))
+		}
+		run.Missing = missing
 	}
 	if err := unknownFiles(realDir, listed, run); err != nil {
 		return nil, err
 	}
 	if !opts.ManifestOnly {
+		if err := checkUnique(run); err != nil {
+			return nil, err
+		}
 		if err := checkReferences(run); err != nil {
 			return nil, err
 		}
 	}
 	return run, nil
+}
+
+// ParseManifest decodes manifest.json and its file entries (files.* and checkpoint.files.*).
+// It checks shapes only; the files themselves are checked by Open.
+func ParseManifest(manifestPath string, raw []byte) (map[string]any, map[string]FileEntry, error) {
+	tree, err := engine.DecodeTree(raw)
+	if err != nil {
+		return nil, nil, verr(manifestPath, 0, "", "invalid JSON: %v", err)
+	}
+	manifest, ok := tree.(map[string]any)
+	if !ok {
+		return nil, nil, verr(manifestPath, 0, "", "the manifest must be a JSON object")
+	}
+	if v, present := manifest["status"]; present {
+		if _, ok := v.(string); !ok {
+			return nil, nil, verr(manifestPath, 0, "status", "expected a string")
+		}
+	} else {
+		return nil, nil, verr(manifestPath, 0, "status", "missing: the manifest does not say whether the run completed")
+	}
+	for _, key := range []string{"domain_id", "corpus_version", "study", "started_at"} {
+		if v, present := manifest[key]; present && v != nil {
+			if _, ok := v.(string); !ok {
+				return nil, nil, verr(manifestPath, 0, key, "expected a string")
+			}
+		}
+	}
+	if v, present := manifest["artifact_schema_versions"]; present && v != nil {
+		if _, ok := v.(map[string]any); !ok {
+			return nil, nil, verr(manifestPath, 0, "artifact_schema_versions", "expected an object")
+		}
+	}
+	entries, err := fileEntries(manifestPath, manifest)
+	if err != nil {
+		return nil, nil, err
+	}
+	return manifest, entries, nil
+}
+
+// checkDeclaredVersion compares the manifest's artifact_schema_versions.<name> (when declared)
+// with the version the rows carry.
+func checkDeclaredVersion(manifestPath string, manifest map[string]any, name string, rows []Row) error {
+	want, versioned := SchemaVersions[name]
+	if !versioned {
+		return nil
+	}
+	decl, _ := manifest["artifact_schema_versions"].(map[string]any)
+	v, present := decl[name]
+	if !present || v == nil {
+		return nil
+	}
+	n, err := engine.Int("", v)
+	if err != nil {
+		if s, ok := v.(string); ok && s == fmt.Sprint(want) {
+			return nil
+		}
+		return verr(manifestPath, 0, "artifact_schema_versions."+name, "expected an integer, got %v", v)
+	}
+	if int(n) != want {
+		return verr(manifestPath, 0, "artifact_schema_versions."+name, "unknown schema_version %d for %s (ealscope reads %d)", n, name, want)
+	}
+	return nil
 }
 
 // fileEntries collects files.* and checkpoint.files.*; an entry listed in both must agree.
@@ -216,9 +296,14 @@ func fileEntries(manifestPath string, manifest map[string]any) (map[string]FileE
 		if !ok {
 			return verr(manifestPath, 0, section, "expected an object")
 		}
-		for name, raw := range m {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, name := range keys {
 			field := section + "." + name
-			em, ok := raw.(map[string]any)
+			em, ok := m[name].(map[string]any)
 			if !ok {
 				return verr(manifestPath, 0, field, "expected {path, sha256, rows}")
 			}
@@ -228,7 +313,7 @@ func fileEntries(manifestPath string, manifest map[string]any) (map[string]FileE
 			if !ok1 || p == "" {
 				return verr(manifestPath, 0, field+".path", "missing or not a string")
 			}
-			if !ok2 || len(sha) != 64 {
+			if !ok2 || !isHex64(sha) {
 				return verr(manifestPath, 0, field+".sha256", "missing or not a sha256 hex digest")
 			}
 			if err != nil || rows < 0 {
@@ -245,7 +330,11 @@ func fileEntries(manifestPath string, manifest map[string]any) (map[string]FileE
 	if err := read("files", manifest["files"]); err != nil {
 		return nil, err
 	}
-	if cp, ok := manifest["checkpoint"].(map[string]any); ok {
+	if cpv, present := manifest["checkpoint"]; present && cpv != nil {
+		cp, ok := cpv.(map[string]any)
+		if !ok {
+			return nil, verr(manifestPath, 0, "checkpoint", "expected an object")
+		}
 		if err := read("checkpoint.files", cp["files"]); err != nil {
 			return nil, err
 		}
@@ -253,44 +342,66 @@ func fileEntries(manifestPath string, manifest map[string]any) (map[string]FileE
 	return out, nil
 }
 
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range strings.ToLower(s) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // safePath resolves a manifest path and refuses anything that leaves the run directory:
-// absolute paths, "..", and symlinks pointing outside.
+// absolute paths, "..", and symlinks pointing outside (dangling ones too).
 func safePath(realDir, manifestPath, name, p string) (string, error) {
 	field := "files." + name + ".path"
 	slash := filepath.ToSlash(p)
-	if filepath.IsAbs(p) || strings.HasPrefix(slash, "/") {
+	if filepath.IsAbs(p) || strings.HasPrefix(slash, "/") || filepath.VolumeName(p) != "" {
 		return "", verr(manifestPath, 0, field, "absolute path %q is not allowed", p)
 	}
-	clean := path.Clean(slash)
-	if clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(slash, "/../") || strings.HasPrefix(slash, "../") {
-		return "", verr(manifestPath, 0, field, "path %q leaves the run directory", p)
+	for _, part := range strings.Split(slash, "/") {
+		if part == ".." {
+			return "", verr(manifestPath, 0, field, "path %q leaves the run directory", p)
+		}
 	}
+	clean := path.Clean(slash)
 	full := filepath.Join(realDir, filepath.FromSlash(clean))
 	resolved, err := filepath.EvalSymlinks(full)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
+			if fi, lerr := os.Lstat(full); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+				return "", verr(manifestPath, 0, field, "path %q is a symlink whose target does not exist", p)
+			}
 			return full, nil
 		}
 		return "", err
 	}
 	if resolved != realDir && !strings.HasPrefix(resolved, realDir+string(filepath.Separator)) {
-		return "", verr(manifestPath, 0, field, "path %q is a symlink out of the run directory", p)
+		return "", verr(manifestPath, 0, field, "path %q is a symlink out of the run directory (to %s)", p, resolved)
 	}
 	return resolved, nil
 }
 
-// parseRows splits a JSONL file (LF or CRLF) and parses every non-blank line as an object
-// with a known schema_version.
-func parseRows(file, name string, data []byte) ([]Row, error) {
+// ParseRows splits a JSONL file (LF or CRLF) and parses every non-blank line as an object
+// with a known schema_version and the fields ealscope relies on. `name` is the artifact name
+// (file stem) that decides which checks apply.
+func ParseRows(file, name string, data []byte) ([]Row, error) {
 	want, versioned := SchemaVersions[name]
+	lines := bytes.Split(data, []byte("\n"))
 	var rows []Row
-	for i, line := range bytes.Split(data, []byte("\n")) {
+	for i, line := range lines {
 		line = bytes.TrimRight(line, "\r")
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		tree, err := engine.DecodeTree(line)
 		if err != nil {
+			if i == len(lines)-1 {
+				return nil, verr(file, i+1, "", "truncated line (no line end, and the JSON is incomplete: %v)", err)
+			}
 			return nil, verr(file, i+1, "", "invalid JSON: %v", err)
 		}
 		m, ok := tree.(map[string]any)
@@ -300,15 +411,162 @@ func parseRows(file, name string, data []byte) ([]Row, error) {
 		if versioned {
 			v, err := engine.Int("schema_version", m["schema_version"])
 			if err != nil {
+				if s, ok := m["schema_version"].(string); ok {
+					return nil, verr(file, i+1, "schema_version", "unknown schema_version %q for %s (ealscope reads %d)", s, name, want)
+				}
 				return nil, verr(file, i+1, "schema_version", "missing or not an integer")
 			}
 			if int(v) != want {
 				return nil, verr(file, i+1, "schema_version", "unknown schema_version %d for %s (ealscope reads %d)", v, name, want)
 			}
 		}
-		rows = append(rows, Row{Line: i + 1, Tree: m})
+		row := Row{Line: i + 1, Tree: m}
+		if err := validateRow(name, row); err != nil {
+			var fe *engine.FieldError
+			if errors.As(err, &fe) {
+				return nil, verr(file, i+1, fe.Path, "%s", fe.Msg)
+			}
+			return nil, verr(file, i+1, "", "%v", err)
+		}
+		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// Decisions accepted in trials.jsonl (EAL-Bench's Decision values).
+var knownDecisions = map[string]bool{
+	engine.ExecuteRequested: true, engine.ExecuteOther: true, engine.Decline: true, engine.Escalate: true,
+	engine.NoAction: true, engine.Invalid: true, engine.ProviderError: true,
+}
+
+// validateRow checks the fields the importer reads, per artifact, so that a broken row is
+// reported at its line rather than surfacing later as a zero value.
+func validateRow(name string, r Row) error {
+	nonEmpty := func(keys ...string) error {
+		for _, k := range keys {
+			if _, err := engine.NonEmptyStr(k, r.Tree[k]); err != nil {
+				if _, present := r.Tree[k]; !present {
+					return engine.Errf(k, "required key is missing")
+				}
+				return err
+			}
+		}
+		return nil
+	}
+	integer := func(keys ...string) error {
+		for _, k := range keys {
+			if _, err := engine.Int(k, r.Tree[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	optInteger := func(keys ...string) error {
+		for _, k := range keys {
+			if _, err := engine.NullableInt(k, r.Tree[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	optString := func(keys ...string) error {
+		for _, k := range keys {
+			if _, err := engine.NullableStr(k, r.Tree[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	architecture := func(key string, nullable bool) error {
+		v := r.Tree[key]
+		if v == nil && nullable {
+			return nil
+		}
+		if s, _ := v.(string); s != "free_text" && s != "typed" {
+			return engine.Errf(key, "expected \"free_text\" or \"typed\", got %v", v)
+		}
+		return nil
+	}
+	first := func(errs ...error) error {
+		for _, e := range errs {
+			if e != nil {
+				return e
+			}
+		}
+		return nil
+	}
+	switch name {
+	case Memories, "writer_bundle_memories":
+		if err := first(nonEmpty("memory_id", "chain_id", "domain_id", "case_id", "condition_id", "content_hash"),
+			integer("block_index"), optInteger("writer_run_id"), optString("parent_memory_id"), architecture("architecture", false)); err != nil {
+			return err
+		}
+		if _, present := r.Tree["payload"]; !present {
+			return engine.Errf("payload", "required key is missing")
+		}
+		if r.Tree["payload"] == nil {
+			return engine.Errf("payload", "a memory artifact needs a payload (string or object)")
+		}
+		got, err := engine.ContentHash(r.Tree["payload"])
+		if err != nil {
+			return engine.Errf("payload", "cannot hash: %v", err)
+		}
+		if want := r.Str("content_hash"); got != want {
+			return engine.Errf("content_hash", "is %s but the payload hashes to %s", want, got)
+		}
+	case MemoryAttempts:
+		return first(nonEmpty("attempt_id", "logical_update_id", "case_id", "condition_id", "status"),
+			integer("block_index", "attempt_index"), optInteger("writer_run_id"),
+			optString("accepted_memory_id", "retained_memory_id", "parent_memory_id", "repair_of_attempt_id"))
+	case MemoryStates:
+		if err := first(nonEmpty("state_id", "logical_update_id", "case_id", "condition_id", "status"),
+			integer("block_index"), optInteger("writer_run_id"), optString("current_memory_id")); err != nil {
+			return err
+		}
+		if v, present := r.Tree["attempt_ids"]; present && v != nil {
+			if _, err := engine.StrList("attempt_ids", v); err != nil {
+				return err
+			}
+		}
+	case Evidence, "writer_bundle_evidence":
+		return first(nonEmpty("evidence_id", "case_id", "condition_id"), optInteger("memory_run_id"),
+			optString("memory_id"), architecture("architecture", true))
+	case Trials:
+		if err := first(nonEmpty("case_id", "probe_id", "condition_id", "decision"), optInteger("writer_run_id", "executor_run_id", "tool_call_count", "terminal_call_count"),
+			optString("evidence_id", "memory_id", "provider_error", "raw_tool_name", "finish_reason")); err != nil {
+			return err
+		}
+		if d := r.Str("decision"); !knownDecisions[d] {
+			return engine.Errf("decision", "unknown decision %q", d)
+		}
+		for _, k := range []string{"request_authorized", "requested_action_taken", "unauthorized_action_taken", "action_mismatch"} {
+			if _, ok := r.Tree[k].(bool); !ok {
+				return engine.Errf(k, "expected a boolean, got %v", r.Tree[k])
+			}
+		}
+		if v, present := r.Tree["metadata"]; present && v != nil {
+			md, ok := v.(map[string]any)
+			if !ok {
+				return engine.Errf("metadata", "expected an object")
+			}
+			for _, ns := range []string{"core", "study", "domain"} {
+				if nv, present := md[ns]; present && nv != nil {
+					if _, ok := nv.(map[string]any); !ok {
+						return engine.Errf("metadata."+ns, "expected an object")
+					}
+				}
+			}
+		}
+	case ModelContexts, "writer_model_contexts":
+		return first(nonEmpty("context_id", "call_id", "stage"), optInteger("block_index"))
+	case Calls, "writer_calls":
+		return nonEmpty("call_id")
+	case ExecutorPlan:
+		return first(nonEmpty("call_id", "trial_id", "case_id", "probe_id"), optInteger("oracle_block_index"))
+	case Faults:
+		return first(nonEmpty("case_id", "family"), integer("block_index"))
+	}
+	return nil
 }
 
 func unknownFiles(realDir string, listed map[string]bool, run *Run) error {
@@ -325,8 +583,33 @@ func unknownFiles(realDir string, listed map[string]bool, run *Run) error {
 	return nil
 }
 
+// checkUnique refuses two different rows with the same id: references to them would be
+// ambiguous. Byte-identical repeats are tolerated (the importer stores one).
+func checkUnique(run *Run) error {
+	for _, c := range []struct{ name, key string }{
+		{Memories, "memory_id"}, {MemoryAttempts, "attempt_id"}, {MemoryStates, "state_id"},
+		{Evidence, "evidence_id"}, {ModelContexts, "context_id"},
+	} {
+		seen := map[string]Row{}
+		for _, r := range run.Files[c.name] {
+			id := r.Str(c.key)
+			if prev, dup := seen[id]; dup {
+				a, _ := engine.CanonicalJSON(prev.Tree)
+				b, _ := engine.CanonicalJSON(r.Tree)
+				if a != b {
+					return verr(filepath.Join(run.Dir, run.Entries[c.name].Path), r.Line, c.key, "%s %q repeats line %d with different content", c.key, id, prev.Line)
+				}
+				continue
+			}
+			seen[id] = r
+		}
+	}
+	return nil
+}
+
 // checkReferences resolves the ids artifacts point at: memory parents, attempt and state
-// memory ids, evidence to memories, trials to evidence, contexts to calls.
+// memory ids, state attempt ids, evidence to memories, trials to evidence and memories,
+// contexts to calls.
 func checkReferences(run *Run) error {
 	ids := func(name, key string) map[string]bool {
 		out := map[string]bool{}
@@ -338,23 +621,27 @@ func checkReferences(run *Run) error {
 		return out
 	}
 	memories := ids(Memories, "memory_id")
+	for id := range ids("writer_bundle_memories", "memory_id") {
+		memories[id] = true
+	}
 	evidence := ids(Evidence, "evidence_id")
+	attempts := ids(MemoryAttempts, "attempt_id")
 	calls := ids(Calls, "call_id")
-	file := func(name string) string { return filepath.Join(run.Dir, name+".jsonl") }
+	file := func(name string) string { return filepath.Join(run.Dir, run.Entries[name].Path) }
 	check := func(name, key string, known map[string]bool, target string) error {
 		if _, present := run.Files[target]; !present {
 			return nil // the target artifact is absent from this run: nothing to resolve against
 		}
 		for _, r := range run.Files[name] {
 			if s := r.OptStr(key); s != nil && !known[*s] {
-				return verr(file(name), r.Line, key, "%s %q is not in %s.jsonl", key, *s, target)
+				return verr(file(name), r.Line, key, "%s %q is not in %s", key, *s, run.Entries[target].Path)
 			}
 		}
 		return nil
 	}
 	for _, c := range []struct{ name, key string }{
 		{Memories, "parent_memory_id"}, {MemoryAttempts, "accepted_memory_id"}, {MemoryAttempts, "retained_memory_id"},
-		{MemoryStates, "current_memory_id"}, {Evidence, "memory_id"}, {Trials, "memory_id"},
+		{MemoryAttempts, "parent_memory_id"}, {MemoryStates, "current_memory_id"}, {Evidence, "memory_id"}, {Trials, "memory_id"},
 	} {
 		if err := check(c.name, c.key, memories, Memories); err != nil {
 			return err
@@ -365,6 +652,16 @@ func checkReferences(run *Run) error {
 	}
 	if err := check(ModelContexts, "call_id", calls, Calls); err != nil {
 		return err
+	}
+	if _, present := run.Files[MemoryAttempts]; present {
+		for _, r := range run.Files[MemoryStates] {
+			list, _ := r.Tree["attempt_ids"].([]any)
+			for i, v := range list {
+				if s, _ := v.(string); !attempts[s] {
+					return verr(file(MemoryStates), r.Line, fmt.Sprintf("attempt_ids[%d]", i), "attempt %q is not in %s", s, run.Entries[MemoryAttempts].Path)
+				}
+			}
+		}
 	}
 	return nil
 }

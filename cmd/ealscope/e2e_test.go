@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDemoInTmux drives the real binary in a real terminal (tmux): `ealscope demo`, open a
+// forming chain from the chains list, press f, read the screen and find the first
+// false-authority block and the turn its memory cites, open help, quit with exit code 0.
+func TestDemoInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: skipping the terminal end-to-end test (.ci/run installs it)")
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping the terminal end-to-end test")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "ealscope")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	rc := filepath.Join(tmp, "rc")
+	socket := "ealscope-e2e-" + filepath.Base(tmp)
+	tmux := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	script := "XDG_DATA_HOME=" + filepath.Join(tmp, "data") + " XDG_CONFIG_HOME=" + filepath.Join(tmp, "config") +
+		" NO_COLOR= " + bin + " demo; echo $? > " + rc + "; sleep 30"
+	tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-L", socket, "kill-server").Run() })
+
+	screen := func() string { return tmux("capture-pane", "-p", "-t", "e2e") }
+	waitFor := func(what string, ok func(string) bool) string {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second) // the first build of the demo run included
+		for {
+			s := screen()
+			if ok(s) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+			}
+			time.Sleep(50 * time.Millisecond) // polling interval, not a wait for the program
+		}
+	}
+	has := func(sub string) func(string) bool { return func(s string) bool { return strings.Contains(s, sub) } }
+	keys := func(k ...string) { tmux(append([]string{"send-keys", "-t", "e2e"}, k...)...) }
+
+	waitFor("the demo chain view", has("FIRST FALSE AUTHORITY"))
+	keys("Escape")
+	waitFor("the chains list", has("sorted by case"))
+	keys("/")
+	keys("-l", "!FA@")
+	keys("Enter")
+	waitFor("the filtered list", has("filter: !FA@"))
+	keys("Enter")
+	waitFor("a forming chain", has("!! FIRST FALSE AUTHORITY")) // a chain opens at its first false authority
+	keys("[")                                                   // step back off it (unless it is block 0)
+	waitFor("the previous block", func(s string) bool {
+		return strings.Contains(s, "first false authority: block") || strings.Contains(s, "block 0/")
+	})
+	keys("f")
+	s := waitFor("the first false-authority block", has("!! FIRST FALSE AUTHORITY"))
+	m := regexp.MustCompile(`memory cites ([A-Za-z0-9_\-]+)`).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no cited turn on screen:\n%s", s)
+	}
+	cited := m[1]
+	block := regexp.MustCompile(`block (\d+)/\d+ !! FIRST FALSE AUTHORITY`).FindStringSubmatch(s)
+	if block == nil {
+		t.Fatalf("no block number next to the marker:\n%s", s)
+	}
+	if !regexp.MustCompile(`▸\s+` + block[1] + ` ! `).MatchString(s) {
+		t.Errorf("timeline does not mark block %s as the first false authority:\n%s", block[1], s)
+	}
+	if !regexp.MustCompile(`\[M\][^\n]*` + regexp.QuoteMeta(cited)).MatchString(s) {
+		t.Errorf("history does not show the cited turn %s marked [M]:\n%s", cited, s)
+	}
+	t.Logf("first false authority at block %s; the memory cites %s", block[1], cited)
+	keys("?")
+	waitFor("the help sheet", has("any key closes this sheet"))
+	keys("Escape")
+	waitFor("the chain view again", has("!! FIRST FALSE AUTHORITY"))
+	keys(":")
+	keys("-l", "q")
+	keys("Enter")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, err := os.ReadFile(rc)
+		if err == nil && strings.TrimSpace(string(b)) != "" {
+			if code := strings.TrimSpace(string(b)); code != "0" {
+				t.Fatalf("ealscope exited with %s; screen:\n%s", code, screen())
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ealscope did not exit; screen:\n%s", screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestGenThenCheck(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "gen.jsonl")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"gen", "--domain", "procurement", "--cases", "12", "--seed", "9", "--out", file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("gen exit %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(data, []byte("\n")); n != 12 {
+		t.Fatalf("want 12 lines, got %d", n)
+	}
+	entries, err := os.ReadDir(filepath.Dir(file))
+	if err != nil || len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v (err %v)", entries, err)
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"check", file, "--json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("check exit %d: %s", code, stderr.String())
+	}
+	var report struct {
+		Cases []struct {
+			CaseID     string   `json:"case_id"`
+			Valid      bool     `json:"valid"`
+			Mismatches []string `json:"scope_mismatches"`
+			Probes     []any    `json:"probes"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Cases) != 12 {
+		t.Fatalf("check reports %d cases, want 12", len(report.Cases))
+	}
+	for _, c := range report.Cases {
+		if !c.Valid || len(c.Mismatches) > 0 || len(c.Probes) != 6 {
+			t.Errorf("%s: valid=%v mismatches=%v probes=%d", c.CaseID, c.Valid, c.Mismatches, len(c.Probes))
+		}
+	}
+}
+
+func TestGenStdoutMatchesFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "gen.jsonl")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"gen", "--cases", "3", "--out", file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("gen exit %d: %s", code, stderr.String())
+	}
+	stdout.Reset()
+	if code := run([]string{"gen", "--cases", "3"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("gen exit %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(stdout.Bytes(), data) {
+		t.Error("stdout and --out differ for the same seed")
+	}
+	if !strings.Contains(stdout.String(), `"case_id":"ealscope_gen_s1_00001"`) {
+		t.Error("default seed is not 1")
+	}
+}
+
+func TestGenRejectsBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gen"}, "--cases"},
+		{[]string{"gen", "--cases", "0"}, "between 1 and 100000"},
+		{[]string{"gen", "--cases", "100001"}, "between 1 and 100000"},
+		{[]string{"gen", "--cases", "2", "--domain", "finance"}, `unknown domain "finance"`},
+		{[]string{"gen", "--cases", "2", "--out", filepath.Join(t.TempDir(), "missing", "x.jsonl")}, "no such file"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(tc.args, &stdout, &stderr); code == 0 {
+			t.Errorf("%v: exit 0", tc.args)
+		}
+		if !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: stderr %q lacks %q", tc.args, stderr.String(), tc.want)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ealscope/ealscope/runs"
+)
+
+type importCmd struct {
+	Paths           []string `arg:"" type:"path" help:"Run directories, corpus files (.jsonl) and writer-memories files (.json)."`
+	DB              string   `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	Corpus          []string `name:"corpus" type:"existingfile" help:"Corpus file the runs need (repeatable)."`
+	AllowIncomplete bool     `name:"allow-incomplete" help:"Import runs whose manifest status is not completed (marked incomplete)."`
+	JSON            bool     `name:"json" help:"Print the report as JSON."`
+}
+
+func (c *importCmd) Run(g *Globals) error {
+	store, err := runs.Open(c.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	opts := runs.ImportOptions{Corpora: c.Corpus, AllowIncomplete: c.AllowIncomplete}
+	if !c.JSON && isTerminal(g.Stderr) {
+		opts.Progress = func(done, total int) { fmt.Fprintf(g.Stderr, "\rimported %d/%d", done, total) }
+		defer fmt.Fprintln(g.Stderr)
+	}
+	report, ierr := store.Import(context.Background(), c.Paths, opts)
+	if c.JSON {
+		out := map[string]any{"db": store.Path(), "results": report.Results}
+		if report.Results == nil {
+			out["results"] = []runs.PathResult{}
+		}
+		if ierr != nil {
+			out["error"] = ierr.Error()
+		}
+		if err := writeJSON(g.Stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printImport(g, store.Path(), report)
+	}
+	return ierr
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func printImport(g *Globals, db string, report runs.ImportReport) {
+	for _, r := range report.Results {
+		head := fmt.Sprintf("%s: %s %s", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
+		if r.RunID != "" {
+			head += " (run " + r.RunID + ")"
+		}
+		if r.Incomplete {
+			head += " [INCOMPLETE]"
+		}
+		fmt.Fprintln(g.Stdout, head)
+		if len(r.Rows) > 0 {
+			tw := tabwriter.NewWriter(g.Stdout, 0, 2, 1, ' ', 0)
+			names := make([]string, 0, len(r.Rows))
+			for n := range r.Rows {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				fmt.Fprintf(tw, "  %s\t%d rows\n", n, r.Rows[n])
+			}
+			tw.Flush()
+		}
+		for _, c := range r.Corpora {
+			fmt.Fprintf(g.Stdout, "  corpus %s: %d cases (%d new)\n", c.CorpusRef, c.Cases, c.New)
+		}
+		if r.Kind != runs.KindCorpus && r.Status == runs.StatusImported {
+			fmt.Fprintf(g.Stdout, "  rescore disagreements: %d\n", r.RescoreDisagreements)
+		}
+		for _, u := range r.Unknown {
+			fmt.Fprintf(g.Stdout, "  unknown file skipped: %s\n", u)
+		}
+		for _, m := range r.MissingCorpora {
+			fmt.Fprintf(g.Stdout, "  missing corpus: %s (import it with --corpus FILE)\n", m)
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(g.Stdout, "  note: %s\n", n)
+		}
+	}
+	fmt.Fprintf(g.Stdout, "workspace: %s\n", db)
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/tui"
+)
+
+// viewFlags are the terminal options shared by open and demo.
+type viewFlags struct {
+	NoColor bool   `name:"no-color" help:"No colours (also when NO_COLOR is set to anything, or TERM=dumb)."`
+	Mouse   bool   `help:"Turn on mouse wheel scrolling (off by default so text selection keeps working)."`
+	Config  string `type:"path" help:"Config file for [keys] (default: $EALSCOPE_CONFIG, else $XDG_CONFIG_HOME/ealscope/config.toml)."`
+}
+
+type openCmd struct {
+	Paths     []string `arg:"" optional:"" type:"path" help:"Run directories (or corpus files) to import before opening."`
+	DB        string   `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	Corpus    []string `name:"corpus" type:"existingfile" help:"Corpus file the runs need (repeatable)."`
+	RunID     string   `name:"run" help:"Run id (or unique prefix) of the chain to open."`
+	Case      string   `name:"case" help:"Open this case's chain (with --condition and --writer-run)."`
+	Condition string   `name:"condition" help:"Condition of the chain to open."`
+	WriterRun int      `name:"writer-run" default:"0" help:"Writer run of the chain to open."`
+	Block     int      `name:"block" default:"-1" help:"Block to open (default: the first false-authority block)."`
+	viewFlags
+}
+
+func (c *openCmd) Run(g *Globals) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	store, err := runs.Open(c.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if len(c.Paths) > 0 || len(c.Corpus) > 0 {
+		if err := importWithProgress(ctx, g, store, c.Paths, c.Corpus); err != nil {
+			return err
+		}
+	}
+	start := tui.Start{RunID: c.RunID, Block: c.Block}
+	if c.Case != "" {
+		if c.Condition == "" {
+			return errors.New("--case needs --condition (and --writer-run when it is not 0)")
+		}
+		k, err := tui.ResolveChain(ctx, store, c.RunID, c.Case, c.Condition, c.WriterRun)
+		if err != nil {
+			return err
+		}
+		start.Chain = &k
+	}
+	return c.viewFlags.show(ctx, g, store, start)
+}
+
+// importWithProgress imports paths, printing a line per path on stderr (a counter on a TTY).
+func importWithProgress(ctx context.Context, g *Globals, store *runs.Store, paths, corpora []string) error {
+	opts := runs.ImportOptions{Corpora: corpora}
+	total := len(paths) + len(corpora)
+	opts.Progress = func(done, total int) {
+		if isTTY(g.Stderr) {
+			fmt.Fprintf(g.Stderr, "\rimporting %d/%d %s", done, total, bar(done, total, 20))
+			if done == total {
+				fmt.Fprintln(g.Stderr)
+			}
+		}
+	}
+	rep, err := store.Import(ctx, append(append([]string{}, corpora...), paths...), opts)
+	for _, r := range rep.Results {
+		fmt.Fprintf(g.Stderr, "%s: %s %s\n", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
+	}
+	if err != nil {
+		return fmt.Errorf("import (%d of %d paths done): %w", len(rep.Results), total, err)
+	}
+	return nil
+}
+
+func bar(done, total, width int) string {
+	if total <= 0 {
+		return ""
+	}
+	n := done * width / total
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", width-n) + "]"
+}
+
+// show opens the TUI, or prints one frame when stdout is not a terminal: a pipe or a CI log
+// must never hang waiting for keys.
+func (v viewFlags) show(ctx context.Context, g *Globals, store *runs.Store, start tui.Start) error {
+	noColor := v.NoColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
+	if !isTTY(g.Stdout) || !isTTY(os.Stdin) {
+		if start.Chain == nil {
+			return errors.New("stdout is not a terminal: give --case/--condition to print a frame, or use `ealscope summary`")
+		}
+		frame, err := tui.RenderFrame(ctx, tui.FrameOptions{Store: store, Chain: *start.Chain, Block: start.Block,
+			Width: 120, Height: 40, Plain: true, Dark: true})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(g.Stdout, frame)
+		return nil
+	}
+	keys, err := loadKeys(v.Config)
+	if err != nil {
+		return err
+	}
+	return tui.Run(ctx, tui.Options{Store: store, DBPath: store.Path(), NoColor: noColor, Mouse: v.Mouse, Keys: keys, Start: start},
+		os.Stdin, g.Stdout)
+}
+
+// loadKeys reads the [keys] table of the config file (action = ["key", ...]); replay's
+// config loader reads only the model entries, so the table is decoded here.
+func loadKeys(explicit string) (map[string][]string, error) {
+	path := replay.ConfigPath(explicit)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) && explicit == "" {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	var cfg struct {
+		Keys map[string][]string `toml:"keys"`
+	}
+	if _, err := toml.Decode(string(data), &cfg); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg.Keys, nil
+}
+
+func isTTY(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/runs/rundir"
+)
+
+// ealscopeVersion is ealscope's version as recorded in run manifests.
+var ealscopeVersion = "0.1.0-dev"
+
+type runCmd struct {
+	Domain       string  `default:"procurement" help:"Domain of the corpus."`
+	Corpus       string  `type:"path" help:"Corpus file (JSONL). Without it the built-in corpus is used."`
+	Builtin      bool    `help:"Use the domain's built-in corpus (the default when --corpus is not given)."`
+	Cases        string  `help:"Comma list of case ids to run (default: every case of the corpus)."`
+	Conditions   string  `default:"all" help:"Comma list of conditions: empty_memory, full_history, faithful_text, faithful_typed, one_shot_text, one_shot_typed, incremental_text, incremental_typed (or all)."`
+	Writer       string  `default:"scripted" help:"Memory writer: 'scripted' (built-in, seeded faults) or the name of a [models.NAME] config entry (PatchDoc protocol)."`
+	Executor     string  `default:"builtin" help:"Executor: 'builtin' (memory-faithful) or the name of a [models.NAME] config entry."`
+	WriterRuns   int     `default:"1" help:"Writer runs per writer condition."`
+	ExecutorRuns int     `default:"1" help:"Executor runs per (evidence, probe); the executor seed is the run seed plus the run index."`
+	Seed         int64   `default:"20260821" help:"Run seed: writer seeds, executor seeds and the scripted writer's faults derive from it."`
+	Concurrency  int     `default:"8" help:"Worker pool size (each model is further limited by its own concurrency setting)."`
+	FaultRate    float64 `default:"0.35" help:"Scripted writer: probability that each fault opportunity becomes a fault."`
+	Faults       string  `default:"all" help:"Scripted writer: comma list of fault families (stale_retention, broadening, widened_limit, extra_record_wrong_issuer, missing_record, wrong_validity_window), all, or none."`
+	MaxAttempts  int     `default:"4" help:"Attempts per model call (retries on 429, 5xx and timeouts with exponential backoff)."`
+	Config       string  `type:"path" help:"Config file (default: $EALSCOPE_CONFIG, else $XDG_CONFIG_HOME/ealscope/config.toml)."`
+	Resume       string  `type:"path" help:"Resume the run in this directory: verify it, then make only the planned calls that have no successful result yet."`
+	Out          string  `type:"path" help:"Output run directory (must not exist or be empty)."`
+	JSON         bool    `name:"json" help:"Print the summary as JSON."`
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (r *runCmd) settings() (replay.Settings, error) {
+	if r.Corpus != "" && r.Builtin {
+		return replay.Settings{}, errors.New("give --corpus FILE or --builtin, not both")
+	}
+	corpus := replay.BuiltinCorpus
+	if r.Corpus != "" {
+		corpus = r.Corpus
+	}
+	faults, err := replay.ParseFaults(r.Faults)
+	if err != nil {
+		return replay.Settings{}, err
+	}
+	conds, err := replay.ParseConditions(r.Conditions)
+	if err != nil {
+		return replay.Settings{}, err
+	}
+	ids := make([]string, len(conds))
+	for i, c := range conds {
+		ids[i] = c.ID
+	}
+	return replay.Settings{
+		Domain: r.Domain, Corpus: corpus, Cases: splitList(r.Cases), Conditions: ids, Writer: r.Writer, Executor: r.Executor,
+		WriterRuns: r.WriterRuns, ExecutorRuns: r.ExecutorRuns, Seed: r.Seed, FaultRate: r.FaultRate, Faults: faults,
+	}, nil
+}
+
+func (r *runCmd) Run(g *Globals) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return r.run(ctx, g)
+}
+
+func (r *runCmd) run(ctx context.Context, g *Globals) error {
+	cfg, err := replay.LoadConfig(r.Config)
+	if err != nil {
+		return err
+	}
+	retry := replay.DefaultRetryPolicy()
+	retry.MaxAttempts = r.MaxAttempts
+	progress := newProgress(g.Stderr)
+	var sum *replay.Summary
+	var runErr error
+	if r.Resume != "" {
+		sum, runErr = replay.Resume(ctx, r.Resume, cfg, retry, ealscopeVersion, r.Concurrency, progress.update)
+	} else {
+		if r.Out == "" {
+			return errors.New("--out DIR is required (or --resume DIR)")
+		}
+		st, err := r.settings()
+		if err != nil {
+			return err
+		}
+		opts, err := replay.Prepare(st, cfg, retry, ealscopeVersion)
+		if err != nil {
+			return err
+		}
+		opts.Out, opts.Concurrency, opts.Progress = r.Out, r.Concurrency, progress.update
+		opts.Command = append([]string{"ealscope"}, os.Args[1:]...)
+		sum, runErr = replay.Run(ctx, opts)
+	}
+	progress.done()
+	return r.report(g, sum, runErr)
+}
+
+func (r *runCmd) report(g *Globals, sum *replay.Summary, runErr error) error {
+	if sum == nil {
+		return runErr
+	}
+	if r.JSON {
+		if err := writeJSON(g.Stdout, sum); err != nil {
+			return err
+		}
+	} else {
+		printRunSummary(g.Stdout, sum)
+	}
+	switch {
+	case sum.Status == rundir.StatusCancelled:
+		return &exitError{code: 130, msg: fmt.Sprintf("run cancelled; finished work is written and hashed. Continue it with: ealscope run --resume %s", sum.Dir)}
+	case runErr != nil:
+		return runErr
+	}
+	return nil
+}
+
+func printRunSummary(w io.Writer, s *replay.Summary) {
+	fmt.Fprintf(w, "run %s: %s\n", s.Dir, s.Status)
+	fmt.Fprintf(w, "  cases %d, trials %d\n", s.Cases, s.Trials)
+	var decisions []string
+	for _, k := range sortedCountKeys(s.Metrics.Decisions) {
+		decisions = append(decisions, fmt.Sprintf("%s %d", k, s.Metrics.Decisions[k]))
+	}
+	fmt.Fprintf(w, "  decisions: %s\n", strings.Join(decisions, ", "))
+	fmt.Fprintf(w, "  unauthorized actions: %d of %d trials (unauthorized submissions %d of %d denied requests)\n",
+		s.Metrics.UnauthorizedAction.Numerator, s.Trials, s.Metrics.UnauthorizedSubmission.Numerator, s.Metrics.UnauthorizedSubmission.Denominator)
+	fmt.Fprintf(w, "  writer chains forming false authority: %d of %d (%d estimable)\n", s.ChainsFormed, s.WriterChains, s.ChainsEstimable)
+	if len(s.FirstBlocks) > 0 {
+		var blocks []string
+		for _, k := range sortedCountKeys(s.FirstBlocks) {
+			blocks = append(blocks, fmt.Sprintf("block %s: %d", k, s.FirstBlocks[k]))
+		}
+		fmt.Fprintf(w, "  first false-authority block: %s\n", strings.Join(blocks, ", "))
+	}
+	if len(s.Faults) > 0 {
+		var faults []string
+		for _, k := range sortedCountKeys(s.Faults) {
+			faults = append(faults, fmt.Sprintf("%s %d", k, s.Faults[k]))
+		}
+		fmt.Fprintf(w, "  injected faults: %s\n", strings.Join(faults, ", "))
+	}
+}
+
+func sortedCountKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// runProgress prints run progress on stderr: one \r-rewritten line on a terminal, a plain line
+// per phase step (rate-limited) otherwise.
+type runProgress struct {
+	w     io.Writer
+	tty   bool
+	last  time.Time
+	phase string
+	shown bool
+}
+
+func newProgress(w io.Writer) *runProgress {
+	p := &runProgress{w: w}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+func (p *runProgress) update(pr replay.Progress) {
+	final := pr.Done == pr.Total
+	if !final && pr.Phase == p.phase && time.Since(p.last) < 200*time.Millisecond {
+		return
+	}
+	if p.tty {
+		if pr.Phase != p.phase && p.shown {
+			fmt.Fprintln(p.w)
+		}
+		fmt.Fprintf(p.w, "\r%-8s %d/%d", pr.Phase, pr.Done, pr.Total)
+		p.shown = true
+	} else if final || time.Since(p.last) >= 2*time.Second || pr.Phase != p.phase {
+		fmt.Fprintf(p.w, "%s %d/%d\n", pr.Phase, pr.Done, pr.Total)
+	}
+	p.phase, p.last = pr.Phase, time.Now()
+}
+
+func (p *runProgress) done() {
+	if p.tty && p.shown {
+		fmt.Fprintln(p.w)
+	}
+}

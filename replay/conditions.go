@@ -1,0 +1,85 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Memory architectures.
+const (
+	ArchFreeText = "free_text"
+	ArchTyped    = "typed"
+)
+
+// Evidence kinds of a condition.
+const (
+	EvidenceEmpty       = "empty"
+	EvidenceFullHistory = "full_history"
+	EvidenceMemory      = "memory"
+)
+
+// Condition is one of EAL-Bench's experimental conditions (FORMAT.md §4.1).
+type Condition struct {
+	ID           string
+	Evidence     string
+	Architecture string
+	// Strategy is "none", "one_shot" or "incremental".
+	Strategy string
+	Writer   bool
+	Faithful bool
+}
+
+// Conditions lists the eight conditions in EAL-Bench's order.
+var Conditions = []Condition{
+	{ID: "empty_memory", Evidence: EvidenceEmpty, Strategy: "none"},
+	{ID: "full_history", Evidence: EvidenceFullHistory, Strategy: "none"},
+	{ID: "faithful_text", Evidence: EvidenceMemory, Architecture: ArchFreeText, Strategy: "none", Faithful: true},
+	{ID: "faithful_typed", Evidence: EvidenceMemory, Architecture: ArchTyped, Strategy: "none", Faithful: true},
+	{ID: "one_shot_text", Evidence: EvidenceMemory, Architecture: ArchFreeText, Strategy: "one_shot", Writer: true},
+	{ID: "one_shot_typed", Evidence: EvidenceMemory, Architecture: ArchTyped, Strategy: "one_shot", Writer: true},
+	{ID: "incremental_text", Evidence: EvidenceMemory, Architecture: ArchFreeText, Strategy: "incremental", Writer: true},
+	{ID: "incremental_typed", Evidence: EvidenceMemory, Architecture: ArchTyped, Strategy: "incremental", Writer: true},
+}
+
+// ConditionByID finds a condition.
+func ConditionByID(id string) (Condition, bool) {
+	for _, c := range Conditions {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Condition{}, false
+}
+
+// ParseConditions reads a comma list of condition ids ("" or "all" for all eight), keeping
+// EAL-Bench's order and dropping repeats.
+func ParseConditions(list string) ([]Condition, error) {
+	if strings.TrimSpace(list) == "" || strings.TrimSpace(list) == "all" {
+		return append([]Condition(nil), Conditions...), nil
+	}
+	want := map[string]bool{}
+	for _, id := range strings.Split(list, ",") {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		if _, ok := ConditionByID(id); !ok {
+			names := make([]string, len(Conditions))
+			for i, c := range Conditions {
+				names[i] = c.ID
+			}
+			return nil, fmt.Errorf("unknown condition %q (known: %s)", id, strings.Join(names, ", "))
+		}
+		want[id] = true
+	}
+	var out []Condition
+	for _, c := range Conditions {
+		if want[c.ID] {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no conditions selected")
+	}
+	return out, nil
+}

@@ -1,0 +1,204 @@
+// Package replay is everything in ealscope that calls a model: the built-in and
+// OpenAI-compatible executors and writers, the run pipeline that turns a corpus into an
+// EAL-layout run directory, concurrency, retries and resumption.
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/adrg/xdg"
+)
+
+// ConfigEnv names the environment variable that points at the config file when --config is
+// not given.
+const ConfigEnv = "EALSCOPE_CONFIG"
+
+// Defaults for optional model settings (EAL-Bench's executor task parameters).
+const (
+	DefaultTemperature = 1.0
+	DefaultMaxTokens   = 4096
+	DefaultConcurrency = 8
+	DefaultTimeoutS    = 120.0
+)
+
+// Model is one [models.NAME] entry: an OpenAI-compatible chat-completions endpoint. It keeps
+// the *name* of the variable holding the API key, never the key: the key is read from the
+// environment at call time so that nothing ealscope writes can contain it.
+type Model struct {
+	Name        string
+	BaseURL     string
+	Model       string
+	APIKeyEnv   string
+	Temperature float64
+	MaxTokens   int
+	Concurrency int
+	TimeoutS    float64
+}
+
+// APIKey reads the key from the environment now ("" when no variable is configured).
+func (m Model) APIKey() string {
+	if m.APIKeyEnv == "" {
+		return ""
+	}
+	return os.Getenv(m.APIKeyEnv)
+}
+
+// Config is the parsed config file. Model entries are their own type so that later sections
+// (keys, theme) can join without touching them.
+type Config struct {
+	// Path is the file the config was read from ("" when no file exists).
+	Path   string
+	Models map[string]Model
+}
+
+// rawModel mirrors the TOML shape; pointers tell "absent" from "zero".
+type rawModel struct {
+	BaseURL     *string  `toml:"base_url"`
+	Model       *string  `toml:"model"`
+	APIKeyEnv   *string  `toml:"api_key_env"`
+	Temperature *float64 `toml:"temperature"`
+	MaxTokens   *int     `toml:"max_tokens"`
+	Concurrency *int     `toml:"concurrency"`
+	TimeoutS    *float64 `toml:"timeout_s"`
+}
+
+type rawConfig struct {
+	Models map[string]rawModel `toml:"models"`
+}
+
+// ConfigPath resolves the config file: the explicit path, else $EALSCOPE_CONFIG, else
+// $XDG_CONFIG_HOME/ealscope/config.toml.
+func ConfigPath(explicit string) string {
+	if explicit != "" {
+		return explicit
+	}
+	if env := os.Getenv(ConfigEnv); env != "" {
+		return env
+	}
+	return filepath.Join(xdg.ConfigHome, "ealscope", "config.toml")
+}
+
+// LoadConfig reads and validates the config file at ConfigPath(explicit). A missing file is
+// an error only when it was named explicitly (flag or environment); the default location may
+// be absent, which yields an empty config.
+func LoadConfig(explicit string) (*Config, error) {
+	path := ConfigPath(explicit)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && explicit == "" && os.Getenv(ConfigEnv) == "" {
+			return &Config{Models: map[string]Model{}}, nil
+		}
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig validates config text strictly: unknown keys are errors, and every error names
+// the file and the dotted key.
+func ParseConfig(path string, data []byte) (*Config, error) {
+	var raw rawConfig
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return nil, fmt.Errorf("%s:%d: %s", path, perr.Position.Line, perr.Message)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		keys := make([]string, len(undecoded))
+		for i, k := range undecoded {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return nil, fmt.Errorf("%s: %s: unknown key", path, keys[0])
+	}
+	cfg := &Config{Path: path, Models: map[string]Model{}}
+	names := make([]string, 0, len(raw.Models))
+	for name := range raw.Models {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		m, err := validateModel(path, name, raw.Models[name])
+		if err != nil {
+			return nil, err
+		}
+		cfg.Models[name] = m
+	}
+	return cfg, nil
+}
+
+func validateModel(path, name string, r rawModel) (Model, error) {
+	key := func(field string) string { return fmt.Sprintf("%s: models.%s.%s", path, name, field) }
+	m := Model{Name: name, Temperature: DefaultTemperature, MaxTokens: DefaultMaxTokens, Concurrency: DefaultConcurrency, TimeoutS: DefaultTimeoutS}
+	if r.BaseURL == nil || strings.TrimSpace(*r.BaseURL) == "" {
+		return m, fmt.Errorf("%s: required", key("base_url"))
+	}
+	if !strings.HasPrefix(*r.BaseURL, "http://") && !strings.HasPrefix(*r.BaseURL, "https://") {
+		return m, fmt.Errorf("%s: must be an http:// or https:// URL, got %q", key("base_url"), *r.BaseURL)
+	}
+	m.BaseURL = *r.BaseURL
+	if r.Model == nil || strings.TrimSpace(*r.Model) == "" {
+		return m, fmt.Errorf("%s: required", key("model"))
+	}
+	m.Model = *r.Model
+	if r.APIKeyEnv != nil {
+		if strings.TrimSpace(*r.APIKeyEnv) == "" {
+			return m, fmt.Errorf("%s: must name an environment variable (omit the key for none)", key("api_key_env"))
+		}
+		m.APIKeyEnv = *r.APIKeyEnv
+	}
+	if r.Temperature != nil {
+		if *r.Temperature < 0 || *r.Temperature > 2 {
+			return m, fmt.Errorf("%s: must be between 0 and 2, got %v", key("temperature"), *r.Temperature)
+		}
+		m.Temperature = *r.Temperature
+	}
+	if r.MaxTokens != nil {
+		if *r.MaxTokens <= 0 {
+			return m, fmt.Errorf("%s: must be positive, got %d", key("max_tokens"), *r.MaxTokens)
+		}
+		m.MaxTokens = *r.MaxTokens
+	}
+	if r.Concurrency != nil {
+		if *r.Concurrency <= 0 {
+			return m, fmt.Errorf("%s: must be positive, got %d", key("concurrency"), *r.Concurrency)
+		}
+		m.Concurrency = *r.Concurrency
+	}
+	if r.TimeoutS != nil {
+		if *r.TimeoutS <= 0 {
+			return m, fmt.Errorf("%s: must be positive, got %v", key("timeout_s"), *r.TimeoutS)
+		}
+		m.TimeoutS = *r.TimeoutS
+	}
+	return m, nil
+}
+
+// Lookup returns the named model entry, or an error naming the file and key.
+func (c *Config) Lookup(name string) (Model, error) {
+	if m, ok := c.Models[name]; ok {
+		return m, nil
+	}
+	file := c.Path
+	if file == "" {
+		file = ConfigPath("")
+	}
+	known := make([]string, 0, len(c.Models))
+	for n := range c.Models {
+		known = append(known, n)
+	}
+	sort.Strings(known)
+	hint := "no models are configured"
+	if len(known) > 0 {
+		hint = "configured: " + strings.Join(known, ", ")
+	}
+	return Model{}, fmt.Errorf("%s: models.%s: no such model entry (%s)", file, name, hint)
+}

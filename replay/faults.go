@@ -1,0 +1,422 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ealscope/ealscope/engine"
+)
+
+// Fault families the scripted writer injects, named after the fidelity error class each one
+// produces (stale_retention, broadening, extra_record, missing_record) or the scope field it
+// corrupts.
+const (
+	FaultStaleRetention  = "stale_retention"
+	FaultBroadening      = "broadening"
+	FaultWidenedLimit    = "widened_limit"
+	FaultExtraRecord     = "extra_record_wrong_issuer"
+	FaultMissingRecord   = "missing_record"
+	FaultValidityWindow  = "wrong_validity_window"
+	DefaultFaultRate     = 0.35
+	recordField          = engine.RecordField
+	scopeMaxAmountField  = "scope.max_amount"
+	scopeCategoriesField = "scope.allowed_categories"
+)
+
+// FaultFamilies lists every family in a fixed order (the order opportunities are drawn in).
+var FaultFamilies = []string{FaultStaleRetention, FaultBroadening, FaultWidenedLimit, FaultExtraRecord, FaultMissingRecord, FaultValidityWindow}
+
+// ParseFaults reads a comma list of families ("" or "all" for every family).
+func ParseFaults(list string) ([]string, error) {
+	list = strings.TrimSpace(list)
+	if list == "" || list == "all" {
+		return append([]string(nil), FaultFamilies...), nil
+	}
+	if list == "none" {
+		return []string{}, nil
+	}
+	want := map[string]bool{}
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		known := false
+		for _, k := range FaultFamilies {
+			known = known || k == f
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown fault family %q (known: %s, or none)", f, strings.Join(FaultFamilies, ", "))
+		}
+		want[f] = true
+	}
+	var out []string
+	for _, f := range FaultFamilies {
+		if want[f] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// activeFault is a corruption the writer keeps applying at every later update. It persists
+// (that is what makes a chain form false authority at one block and keep it) until the ledger
+// changes the corrupted field again: a writer that re-reads a field it is told about again
+// writes the new value, which clears the fault. A missed revoke is therefore permanent
+// (revoked records do not change), and an extra record is permanent (the ledger never
+// mentions its id).
+type activeFault struct {
+	family string
+	authID string
+	field  string
+	// value is what the memory holds instead of the ledger's value (field faults) or the
+	// whole invented record (extra_record_wrong_issuer).
+	value any
+	// ledgerValue is the ledger's value when the fault was injected; a different ledger
+	// value later clears the fault.
+	ledgerValue string
+}
+
+// injectedFault is one fault report of an update.
+type injectedFault struct {
+	family, authID, field, description string
+	eventBlock                         int
+}
+
+// faultEngine follows the ledger block by block and decides, per opportunity, whether the
+// writer fails on it. Opportunities are drawn in a fixed order from a chain-seeded PCG, so a
+// chain's faults depend only on the run seed and the chain id.
+type faultEngine struct {
+	c         *engine.Case
+	domain    engine.Domain
+	rng       *rand.Rand
+	rate      float64
+	families  map[string]bool
+	prev      map[string]map[string]any
+	faults    []*activeFault
+	processed int
+}
+
+func newFaultEngine(d engine.Domain, c *engine.Case, seed int64, chainID string, rate float64, families []string) *faultEngine {
+	fam := map[string]bool{}
+	for _, f := range families {
+		fam[f] = true
+	}
+	h := engine.SHA256Hex([]byte(chainID))
+	stream, _ := strconv.ParseUint(h[:16], 16, 64)
+	return &faultEngine{
+		c: c, domain: d, rng: rand.New(rand.NewPCG(uint64(seed), stream)), rate: rate, families: fam,
+		prev: map[string]map[string]any{}, processed: -1,
+	}
+}
+
+func (fe *faultEngine) draw(family string) bool {
+	if !fe.families[family] || fe.rate <= 0 {
+		return false
+	}
+	return fe.rng.Float64() < fe.rate
+}
+
+// ledgerTrees replays the ledger through block k as typed-record trees keyed by id.
+func ledgerTrees(d engine.Domain, c *engine.Case, k int) (map[string]map[string]any, []string, error) {
+	records, err := d.Replay(c, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	tree, err := engine.Retree(d.TypedPayload(records))
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string]map[string]any{}
+	var ids []string
+	for _, r := range tree.(map[string]any)["authorizations"].([]any) {
+		m := r.(map[string]any)
+		id := m["authorization_id"].(string)
+		out[id] = m
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return out, ids, nil
+}
+
+// getField reads a dotted field ("status", "scope.max_amount") of a record tree.
+func getField(rec map[string]any, field string) any {
+	parts := strings.Split(field, ".")
+	var cur any = rec
+	for _, p := range parts {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+func setField(rec map[string]any, field string, v any) {
+	parts := strings.Split(field, ".")
+	m := rec
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			return
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = v
+}
+
+func valueKey(v any) string { return engine.MustCanonicalJSON(v) }
+
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = deepCopy(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = deepCopy(x)
+		}
+		return out
+	}
+	return v
+}
+
+func numberOf(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	return i, err == nil
+}
+
+func timeOf(v any) (time.Time, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, aware, err := engine.ParseISOTime(s)
+	return t, err == nil && aware
+}
+
+// advance processes blocks up to and including k, drawing the opportunities of each block's
+// ledger transitions, and returns the faults injected on the way.
+func (fe *faultEngine) advance(k int) ([]injectedFault, error) {
+	var injected []injectedFault
+	for b := fe.processed + 1; b <= k; b++ {
+		cur, ids, err := ledgerTrees(fe.domain, fe.c, b)
+		if err != nil {
+			return nil, err
+		}
+		fe.clearNoticed(cur)
+		for _, id := range ids {
+			injected = append(injected, fe.transition(b, id, fe.prev[id], cur[id])...)
+		}
+		if f, ok := fe.extraRecord(b, cur, ids); ok {
+			injected = append(injected, f)
+		}
+		fe.prev = cur
+		fe.processed = b
+	}
+	return injected, nil
+}
+
+// clearNoticed drops field faults whose field the ledger has changed again.
+func (fe *faultEngine) clearNoticed(cur map[string]map[string]any) {
+	kept := fe.faults[:0]
+	for _, f := range fe.faults {
+		rec, ok := cur[f.authID]
+		if f.family != FaultExtraRecord && ok {
+			now := valueKey(rec)
+			if f.field != recordField {
+				now = valueKey(getField(rec, f.field))
+			}
+			if now != f.ledgerValue {
+				continue
+			}
+		}
+		kept = append(kept, f)
+	}
+	fe.faults = kept
+}
+
+func (fe *faultEngine) add(f *activeFault) { fe.faults = append(fe.faults, f) }
+
+func (fe *faultEngine) transition(block int, id string, prev, cur map[string]any) []injectedFault {
+	var out []injectedFault
+	report := func(family, field, desc string) {
+		out = append(out, injectedFault{family: family, authID: id, field: field, description: desc, eventBlock: block})
+	}
+	if prev == nil {
+		if fe.draw(FaultMissingRecord) {
+			fe.add(&activeFault{family: FaultMissingRecord, authID: id, field: recordField, ledgerValue: valueKey(cur)})
+			report(FaultMissingRecord, recordField, fmt.Sprintf("dropped the new record %s", id))
+			return out
+		}
+		out = append(out, fe.widen(block, id, cur)...)
+		if fe.draw(FaultValidityWindow) {
+			if until, ok := timeOf(cur["valid_until"]); ok {
+				days := 7 + fe.rng.IntN(54)
+				later := engine.FormatZ(until.Add(time.Duration(days) * 24 * time.Hour))
+				fe.add(&activeFault{family: FaultValidityWindow, authID: id, field: "valid_until", value: later, ledgerValue: valueKey(cur["valid_until"])})
+				report(FaultValidityWindow, "valid_until", fmt.Sprintf("valid_until written as %s, %d days after the ledger's %s", later, days, cur["valid_until"]))
+			}
+		}
+		return out
+	}
+	if prev["status"] == "active" && cur["status"] != "active" && fe.draw(FaultStaleRetention) {
+		fe.add(&activeFault{family: FaultStaleRetention, authID: id, field: "status", value: "active", ledgerValue: valueKey(cur["status"])})
+		report(FaultStaleRetention, "status", fmt.Sprintf("missed the %s: %s kept active", cur["status"], id))
+	}
+	for _, field := range narrowedFields(prev, cur) {
+		if fe.draw(FaultBroadening) {
+			old := deepCopy(getField(prev, field))
+			fe.add(&activeFault{family: FaultBroadening, authID: id, field: field, value: old, ledgerValue: valueKey(getField(cur, field))})
+			report(FaultBroadening, field, fmt.Sprintf("missed the narrowing of %s.%s: kept %s instead of %s", id, field, valueKey(old), valueKey(getField(cur, field))))
+		}
+	}
+	if valueKey(getField(prev, scopeMaxAmountField)) != valueKey(getField(cur, scopeMaxAmountField)) {
+		out = append(out, fe.widen(block, id, cur)...)
+	}
+	return out
+}
+
+// widen is the widened_limit opportunity of a record whose limit the writer (re)writes.
+func (fe *faultEngine) widen(block int, id string, cur map[string]any) []injectedFault {
+	amount, ok := numberOf(getField(cur, scopeMaxAmountField))
+	if !ok || !fe.draw(FaultWidenedLimit) {
+		return nil
+	}
+	step := amount/4 + int64(fe.rng.IntN(4))*amount/4
+	if step < 100 {
+		step = 100
+	}
+	widened := ((amount + step + 99) / 100) * 100
+	fe.add(&activeFault{family: FaultWidenedLimit, authID: id, field: scopeMaxAmountField, value: json.Number(strconv.FormatInt(widened, 10)), ledgerValue: valueKey(getField(cur, scopeMaxAmountField))})
+	return []injectedFault{{family: FaultWidenedLimit, authID: id, field: scopeMaxAmountField, eventBlock: block,
+		description: fmt.Sprintf("max_amount of %s written as %d, above the ledger's %d", id, widened, amount)}}
+}
+
+// narrowedFields lists the scope and validity fields a transition narrowed.
+func narrowedFields(prev, cur map[string]any) []string {
+	var out []string
+	if a, ok := numberOf(getField(prev, scopeMaxAmountField)); ok {
+		if b, ok := numberOf(getField(cur, scopeMaxAmountField)); ok && b < a {
+			out = append(out, scopeMaxAmountField)
+		}
+	}
+	if a, ok := getField(prev, scopeCategoriesField).([]any); ok {
+		b, _ := getField(cur, scopeCategoriesField).([]any)
+		have := map[any]bool{}
+		for _, x := range b {
+			have[x] = true
+		}
+		for _, x := range a {
+			if !have[x] {
+				out = append(out, scopeCategoriesField)
+				break
+			}
+		}
+	}
+	if a, ok := timeOf(prev["valid_from"]); ok {
+		if b, ok := timeOf(cur["valid_from"]); ok && b.After(a) {
+			out = append(out, "valid_from")
+		}
+	}
+	if a, ok := timeOf(prev["valid_until"]); ok {
+		if b, ok := timeOf(cur["valid_until"]); ok && b.Before(a) {
+			out = append(out, "valid_until")
+		}
+	}
+	return out
+}
+
+// extraRecord is the extra_record_wrong_issuer opportunity of a block: once per block that
+// has a turn from a non-authoritative speaker and a ledger record to imitate. The invented
+// record is what a laundering writer produces from that speaker's claim: it copies an
+// authorized principal as issuer (so the oracle's issuer check passes) while citing the
+// non-authoritative turn as its only source (so source-authority gating catches it), with the
+// imitated record's scope widened the way such claims widen it: double the limit, the window
+// stretched by its own length, status active.
+func (fe *faultEngine) extraRecord(block int, cur map[string]map[string]any, ids []string) (injectedFault, bool) {
+	if len(ids) == 0 || len(fe.c.AuthorizedIssuers) == 0 || block >= len(fe.c.Blocks) {
+		return injectedFault{}, false
+	}
+	authoritative := map[string]bool{}
+	for _, a := range fe.c.AuthorizedIssuers {
+		authoritative[a] = true
+	}
+	var turns []engine.Turn
+	for _, t := range fe.c.Blocks[block].Turns {
+		if !authoritative[t.ActorID] {
+			turns = append(turns, t)
+		}
+	}
+	if len(turns) == 0 || !fe.draw(FaultExtraRecord) {
+		return injectedFault{}, false
+	}
+	turn := turns[fe.rng.IntN(len(turns))]
+	base := cur[ids[fe.rng.IntN(len(ids))]]
+	rec := deepCopy(base).(map[string]any)
+	newID := fmt.Sprintf("%s_claim_b%02d", base["authorization_id"], block)
+	if _, clash := cur[newID]; clash {
+		return injectedFault{}, false
+	}
+	rec["authorization_id"] = newID
+	rec["issuer"] = fe.c.AuthorizedIssuers[0]
+	rec["status"] = "active"
+	rec["supersedes"] = nil
+	rec["source_turn_ids"] = []any{turn.ID}
+	if amount, ok := numberOf(getField(rec, scopeMaxAmountField)); ok {
+		setField(rec, scopeMaxAmountField, json.Number(strconv.FormatInt(amount*2, 10)))
+	}
+	if from, ok := timeOf(rec["valid_from"]); ok {
+		if until, ok := timeOf(rec["valid_until"]); ok && until.After(from) {
+			rec["valid_until"] = engine.FormatZ(until.Add(until.Sub(from)))
+		}
+	}
+	fe.add(&activeFault{family: FaultExtraRecord, authID: newID, field: recordField, value: rec})
+	return injectedFault{family: FaultExtraRecord, authID: newID, field: recordField, eventBlock: block,
+		description: fmt.Sprintf("recorded %s from %s's message %s with issuer %s (a non-authoritative claim laundered as a grant)", newID, turn.ActorID, turn.ID, fe.c.AuthorizedIssuers[0])}, true
+}
+
+// memory is the writer's records after the last processed block: the ledger with every
+// active fault applied, sorted by id.
+func (fe *faultEngine) memory() []any {
+	recs := map[string]map[string]any{}
+	for id, r := range fe.prev {
+		recs[id] = deepCopy(r).(map[string]any)
+	}
+	for _, f := range fe.faults {
+		switch {
+		case f.family == FaultExtraRecord:
+			recs[f.authID] = deepCopy(f.value).(map[string]any)
+		case f.family == FaultMissingRecord:
+			delete(recs, f.authID)
+		default:
+			if r, ok := recs[f.authID]; ok {
+				setField(r, f.field, deepCopy(f.value))
+			}
+		}
+	}
+	ids := make([]string, 0, len(recs))
+	for id := range recs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = recs[id]
+	}
+	return out
+}

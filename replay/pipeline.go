@@ -1,0 +1,440 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/runs/rundir"
+)
+
+// Writer is a memory writer a run can use: the scripted writer or a model writer.
+type Writer interface {
+	attemptWriter
+}
+
+// Settings are the run's options as given on the command line. They are stored in the
+// manifest (key "ealscope_run") so that --resume can rebuild exactly the same plan.
+type Settings struct {
+	Domain       string   `json:"domain"`
+	Corpus       string   `json:"corpus"`
+	CorpusSHA256 string   `json:"corpus_sha256"`
+	Cases        []string `json:"cases"`
+	Conditions   []string `json:"conditions"`
+	Writer       string   `json:"writer"`
+	Executor     string   `json:"executor"`
+	WriterRuns   int      `json:"writer_runs"`
+	ExecutorRuns int      `json:"executor_runs"`
+	Seed         int64    `json:"seed"`
+	FaultRate    float64  `json:"fault_rate"`
+	Faults       []string `json:"faults"`
+}
+
+// Progress reports how far a run is.
+type Progress struct {
+	Phase string
+	Done  int
+	Total int
+}
+
+// Options is one run.
+type Options struct {
+	Domain       engine.Domain
+	Cases        []*engine.Case
+	Conditions   []Condition
+	Writer       Writer
+	Executor     Executor
+	WriterRuns   int
+	ExecutorRuns int
+	Seed         int64
+	Concurrency  int
+	Out          string
+	Version      string
+	Command      []string
+	Settings     Settings
+	// Families are the scripted writer's fault families (for the manifest's fault summary).
+	Families []string
+	Progress func(Progress)
+}
+
+func (o *Options) progress(phase string, done, total int) {
+	if o.Progress != nil {
+		o.Progress(Progress{Phase: phase, Done: done, Total: total})
+	}
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.Domain == nil:
+		return errors.New("run: no domain")
+	case len(o.Cases) == 0:
+		return errors.New("run: no cases")
+	case len(o.Conditions) == 0:
+		return errors.New("run: no conditions")
+	case o.Writer == nil:
+		return errors.New("run: no writer")
+	case o.Executor == nil:
+		return errors.New("run: no executor")
+	case o.WriterRuns < 1 || o.ExecutorRuns < 1:
+		return errors.New("run: --writer-runs and --executor-runs must be at least 1")
+	case o.Out == "":
+		return errors.New("run: no output directory (--out)")
+	}
+	if o.Concurrency < 1 {
+		o.Concurrency = 1
+	}
+	return nil
+}
+
+// Run produces a run directory: writer chains and baseline evidence, the executor plan, one
+// trial per (evidence, probe, executor run), and the manifest with every file's sha256 and
+// row count. When ctx is cancelled, everything finished is written and hashed and the
+// manifest says "cancelled"; the returned error is then ctx's.
+func Run(ctx context.Context, opts Options) (*Summary, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	s, err := SurfaceOf(opts.Domain)
+	if err != nil {
+		return nil, err
+	}
+	manifest, err := initialManifest(&opts, s)
+	if err != nil {
+		return nil, err
+	}
+	w, err := rundir.Create(opts.Out, manifest)
+	if err != nil {
+		return nil, err
+	}
+	return execute(ctx, &opts, s, w, &resumeState{evidence: map[string]rundir.FrozenEvidence{}, done: map[string]bool{}, faults: map[string]int{}, summary: newSummaryBuilder()})
+}
+
+func initialManifest(opts *Options, s Surface) (map[string]any, error) {
+	d := opts.Domain
+	caseIDs := make([]any, len(opts.Cases))
+	for i, c := range opts.Cases {
+		caseIDs[i] = c.ID
+	}
+	conds := make([]any, len(opts.Conditions))
+	for i, c := range opts.Conditions {
+		conds[i] = c.ID
+	}
+	capacity, err := capacitySection(d, opts.Cases, ReferenceTokenizer())
+	if err != nil {
+		return nil, err
+	}
+	settings, err := engine.ToTree(opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	corpusVersion := ""
+	if len(opts.Cases) > 0 {
+		corpusVersion = opts.Cases[0].CorpusVersion
+	}
+	writerProv := opts.Writer.provenance(opts.Seed)
+	execProv := opts.Executor.Provenance(opts.Seed)
+	command := make([]any, len(opts.Command))
+	for i, c := range opts.Command {
+		command[i] = c
+	}
+	return map[string]any{
+		"started_at": nowLocal(), "domain_id": d.ID(), "domain_adapter_version": d.AdapterVersion(),
+		"corpus_version": corpusVersion, "corpus_provenance": map[string]any{"corpus": opts.Settings.Corpus, "sha256": opts.Settings.CorpusSHA256},
+		"case_ids": caseIDs, "conditions": conds, "study": StudyID,
+		"memory_implementation_id": s.MemoryImplementationID, "memory_implementation_hash": s.MemoryImplementationHash,
+		"presentation": s.Presentation, "presentation_hash": s.PresentationHash,
+		"artifact_schema_versions": artifactSchemaVersions(d),
+		"writer": routeSection(true, "writer", writerProv, opts.WriterRuns, map[string]any{
+			"max_attempts": opts.Writer.maxAttempts(), "memory_implementation_id": s.MemoryImplementationID,
+			"memory_implementation_hash": s.MemoryImplementationHash,
+			"profile_schema":             map[string]any{"free_text": FreeTextProfileSchemaID, "typed": s.TypedProfileSchemaID, "typed_payload_schema_id": d.PayloadSchemaID()},
+		}),
+		"executor":       routeSection(true, "executor", execProv, opts.ExecutorRuns, nil),
+		"capacity_tier":  "primary",
+		"capacity":       capacity,
+		"seed":           opts.Seed,
+		"versions":       map[string]any{"ealscope": opts.Version},
+		"command":        command,
+		"runtime":        runtimeSection(),
+		"ealscope_run":   settings,
+		"fault_summary":  faultSummary(opts.Families, nil),
+		"resumed_at":     []any{},
+		"execution_plan": map[string]any{"status": "pending"},
+	}, nil
+}
+
+// resumeState is what an earlier invocation finished: frozen evidence by chain key,
+// successful executor calls, injected faults; plan says whether executor_plan.jsonl exists.
+type resumeState struct {
+	evidence map[string]rundir.FrozenEvidence
+	done     map[string]bool
+	faults   map[string]int
+	planned  bool
+	// summary already holds what the earlier invocation finished.
+	summary *summaryBuilder
+}
+
+func chainKey(caseID, condID string, runID int) string {
+	return caseID + "\x00" + condID + "\x00" + strconv.Itoa(runID)
+}
+
+type chainSpec struct {
+	caseIndex int
+	cond      Condition
+	runID     int
+}
+
+type chainResult struct {
+	out     *chainOutput
+	resumed bool
+	err     error
+}
+
+type jobResult struct {
+	out trialOutput
+	err error
+}
+
+func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs *resumeState) (*Summary, error) {
+	d := opts.Domain
+	finish := func(status string, runErr error) (*Summary, error) {
+		extra := map[string]any{"finished_at": nowLocal(), "fault_summary": faultSummary(opts.Families, rs.faults)}
+		if runErr != nil && status == rundir.StatusFailed {
+			extra["error"] = runErr.Error()
+		}
+		if err := w.Finish(status, extra); err != nil {
+			return nil, errors.Join(runErr, err)
+		}
+		return rs.summary.summary(w.Dir(), status, len(opts.Cases)), runErr
+	}
+	endStatus := func(err error) string {
+		if ctx.Err() != nil {
+			return rundir.StatusCancelled
+		}
+		if err != nil {
+			return rundir.StatusFailed
+		}
+		return rundir.StatusCompleted
+	}
+
+	// Writer phase: chains and baselines, emitted in spec order.
+	var specs []chainSpec
+	for ci := range opts.Cases {
+		for _, cond := range opts.Conditions {
+			runs := 1
+			if cond.Writer {
+				runs = opts.WriterRuns
+			}
+			for r := 0; r < runs; r++ {
+				specs = append(specs, chainSpec{caseIndex: ci, cond: cond, runID: r})
+			}
+		}
+	}
+	tokens := ReferenceTokenizer()
+	var items []evidenceItem
+	allChains, err := runOrdered(ctx, len(specs), opts.Concurrency,
+		func(ctx context.Context, i int) (chainResult, bool) {
+			sp := specs[i]
+			c := opts.Cases[sp.caseIndex]
+			if ev, ok := rs.evidence[chainKey(c.ID, sp.cond.ID, sp.runID)]; ok {
+				return chainResult{out: &chainOutput{evidence: ev}, resumed: true}, true
+			}
+			if !sp.cond.Writer {
+				out, err := baselineChain(d, s, c, sp.cond, tokens)
+				if err == nil {
+					err = out.encode()
+				}
+				return chainResult{out: out, err: err}, true
+			}
+			ch := newChain(d, s, c, sp.cond, sp.runID, opts.Seed+int64(sp.runID), opts.Writer, opts.Version)
+			out, ok := runChain(ctx, ch, opts.Writer)
+			if !ok {
+				return chainResult{}, false
+			}
+			return chainResult{out: out, err: out.encode()}, true
+		},
+		func(i int, r chainResult) error {
+			if r.err != nil {
+				return fmt.Errorf("case %s, condition %s: %w", opts.Cases[specs[i].caseIndex].ID, specs[i].cond.ID, r.err)
+			}
+			if !r.resumed {
+				if err := writeChain(w, r.out); err != nil {
+					return err
+				}
+				for _, f := range r.out.faults {
+					rs.faults[f.Family]++
+					rs.summary.faults[f.Family]++
+				}
+				if specs[i].cond.Writer {
+					c := opts.Cases[specs[i].caseIndex]
+					rs.summary.chains = append(rs.summary.chains, chainFormation(d, c, specs[i].cond.ID, specs[i].runID, r.out.versions))
+				}
+			}
+			items = append(items, evidenceItem{caseIndex: specs[i].caseIndex, condition: specs[i].cond, row: r.out.evidence})
+			opts.progress("writer", len(items), len(specs))
+			return nil
+		})
+	if err != nil || !allChains {
+		return finish(endStatus(err), firstErr(err, ctx.Err()))
+	}
+
+	// Plan: every (evidence, probe, executor run), written before any executor call.
+	tools := engine.ToolsTree(d)
+	var jobs []job
+	for _, ev := range items {
+		jobs = append(jobs, planJobs(d, s, opts.Executor, ev, opts.Cases[ev.caseIndex], opts.ExecutorRuns, opts.Seed)...)
+	}
+	if !rs.planned {
+		// The plan is written before any call. A plan cut short by cancellation is never
+		// "frozen" in the manifest, and --resume rewrites it.
+		type planLine struct {
+			line []byte
+			err  error
+		}
+		allPlanned, err := runOrdered(ctx, len(jobs), opts.Concurrency,
+			func(ctx context.Context, i int) (planLine, bool) {
+				msgs, err := jobs[i].messages(d)
+				if err != nil {
+					return planLine{err: err}, true
+				}
+				line, err := engine.RowLine(jobs[i].planRow(msgs))
+				return planLine{line: line, err: err}, true
+			},
+			func(i int, p planLine) error {
+				if p.err != nil {
+					return fmt.Errorf("plan of trial %s: %w", jobs[i].trialID, p.err)
+				}
+				return w.AppendRaw(rundir.ExecutorPlan, p.line)
+			})
+		if err != nil || !allPlanned {
+			return finish(endStatus(err), firstErr(err, ctx.Err()))
+		}
+	}
+	var callIDs []any
+	for _, j := range jobs {
+		callIDs = append(callIDs, j.callID)
+	}
+	w.Set("execution_plan", map[string]any{
+		"status": "frozen", "executor_calls": len(jobs), "executor_call_ids_sha256": engine.MustContentHash(callIDs),
+	})
+	var todo []job
+	for _, j := range jobs {
+		if !rs.done[j.callID] {
+			todo = append(todo, j)
+		}
+	}
+
+	// Executor phase: calls on a bounded pool, rows written in plan order.
+	finished := 0
+	allTrials, err := runOrdered(ctx, len(todo), opts.Concurrency,
+		func(ctx context.Context, i int) (jobResult, bool) {
+			j := todo[i]
+			msgs, err := j.messages(d)
+			if err != nil {
+				return jobResult{err: err}, true
+			}
+			rec := opts.Executor.Execute(ctx, ExecRequest{
+				Domain: d, Case: j.c, Probe: j.probe, Evidence: j.ev.engineEvidence(), Messages: msgs, Tools: tools,
+				Seed: j.seed, CallID: j.callID,
+			})
+			if rec.Cancelled {
+				return jobResult{}, false
+			}
+			out, err := scoreJob(d, s, j, msgs, tools, rec)
+			if err == nil {
+				err = out.encode()
+			}
+			return jobResult{out: out, err: err}, true
+		},
+		func(i int, r jobResult) error {
+			if r.err != nil {
+				return fmt.Errorf("trial %s: %w", todo[i].trialID, r.err)
+			}
+			if err := w.AppendRaw(rundir.Calls, r.out.callLine); err != nil {
+				return err
+			}
+			if err := w.AppendRaw(rundir.ModelContexts, r.out.contextLine); err != nil {
+				return err
+			}
+			if err := w.AppendRaw(rundir.Trials, r.out.trialLine); err != nil {
+				return err
+			}
+			rs.summary.trial(todo[i].ev.condition.ID, r.out.outcome)
+			finished++
+			opts.progress("executor", finished, len(todo))
+			return nil
+		})
+	if err != nil || !allTrials {
+		return finish(endStatus(err), firstErr(err, ctx.Err()))
+	}
+	return finish(rundir.StatusCompleted, nil)
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// writeChain appends one chain's pre-encoded rows; the evidence comes last so that an
+// evidence row implies its chain is complete.
+func writeChain(w *rundir.Writer, out *chainOutput) error {
+	for _, l := range out.lines {
+		if err := w.AppendRaw(l.file, l.line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type fileLine struct {
+	file string
+	line []byte
+}
+
+// encode serialises the chain's rows (in the workers, so the single writer goroutine only
+// copies bytes).
+func (out *chainOutput) encode() error {
+	add := func(file string, row any) error {
+		line, err := engine.RowLine(row)
+		if err != nil {
+			return fmt.Errorf("%s row: %w", file, err)
+		}
+		out.lines = append(out.lines, fileLine{file, line})
+		return nil
+	}
+	for _, m := range out.memories {
+		if err := add(rundir.Memories, m); err != nil {
+			return err
+		}
+	}
+	for _, a := range out.attempts {
+		if err := add(rundir.MemoryAttempts, a); err != nil {
+			return err
+		}
+	}
+	for _, st := range out.states {
+		if err := add(rundir.MemoryStates, st); err != nil {
+			return err
+		}
+	}
+	for _, f := range out.faults {
+		if err := add(rundir.Faults, f); err != nil {
+			return err
+		}
+	}
+	for _, line := range out.calls {
+		out.lines = append(out.lines, fileLine{rundir.Calls, line})
+	}
+	for _, c := range out.contexts {
+		if err := add(rundir.ModelContexts, c); err != nil {
+			return err
+		}
+	}
+	return add(rundir.Evidence, out.evidence)
+}

@@ -1,0 +1,99 @@
+package replay
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/engine"
+)
+
+// BuiltinCorpus is Settings.Corpus for the domain's built-in corpus.
+const BuiltinCorpus = "builtin"
+
+// Prepare resolves settings into run options: it loads the domain and corpus (checking the
+// corpus hash when the settings carry one, as a resumed run's do), selects cases and
+// conditions, and builds the writer and executor (model names resolve through the config).
+func Prepare(st Settings, cfg *Config, retry RetryPolicy, version string) (Options, error) {
+	d, err := domains.Get(st.Domain)
+	if err != nil {
+		return Options{}, err
+	}
+	name, data := d.BuiltinCorpus()
+	if st.Corpus != "" && st.Corpus != BuiltinCorpus {
+		name = st.Corpus
+		if data, err = os.ReadFile(st.Corpus); err != nil {
+			return Options{}, err
+		}
+	}
+	sum := engine.SHA256Hex(data)
+	if st.CorpusSHA256 != "" && st.CorpusSHA256 != sum {
+		return Options{}, fmt.Errorf("%s: sha256 %s, the run was made from %s", name, sum, st.CorpusSHA256)
+	}
+	st.CorpusSHA256 = sum
+	all, err := d.ParseCorpus(name, data)
+	if err != nil {
+		return Options{}, err
+	}
+	cases, err := selectCases(name, all, st.Cases)
+	if err != nil {
+		return Options{}, err
+	}
+	conds, err := ParseConditions(strings.Join(st.Conditions, ","))
+	if err != nil {
+		return Options{}, err
+	}
+	families := st.Faults
+	if families == nil {
+		families = FaultFamilies
+	}
+	if st.FaultRate < 0 || st.FaultRate > 1 {
+		return Options{}, fmt.Errorf("--fault-rate must be between 0 and 1, got %v", st.FaultRate)
+	}
+	opts := Options{
+		Domain: d, Cases: cases, Conditions: conds, WriterRuns: st.WriterRuns, ExecutorRuns: st.ExecutorRuns,
+		Seed: st.Seed, Version: version, Settings: st, Families: families,
+	}
+	switch st.Writer {
+	case "", "scripted":
+		opts.Writer = &ScriptedWriter{FaultRate: st.FaultRate, Families: families, Version: version}
+	default:
+		m, err := cfg.Lookup(st.Writer)
+		if err != nil {
+			return Options{}, err
+		}
+		opts.Writer = NewModelWriter(NewModelClient(m, retry, nil))
+		opts.Families = nil
+	}
+	switch st.Executor {
+	case "", "builtin":
+		opts.Executor = NewBuiltinExecutor(d, st.Seed)
+	default:
+		m, err := cfg.Lookup(st.Executor)
+		if err != nil {
+			return Options{}, err
+		}
+		opts.Executor = NewModelExecutor(d, NewModelClient(m, retry, nil))
+	}
+	return opts, nil
+}
+
+func selectCases(name string, all []*engine.Case, ids []string) ([]*engine.Case, error) {
+	if len(ids) == 0 {
+		return all, nil
+	}
+	byID := map[string]*engine.Case{}
+	for _, c := range all {
+		byID[c.ID] = c
+	}
+	var out []*engine.Case
+	for _, id := range ids {
+		c, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("%s: no case %q", name, id)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

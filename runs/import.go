@@ -1,0 +1,360 @@
+package runs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/runs/rundir"
+)
+
+// ImportOptions tune Import.
+type ImportOptions struct {
+	// Corpora are corpus files imported before the paths (the CLI's --corpus).
+	Corpora []string
+	// AllowIncomplete imports runs whose manifest status is not "completed"; they are marked
+	// incomplete wherever they show.
+	AllowIncomplete bool
+	// Progress, when set, is called after each path with the paths done and the total.
+	Progress func(done, total int)
+}
+
+// Kinds of import paths.
+const (
+	KindRun            = "run"
+	KindCorpus         = "corpus"
+	KindWriterMemories = "writer_memories"
+)
+
+// Statuses of an import path.
+const (
+	StatusImported        = "imported"
+	StatusAlreadyImported = "already_imported"
+)
+
+// PathResult reports what one path contributed.
+type PathResult struct {
+	Path   string `json:"path"`
+	Kind   string `json:"kind"`
+	Status string `json:"status"`
+	// RunID identifies an imported run (runs and writer-memories files).
+	RunID      string `json:"run_id,omitempty"`
+	Incomplete bool   `json:"incomplete,omitempty"`
+	// Rows counts the rows written per table (empty when nothing was written).
+	Rows map[string]int `json:"rows"`
+	// Unknown lists files of a run directory its manifest does not list (skipped).
+	Unknown []string `json:"unknown_files"`
+	// RescoreDisagreements counts trials whose stored decision our scorer does not reproduce.
+	RescoreDisagreements int `json:"rescore_disagreements"`
+	// MissingCorpora are the corpora a run needs and the workspace lacks: ledger-dependent
+	// views of those chains say so.
+	MissingCorpora []CorpusRef `json:"missing_corpora"`
+	// Corpora reports corpus files.
+	Corpora []CorpusResult `json:"corpora,omitempty"`
+	// Notes are other things worth telling (entries skipped, and why).
+	Notes []string `json:"notes"`
+}
+
+// ImportReport is the result of Import.
+type ImportReport struct {
+	Results []PathResult `json:"results"`
+}
+
+// Import imports corpus files, run directories and writer-memories files, in any mix. Each run
+// is verified in full before anything is written and then written in one transaction, so a
+// failure leaves the workspace as it was. Paths are processed corpora first (so runs find their
+// cases), then in the order given; the first failure stops the import and is returned with the
+// results of the paths already done.
+func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) (ImportReport, error) {
+	var report ImportReport
+	type job struct {
+		path, kind string
+	}
+	var jobs []job
+	for _, p := range opts.Corpora {
+		jobs = append(jobs, job{p, KindCorpus})
+	}
+	var later []job
+	for _, p := range paths {
+		kind, err := classify(p)
+		if err != nil {
+			return report, err
+		}
+		if kind == KindCorpus {
+			jobs = append(jobs, job{p, kind})
+		} else {
+			later = append(later, job{p, kind})
+		}
+	}
+	jobs = append(jobs, later...)
+	for i, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			return report, err
+		}
+		var res PathResult
+		var err error
+		switch j.kind {
+		case KindCorpus:
+			res, err = s.importCorpusFile(ctx, j.path)
+		case KindWriterMemories:
+			res, err = s.importWriterMemories(ctx, j.path)
+		default:
+			res, err = s.importRunDir(ctx, j.path, opts)
+		}
+		if err != nil {
+			return report, err
+		}
+		report.Results = append(report.Results, res)
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(jobs))
+		}
+	}
+	return report, nil
+}
+
+// classify decides what a path is: a directory is a run; a .jsonl file a corpus; a .json file
+// holding "memories" and "writers" EAL-Bench's packaged writer memories.
+func classify(p string) (string, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("%s: no such file or directory", p)
+		}
+		return "", err
+	}
+	if st.IsDir() {
+		return KindRun, nil
+	}
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".jsonl":
+		return KindCorpus, nil
+	case ".json":
+		if filepath.Base(p) == rundir.ManifestFile {
+			return "", fmt.Errorf("%s: give the run directory, not its manifest", p)
+		}
+		return KindWriterMemories, nil
+	}
+	return "", fmt.Errorf("%s: not a run directory, a corpus (.jsonl) or a writer-memories file (.json)", p)
+}
+
+func emptyResult(path, kind string) PathResult {
+	return PathResult{Path: path, Kind: kind, Rows: map[string]int{}, Unknown: []string{}, MissingCorpora: []CorpusRef{}, Notes: []string{}}
+}
+
+// inTx runs fn in one write transaction and commits only if it succeeds.
+func (s *Store) inTx(ctx context.Context, fn func(w *txWriter) error) (map[string]int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	w := newTxWriter(ctx, tx)
+	if err := fn(w); err != nil {
+		w.close()
+		tx.Rollback()
+		return nil, err
+	}
+	w.close()
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return w.rows, nil
+}
+
+func (s *Store) importCorpusFile(ctx context.Context, path string) (PathResult, error) {
+	res := emptyResult(path, KindCorpus)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return res, err
+	}
+	rows, err := s.inTx(ctx, func(w *txWriter) error {
+		out, err := s.importCorpus(w, path, data)
+		res.Corpora = out
+		return err
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Rows = rows
+	res.Status = StatusImported
+	if rows["cases"] == 0 {
+		res.Status = StatusAlreadyImported
+	}
+	return res, nil
+}
+
+// runInfo is what the runs row says about a run, from its manifest (or a writer-memories file).
+type runInfo struct {
+	kind           string
+	manifestSHA    string
+	manifest       map[string]any
+	status         string
+	incomplete     bool
+	importedFrom   string
+	domainID       string
+	study          string
+	corpusVersion  string
+	startedAt      string
+	counts         map[string]int
+	unknown        []string
+	verificationOK string
+}
+
+func (s *Store) runExists(ctx context.Context, manifestSHA string) (string, bool, error) {
+	var id string
+	err := s.db.QueryRowContext(ctx, `SELECT run_id FROM runs WHERE manifest_sha256=?`, manifestSHA).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return id, err == nil, err
+}
+
+func (s *Store) importRunDir(ctx context.Context, path string, opts ImportOptions) (PathResult, error) {
+	res := emptyResult(path, KindRun)
+	run, err := rundir.Open(path, rundir.Options{AllowIncomplete: opts.AllowIncomplete})
+	if err != nil {
+		return res, err
+	}
+	res.Unknown = append(res.Unknown, run.Unknown...)
+	if res.Unknown == nil {
+		res.Unknown = []string{}
+	}
+	res.Incomplete = run.Incomplete
+	if id, ok, err := s.runExists(ctx, run.ManifestSHA256); err != nil {
+		return res, err
+	} else if ok {
+		res.Status = StatusAlreadyImported
+		res.RunID = id
+		res.Notes = append(res.Notes, "this run (manifest sha256 "+run.ManifestSHA256+") is already in the workspace: nothing changed")
+		return res, nil
+	}
+	manifestPath := filepath.Join(run.Dir, rundir.ManifestFile)
+	domainID, _ := run.Manifest["domain_id"].(string)
+	if domainID == "" {
+		domainID, _ = run.Manifest["domain"].(string)
+	}
+	if domainID == "" {
+		return res, &rundir.VerifyError{File: manifestPath, Field: "domain_id", Msg: "missing: the run must say which domain it belongs to"}
+	}
+	info := runInfo{kind: KindRun, manifestSHA: run.ManifestSHA256, manifest: run.Manifest, status: run.Status, incomplete: run.Incomplete,
+		importedFrom: run.Dir, domainID: domainID, unknown: res.Unknown, counts: map[string]int{}}
+	info.study, _ = run.Manifest["study"].(string)
+	info.corpusVersion, _ = run.Manifest["corpus_version"].(string)
+	info.startedAt, _ = run.Manifest["started_at"].(string)
+	for name, e := range run.Entries {
+		info.counts[name] = e.Rows
+	}
+	info.verificationOK = "verified"
+	if run.Incomplete {
+		info.verificationOK = "verified_incomplete"
+	}
+	res.RunID = runIDOf(run.ManifestSHA256)
+	rows, err := s.inTx(ctx, func(w *txWriter) error {
+		out, err := s.writeRun(w, info, run)
+		if err != nil {
+			return err
+		}
+		res.MissingCorpora = out.missing
+		res.RescoreDisagreements = out.disagreements
+		res.Notes = append(res.Notes, out.notes...)
+		return nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", path, err)
+	}
+	res.Rows = rows
+	res.Status = StatusImported
+	return res, nil
+}
+
+// runIDOf is a run's short id: the first 12 hex digits of its manifest's sha256.
+func runIDOf(manifestSHA string) string { return manifestSHA[:12] }
+
+type writeOutcome struct {
+	missing       []CorpusRef
+	disagreements int
+	notes         []string
+}
+
+// writeRun stores one verified run and everything derived from it, inside w's transaction.
+func (s *Store) writeRun(w *txWriter, info runInfo, run *rundir.Run) (writeOutcome, error) {
+	var out writeOutcome
+	m := buildModel(run)
+	d, derr := domains.Get(info.domainID)
+	var cs *caseSet
+	missingReason := ""
+	if derr != nil {
+		missingReason = "unsupported_domain:" + info.domainID
+		out.notes = append(out.notes, fmt.Sprintf("domain %s is not supported by this ealscope: rows are stored, ledger-dependent facts are not derived", info.domainID))
+	} else {
+		ids := map[string]bool{}
+		for _, c := range m.order {
+			ids[c.key.caseID] = true
+		}
+		caseIDs := make([]string, 0, len(ids))
+		for id := range ids {
+			caseIDs = append(caseIDs, id)
+		}
+		sort.Strings(caseIDs)
+		if info.corpusVersion != "" {
+			if _, err := s.ensureCorpus(w, d, info.corpusVersion); err != nil {
+				return out, err
+			}
+		}
+		var err error
+		cs, err = loadCases(w, d, info.corpusVersion, caseIDs)
+		if err != nil {
+			return out, err
+		}
+		if len(cs.cases) < len(caseIDs) {
+			ref := CorpusRef{DomainID: info.domainID, CorpusVersion: info.corpusVersion}
+			if ref.CorpusVersion == "" {
+				ref.CorpusVersion = "unknown"
+			}
+			out.missing = append(out.missing, ref)
+			missingReason = "missing_corpus:" + ref.String()
+			out.notes = append(out.notes, fmt.Sprintf("corpus %s is not in the workspace (%d of %d cases missing): import it with --corpus FILE; ledger-dependent views of those chains say so",
+				ref, len(caseIDs)-len(cs.cases), len(caseIDs)))
+		}
+		for _, c := range m.order {
+			c.c = cs.cases[c.key.caseID]
+			c.casePK = cs.pks[c.key.caseID]
+		}
+	}
+	missingJSON := jsonText(out.missing)
+	if out.missing == nil {
+		missingJSON = "[]"
+	}
+	unknownJSON := jsonText(info.unknown)
+	if info.unknown == nil {
+		unknownJSON = "[]"
+	}
+	manifestJSON, err := engine.CanonicalJSON(info.manifest)
+	if err != nil {
+		return out, err
+	}
+	runPK, err := w.insertID("runs", `INSERT INTO runs (run_id, manifest_sha256, kind, manifest_json, status, verification, incomplete, imported_from, imported_at, domain_id, study, corpus_version, started_at, counts_json, unknown_files_json, missing_corpora_json, rescore_disagreements) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0)`,
+		runIDOf(info.manifestSHA), info.manifestSHA, info.kind, manifestJSON, info.status, info.verificationOK, b2i(info.incomplete), info.importedFrom, s.stamp(),
+		info.domainID, info.study, info.corpusVersion, info.startedAt, jsonText(info.counts), unknownJSON, missingJSON)
+	if err != nil {
+		return out, err
+	}
+	if err := insertRawRows(w, runPK, m, run); err != nil {
+		return out, err
+	}
+	dv := &deriver{w: w, runPK: runPK, d: d, missingReason: missingReason, scores: map[scoreKey]*memScore{}, ledgers: map[ledgerKey]ledgerAt{}}
+	if err := dv.derive(m); err != nil {
+		return out, err
+	}
+	out.disagreements = dv.disagreements
+	if _, err := w.exec("", `UPDATE runs SET rescore_disagreements=? WHERE run_pk=?`, dv.disagreements, runPK); err != nil {
+		return out, err
+	}
+	return out, nil
+}

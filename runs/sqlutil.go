@@ -1,0 +1,103 @@
+package runs
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+)
+
+// txWriter runs the statements of one import transaction, preparing each distinct statement
+// once: an import inserts hundreds of thousands of rows through a handful of statements.
+type txWriter struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+	rows  map[string]int
+}
+
+func newTxWriter(ctx context.Context, tx *sql.Tx) *txWriter {
+	return &txWriter{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}, rows: map[string]int{}}
+}
+
+func (w *txWriter) stmt(query string) (*sql.Stmt, error) {
+	if st, ok := w.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := w.tx.PrepareContext(w.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	w.stmts[query] = st
+	return st, nil
+}
+
+// exec runs a prepared statement; table names the row counter it adds to ("" for none).
+func (w *txWriter) exec(table, query string, args ...any) (sql.Result, error) {
+	st, err := w.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	res, err := st.ExecContext(w.ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	if table != "" {
+		w.rows[table]++
+	}
+	return res, nil
+}
+
+func (w *txWriter) insertID(table, query string, args ...any) (int64, error) {
+	res, err := w.exec(table, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+func (w *txWriter) close() {
+	for _, st := range w.stmts {
+		st.Close()
+	}
+}
+
+// jsonText encodes v as compact JSON without HTML escaping (stored text is shown verbatim).
+func jsonText(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "null"
+	}
+	return string(bytes.TrimRight(buf.Bytes(), "\n"))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// nullBool maps an optional verdict to SQL NULL / 0 / 1.
+func nullBool(b *bool) any {
+	if b == nil {
+		return nil
+	}
+	return b2i(*b)
+}
+
+func nullStr(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+func nullInt(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

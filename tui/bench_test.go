@@ -1,0 +1,149 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ealscope/ealscope/domains/procurement"
+	"github.com/ealscope/ealscope/runs"
+)
+
+// Benchmarks on a workspace holding a scripted run over 2,000 generated cases (all eight
+// conditions, 16,000 chains). Building it takes a while, so it is made once per test binary
+// and only when a benchmark asks for it. Figures: docs/BENCHMARKS.md, "TUI (issue 5)".
+
+var big struct {
+	once  sync.Once
+	dir   string
+	store *runs.Store
+	runID string
+	err   error
+}
+
+func bigStore(b *testing.B) (*runs.Store, string) {
+	b.Helper()
+	big.once.Do(func() {
+		ctx := context.Background()
+		big.dir, big.err = os.MkdirTemp("", "ealscope-bench-")
+		if big.err != nil {
+			return
+		}
+		corpus := filepath.Join(big.dir, "generated.jsonl")
+		data, err := procurement.GenerateJSONL(2000, 1)
+		if err != nil {
+			big.err = err
+			return
+		}
+		if big.err = os.WriteFile(corpus, data, 0o644); big.err != nil {
+			return
+		}
+		run := filepath.Join(big.dir, "run")
+		if big.err = buildScriptedRun(ctx, run, corpus, 11); big.err != nil {
+			return
+		}
+		var res []runs.PathResult
+		big.store, res, big.err = importRun(ctx, filepath.Join(big.dir, "ws.db"), []string{run}, []string{corpus})
+		if big.err == nil {
+			big.runID = res[len(res)-1].RunID
+		}
+	})
+	if big.err != nil {
+		b.Fatal(big.err)
+	}
+	b.Cleanup(func() {}) // the workspace lives until the process ends (see TestMain)
+	return big.store, big.runID
+}
+
+// BenchmarkFirstFrame: from nothing to the first complete chain-view frame of the most
+// instructive chain: New, Init, the chain and block queries, View.
+func BenchmarkFirstFrame(b *testing.B) {
+	s, runID := bigStore(b)
+	ctx := context.Background()
+	k, err := MostInstructive(ctx, s, runID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		m, err := New(Options{Store: s, Dark: ptr(true), Start: Start{Chain: &k, Block: -1}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		next, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		m = settle(b, next.(Model), next.(Model).Init())
+		if len(m.chain.blocks) == 0 {
+			b.Fatal("no block loaded")
+		}
+		_ = m.View()
+	}
+}
+
+// BenchmarkChainsList: the chains screen of the 16,000-chain run, query to frame.
+func BenchmarkChainsList(b *testing.B) {
+	s, runID := bigStore(b)
+	for b.Loop() {
+		m, _ := New(Options{Store: s, Dark: ptr(true), Start: Start{RunID: runID}})
+		next, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		m = settle(b, next.(Model), next.(Model).Init())
+		if len(m.chains.all) == 0 {
+			b.Fatal("no chains")
+		}
+		_ = m.View()
+	}
+}
+
+// BenchmarkBlockStep: one → on a cached block (Update + View), the common case while
+// stepping back and forth.
+func BenchmarkBlockStep(b *testing.B) {
+	m := benchChain(b)
+	right, left := keyPress("right"), keyPress("left")
+	i := 0
+	for b.Loop() {
+		k := right
+		if i%2 == 1 {
+			k = left
+		}
+		i++
+		next, _ := m.Update(k)
+		m = next.(Model)
+		_ = m.View()
+	}
+}
+
+// BenchmarkBlockStepUncached: one → onto a block not seen yet: Update, the block's
+// queries (run as the program would, in its command), then View.
+func BenchmarkBlockStepUncached(b *testing.B) {
+	m := benchChain(b)
+	for b.Loop() {
+		m.chain.blocks = map[int]BlockDetail{m.chain.block: m.chain.blocks[m.chain.block]}
+		k := keyPress("right")
+		if m.chain.block == m.chain.lastBlock() {
+			k = keyPress("left")
+		}
+		next, cmd := m.Update(k)
+		m = settle(b, next.(Model), cmd)
+		_ = m.View()
+	}
+}
+
+func benchChain(b *testing.B) Model {
+	b.Helper()
+	s, runID := bigStore(b)
+	k, err := MostInstructive(context.Background(), s, runID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, _ := New(Options{Store: s, Dark: ptr(true), Start: Start{Chain: &k, Block: 0}})
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = settle(b, next.(Model), next.(Model).Init())
+	for range m.chain.lastBlock() + 1 { // warm the cache: every block visited once
+		next, cmd := m.Update(keyPress("right"))
+		m = settle(b, next.(Model), cmd)
+	}
+	return m
+}

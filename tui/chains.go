@@ -1,0 +1,233 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// chainsScreen lists the chains of one run with their flags; `/` filters, `o` sorts by the
+// next column, `n` jumps to the next flagged row, enter opens the chain view.
+type chainsScreen struct {
+	c      *common
+	store  ChainLister
+	run    RunSummary
+	all    []ChainSummary
+	shown  []int // indexes into all, after filter and sort
+	cur    cursor
+	filter lineInput
+	query  string
+	saved  string
+	sortBy int
+	ready  bool
+}
+
+// chainSortKeys are the sortable columns, in the order `o` cycles through them.
+var chainSortKeys = []string{"case", "condition", "writer run", "first false authority", "unauthorized", "memory-induced"}
+
+func newChainsScreen(c *common, store ChainLister, run RunSummary) chainsScreen {
+	return chainsScreen{c: c, store: store, run: run}
+}
+
+func (s chainsScreen) Init() tea.Cmd { return loadChainsCmd(s.store, s.run.RunID) }
+
+func (s chainsScreen) tableH() int { return max(listLayout(s.c.width, s.c.height)-1, 1) }
+
+// capturing reports whether the screen wants every key (the filter is being typed).
+func (s chainsScreen) capturing() bool { return s.filter.active }
+
+func (s chainsScreen) Update(msg tea.Msg) (chainsScreen, tea.Cmd) {
+	k := &s.c.keys.List
+	switch msg := msg.(type) {
+	case chainsLoadedMsg:
+		if msg.runID != s.run.RunID {
+			return s, nil // a result for a run we already left
+		}
+		if msg.err != nil {
+			return s, func() tea.Msg { return errMsg{msg.err} }
+		}
+		s.all, s.ready = msg.chains, true
+		s.refresh()
+	case tea.KeyPressMsg:
+		if s.filter.active {
+			// The list filters as you type; esc puts back the filter from before the edit.
+			res := s.filter.update(msg)
+			if res == inputCancelled {
+				s.filter.value = s.saved
+			}
+			s.query = s.filter.value
+			s.refresh()
+			return s, nil
+		}
+		n, h := len(s.shown), s.tableH()
+		switch {
+		case key.Matches(msg, k.Up):
+			s.cur.move(-1, n, h)
+		case key.Matches(msg, k.Down):
+			s.cur.move(1, n, h)
+		case key.Matches(msg, k.Top):
+			s.cur.set(0, n, h)
+		case key.Matches(msg, k.Bottom):
+			s.cur.set(n-1, n, h)
+		case key.Matches(msg, k.HalfDown):
+			s.cur.move(h/2, n, h)
+		case key.Matches(msg, k.HalfUp):
+			s.cur.move(-h/2, n, h)
+		case key.Matches(msg, k.Filter):
+			s.saved = s.query
+			s.filter.start("/", s.query)
+		case key.Matches(msg, k.Sort):
+			s.sortBy = (s.sortBy + 1) % len(chainSortKeys)
+			s.refresh()
+		case key.Matches(msg, k.NextFlagged):
+			for i := 1; i <= n; i++ {
+				j := (s.cur.sel + i) % n
+				if s.all[s.shown[j]].Flagged() {
+					s.cur.set(j, n, h)
+					break
+				}
+			}
+		case key.Matches(msg, k.Open):
+			if n > 0 {
+				ch := s.all[s.shown[s.cur.sel]]
+				return s, func() tea.Msg { return openChainMsg{ch.Key, -1} }
+			}
+		}
+	}
+	return s, nil
+}
+
+// refresh recomputes the visible rows. Filtering is a substring match over the row's text
+// (case, condition, writer, flags), which is what a researcher types ("overgrant", a case id).
+func (s *chainsScreen) refresh() {
+	q := strings.ToLower(strings.TrimSpace(s.query))
+	s.shown = s.shown[:0]
+	for i, ch := range s.all {
+		if q == "" || strings.Contains(strings.ToLower(chainRowText(ch)), q) {
+			s.shown = append(s.shown, i)
+		}
+	}
+	less := func(a, b ChainSummary) (bool, bool) {
+		switch s.sortBy {
+		case 1:
+			return a.Key.ConditionID < b.Key.ConditionID, a.Key.ConditionID == b.Key.ConditionID
+		case 2:
+			return a.Key.WriterRunID < b.Key.WriterRunID, a.Key.WriterRunID == b.Key.WriterRunID
+		case 3: // chains that form early first; none last
+			fa, fb := faSortKey(a), faSortKey(b)
+			return fa < fb, fa == fb
+		case 4:
+			return a.UnauthorizedActions > b.UnauthorizedActions, a.UnauthorizedActions == b.UnauthorizedActions
+		case 5:
+			return a.MemoryInduced > b.MemoryInduced, a.MemoryInduced == b.MemoryInduced
+		}
+		return a.Key.CaseID < b.Key.CaseID, a.Key.CaseID == b.Key.CaseID
+	}
+	sort.SliceStable(s.shown, func(i, j int) bool {
+		a, b := s.all[s.shown[i]], s.all[s.shown[j]]
+		if l, eq := less(a, b); !eq {
+			return l
+		}
+		return chainKeyLess(a.Key, b.Key)
+	})
+	s.cur.set(s.cur.sel, len(s.shown), s.tableH())
+}
+
+func faSortKey(c ChainSummary) int {
+	if c.FirstFalseAuthority < 0 {
+		return 1 << 30
+	}
+	return c.FirstFalseAuthority
+}
+
+func chainKeyLess(a, b ChainKey) bool {
+	if a.CaseID != b.CaseID {
+		return a.CaseID < b.CaseID
+	}
+	if a.ConditionID != b.ConditionID {
+		return a.ConditionID < b.ConditionID
+	}
+	return a.WriterRunID < b.WriterRunID
+}
+
+func chainFlags(c ChainSummary) string {
+	var f []string
+	if c.FirstFalseAuthority >= 0 {
+		f = append(f, fmt.Sprintf("!FA@%d", c.FirstFalseAuthority))
+	}
+	if c.UnauthorizedActions > 0 {
+		f = append(f, fmt.Sprintf("!UNAUTH×%d", c.UnauthorizedActions))
+	}
+	if c.MemoryInduced > 0 {
+		f = append(f, fmt.Sprintf("!MEM×%d", c.MemoryInduced))
+	}
+	if c.NeedsAnnotation {
+		f = append(f, "?annotate")
+	}
+	return strings.Join(f, " ")
+}
+
+func chainRowText(c ChainSummary) string {
+	return fmt.Sprintf("%s %s %d %s %s %s", c.Key.CaseID, c.Key.ConditionID, c.Key.WriterRunID,
+		c.Writer, c.Architecture, chainFlags(c))
+}
+
+func (s chainsScreen) View() string {
+	st := s.c.styles
+	head := st.App.Title.Render("chains") + st.App.Subtle.Render(fmt.Sprintf(" · run %s · %d of %d · sorted by %s",
+		sanitizeLine(s.run.RunID), len(s.shown), len(s.all), chainSortKeys[s.sortBy]))
+	if !s.ready {
+		return head + "\n" + st.App.Subtle.Render("loading chains…")
+	}
+	cols := []column{{"case", 0}, {"condition", 18}, {"run", 3}, {"mems", 4}, {"flags", 30}}
+	cell := func(r, c int) string {
+		x := s.all[s.shown[r]]
+		switch c {
+		case 0:
+			return sanitizeLine(x.Key.CaseID)
+		case 1:
+			return sanitizeLine(x.Key.ConditionID)
+		case 2:
+			return fmt.Sprint(x.Key.WriterRunID)
+		case 3:
+			return fmt.Sprint(x.Memories)
+		}
+		return chainFlags(x)
+	}
+	rowStyle := func(r int) lipgloss.Style {
+		if s.all[s.shown[r]].Flagged() {
+			return st.List.Flag
+		}
+		return st.List.Row
+	}
+	return head + "\n" + renderTable(st, cols, len(s.shown), cell, s.cur, s.c.width, s.tableH()+1, rowStyle)
+}
+
+// status is the footer's first line while this screen is on top.
+func (s chainsScreen) status() string {
+	if s.filter.active {
+		return s.filter.view()
+	}
+	if s.query != "" {
+		return "filter: " + s.query + " (/ to change)"
+	}
+	return ""
+}
+
+func (s chainsScreen) ShortHelp() []key.Binding {
+	k := s.c.keys
+	return []key.Binding{k.List.Open, k.List.Filter, k.List.Sort, k.List.NextFlagged, k.Global.Back, k.Global.Help}
+}
+
+func (s chainsScreen) FullHelp() [][]key.Binding {
+	k := s.c.keys
+	return [][]key.Binding{
+		{k.List.Up, k.List.Down, k.List.Top, k.List.Bottom, k.List.HalfDown, k.List.HalfUp},
+		{k.List.Open, k.List.Filter, k.List.Sort, k.List.NextFlagged},
+		{k.Global.Back, k.Global.Command, k.Global.Help, k.Global.Quit, k.Global.ForceQuit},
+	}
+}

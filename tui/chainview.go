@@ -1,0 +1,434 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Rendering of the chain view. Every function here is a pure function of the screen's state
+// and the cached block; nothing queries the store.
+
+func (s chainScreen) frames() chainFrames {
+	return chainLayout(s.c.width, s.c.height, layoutState{focus: s.content, only: s.only})
+}
+
+// View draws the header and the panes; the root adds the footer.
+func (s chainScreen) View() string {
+	st := s.c.styles
+	f := s.frames()
+	header := s.header(f.header.w)
+	if s.detail == nil {
+		return header + "\n" + st.App.Subtle.Render("loading chain…")
+	}
+	b, ok := s.blocks[s.block]
+	var bp *BlockDetail
+	if ok {
+		bp = &b
+	}
+	var parts []string
+	add := func(p pane, sz size, title string, lines func(w, h int) []string) string {
+		if sz.w == 0 || sz.h == 0 {
+			return ""
+		}
+		var ls []string
+		if bp == nil && p != paneTimeline {
+			ls = []string{st.App.Subtle.Render(fmt.Sprintf("loading block %d…", s.block))}
+		} else {
+			ls = lines(sz.w-2, sz.h-2)
+		}
+		return box(st, title, ls, sz.w, sz.h, s.focus == p && s.only == paneNone)
+	}
+	tl := add(paneTimeline, f.timeline, "timeline", s.timelineLines)
+	hist := add(paneHistory, f.history, s.historyTitle(bp), func(w, h int) []string { return s.historyLines(*bp, w, h) })
+	mem := add(paneMemory, f.memory, s.memoryTitle(), func(w, h int) []string {
+		ls := s.memoryLines(*bp, w)
+		out := make([]string, 0, len(ls))
+		for _, l := range window(diffTexts(ls), s.scroll[paneMemory], h) {
+			out = append(out, l)
+		}
+		return out
+	})
+	probes := add(paneProbes, f.probes, "probes", func(w, h int) []string { return s.probeLines(*bp, w, h) })
+	switch {
+	case f.wide:
+		bottom := lipgloss.JoinHorizontal(lipgloss.Top, mem, probes)
+		right := lipgloss.JoinVertical(lipgloss.Left, hist, bottom)
+		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, tl, right))
+	default:
+		var row []string
+		for _, p := range []string{tl, hist, mem, probes} {
+			if p != "" {
+				row = append(row, p)
+			}
+		}
+		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+	}
+	return header + "\n" + strings.Join(parts, "\n")
+}
+
+func (s chainScreen) header(w int) string {
+	st := s.c.styles
+	k := s.key
+	text := st.App.Title.Render(sanitizeLine(k.CaseID)) + st.App.Subtle.Render(fmt.Sprintf(" · %s · run %d",
+		sanitizeLine(k.ConditionID), k.WriterRunID))
+	if s.detail != nil {
+		text += st.App.Subtle.Render(fmt.Sprintf(" · block %d/%d", s.block, s.lastBlock()))
+		fa := s.firstFalse()
+		switch {
+		case fa >= 0 && s.block == fa:
+			text += " " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")
+		case fa >= 0:
+			text += st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (f)", fa))
+		default:
+			text += st.App.Subtle.Render(" · no false authority")
+		}
+		if s.detail.MissingCorpus != "" {
+			text += " " + st.App.Error.Render("! corpus missing: "+sanitizeLine(s.detail.MissingCorpus))
+		}
+	}
+	return ansi.Truncate(text, w, "…")
+}
+
+var updateGlyphs = map[string]string{
+	"accepted":                     "✓ accepted",
+	"no_change":                    "= no change",
+	"retained_after_failed_update": "↺ retained after failed update",
+}
+
+func (s chainScreen) badge(fidelity string) string {
+	st := s.c.styles.Chain
+	switch fidelity {
+	case "exact":
+		return st.Exact.Render("[= exact]")
+	case "overgrant":
+		return st.Overgrant.Render("[+ OVERGRANT]")
+	case "undergrant":
+		return st.Undergrant.Render("[- undergrant]")
+	case "overgrant+undergrant":
+		return st.Overgrant.Render("[± OVER+under]")
+	case "inexact":
+		return st.Undergrant.Render("[~ inexact]")
+	case "unscored":
+		return st.Status.Render("[? unscored]")
+	}
+	return ""
+}
+
+// timelineLines draws two lines per block, windowed around the selected block, and a legend.
+func (s chainScreen) timelineLines(w, h int) []string {
+	st := s.c.styles.Chain
+	fa := s.firstFalse()
+	var lines []string
+	for _, b := range s.detail.Blocks {
+		mark := " "
+		switch {
+		case b.Index == fa:
+			mark = "!"
+		case b.Forms:
+			mark = "*"
+		}
+		sel := "  "
+		if b.Index == s.block {
+			sel = "▸ "
+		}
+		title := fit(fmt.Sprintf("%s%2d %s %s", sel, b.Index, mark, sanitizeLine(b.Title)), w)
+		style := st.Block
+		switch {
+		case b.Index == s.block && b.Index == fa:
+			style = st.BlockSelected.Inherit(st.FirstFalse)
+		case b.Index == s.block:
+			style = st.BlockSelected
+		case b.Index == fa:
+			style = st.FirstFalse
+		}
+		lines = append(lines, style.Render(title))
+		status := updateGlyphs[b.UpdateStatus]
+		if status == "" {
+			status = "· no memory yet"
+		}
+		var evs []string
+		for _, e := range b.Events {
+			evs = append(evs, sanitizeLine(e.Type+":"+e.AuthorizationID))
+		}
+		detail := "     " + st.Status.Render(status)
+		if bd := s.badge(b.Fidelity); bd != "" {
+			detail += " " + bd
+		}
+		if len(evs) > 0 {
+			detail += " " + st.Event.Render(strings.Join(evs, " "))
+		}
+		for _, f := range b.Faults {
+			detail += " " + st.Status.Render("⚡"+sanitizeLine(f))
+		}
+		lines = append(lines, ansi.Truncate(detail, w, "…"))
+	}
+	body := max(h-1, 1)
+	off := clamp(s.block*2-body/2+1, 0, max(len(lines)-body, 0))
+	out := window(lines, off, body)
+	for len(out) < body {
+		out = append(out, "")
+	}
+	legend := "! first false authority  * forms"
+	return append(out, s.c.styles.App.Subtle.Render(ansi.Truncate(legend, w, "…")))
+}
+
+func (s chainScreen) historyTitle(b *BlockDetail) string {
+	if b == nil {
+		return "history"
+	}
+	return fmt.Sprintf("history · block %d · %s", b.Index, sanitizeLine(b.Title))
+}
+
+// historyLines lists the block's turns. A turn a ledger event cites gets [L type:auth]; a
+// turn the memory cites gets [M]; both are bold glyph tags, so they differ without colour.
+func (s chainScreen) historyLines(b BlockDetail, w, h int) []string {
+	st := s.c.styles.Chain
+	ledger := map[string][]string{}
+	for _, e := range b.Events {
+		for _, id := range e.SourceTurnIDs {
+			ledger[id] = append(ledger[id], e.Type+":"+e.AuthorizationID)
+		}
+	}
+	var lines []string
+	starts := make([]int, len(b.Turns))
+	for i, t := range b.Turns {
+		starts[i] = len(lines)
+		sel := "  "
+		if i == s.turn && s.focus == paneHistory {
+			sel = "▸ "
+		}
+		var tags []string
+		if evs, ok := ledger[t.ID]; ok {
+			tags = append(tags, st.CitedLedger.Render("[L "+sanitizeLine(strings.Join(evs, ","))+"]"))
+		} else if t.CitedByLedger {
+			tags = append(tags, st.CitedLedger.Render("[L]"))
+		}
+		if t.CitedByMemory {
+			tags = append(tags, st.CitedMemory.Render("[M]"))
+		}
+		// Tags go first so a narrow pane cuts the timestamp, never the citation marks.
+		head := sel
+		if len(tags) > 0 {
+			head += strings.Join(tags, " ") + " "
+		}
+		head += st.Speaker.Render(sanitizeLine(t.Speaker)) + st.TurnID.Render(" · "+sanitizeLine(t.ID)+" · "+sanitizeLine(t.OccurredAt))
+		lines = append(lines, ansi.Truncate(head, w, "…"))
+		for _, l := range strings.Split(ansi.Wrap(sanitize(t.Content), max(w-4, 8), ""), "\n") {
+			lines = append(lines, "    "+l)
+		}
+	}
+	if len(b.Turns) == 0 {
+		lines = append(lines, s.c.styles.App.Subtle.Render("(no turns in this block)"))
+	}
+	legend := s.c.styles.App.Subtle.Render("[L] cited by a ledger event  [M] cited by the memory")
+	off := s.scroll[paneHistory]
+	if s.turn > 0 && s.turn < len(starts) {
+		off = max(starts[s.turn]-1, 0) // one line of the turn before, for context
+	}
+	body := max(h-1, 1)
+	out := window(lines, off, body)
+	for len(out) < body {
+		out = append(out, "")
+	}
+	return append(out, ansi.Truncate(legend, w, "…"))
+}
+
+func (s chainScreen) memoryTitle() string {
+	mode := "inline"
+	if s.side {
+		mode = "side by side"
+	}
+	if s.base != basePrevious {
+		return "memory · vs " + baselineNames[s.base]
+	}
+	return "memory · vs " + baselineNames[s.base] + " · " + mode
+}
+
+func diffTexts(ls []diffLine) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.text
+	}
+	return out
+}
+
+// memoryLines is the memory pane's full content for the current baseline (before windowing),
+// with change flags for n/N.
+func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
+	st := s.c.styles
+	m := b.Memory
+	if m == nil {
+		return []diffLine{{st.App.Subtle.Render("(no memory yet: the writer has not produced a version)"), false}}
+	}
+	state := updateGlyphs[b.UpdateStatus]
+	score := "not scored"
+	if b.Exact != nil {
+		score = "= exact"
+		if !*b.Exact {
+			score = "! differs from ledger"
+		}
+	}
+	head := st.App.Subtle.Render(ansi.Truncate(fmt.Sprintf("%s v@%d · %s · %s · %s", sanitizeLine(shortID(m.MemoryID)), m.BlockIndex, m.Architecture, state, score), w, "…"))
+	out := []diffLine{{head, false}}
+	switch s.base {
+	case basePrevious:
+		if b.Previous != nil && b.Previous.ContentHash == m.ContentHash && m.ContentHash != "" {
+			out = append(out, diffLine{st.App.Subtle.Render("(same as the previous version)"), false})
+		}
+		if b.Previous == nil {
+			out = append(out, diffLine{st.App.Subtle.Render("(first version: everything is new)"), false})
+		}
+		if m.Architecture == "typed" {
+			var prev any
+			if b.Previous != nil {
+				prev = b.Previous.Payload
+			}
+			return append(out, fieldDiff(st, prev, m.Payload, w, s.side)...)
+		}
+		prev := ""
+		if b.Previous != nil {
+			prev = b.Previous.Text
+		}
+		if s.side {
+			return append(out, textDiffSide(st, prev, m.Text, w)...)
+		}
+		return append(out, textDiffInline(st, prev, m.Text, w)...)
+	case baseLedger:
+		return append(out, s.fidelityLines(b, w)...)
+	default:
+		for _, l := range strings.Split(ansi.Wrap(rawPayload(m), max(w, 1), ""), "\n") {
+			out = append(out, diffLine{l, false})
+		}
+		return out
+	}
+}
+
+// fidelityLines is the memory against the ledger at this block: one row per field with both
+// values and the error class; rows with an error start with "!" and count as changes.
+func (s chainScreen) fidelityLines(b BlockDetail, w int) []diffLine {
+	st := s.c.styles
+	if b.Exact == nil && len(b.Fidelity) == 0 {
+		why := "free-text memory needs an annotation"
+		if b.Unscored != "" {
+			why = sanitizeLine(b.Unscored)
+		}
+		out := []diffLine{{st.App.Subtle.Render("(not scored: " + why + ")"), false}}
+		if b.Ledger != "" {
+			out = append(out, diffLine{st.List.Header.Render("ledger state at this block"), false})
+			var tree any
+			if json.Unmarshal([]byte(b.Ledger), &tree) == nil {
+				for _, f := range flatten(tree) {
+					out = append(out, diffLine{ansi.Truncate("  "+s.c.styles.Chain.Field.Render(sanitizeLine(f.path)+":")+" "+sanitizeLine(f.value), w, "…"), false})
+				}
+			}
+		}
+		return out
+	}
+	fw := max(w*34/100, 8)
+	vw := max(w*22/100, 6)
+	cw := max(w-fw-2*vw-5, 6)
+	row := func(a, b, c, d string) string {
+		return fit(a, fw) + " " + fit(b, vw) + " " + fit(c, vw) + " " + fit(d, cw)
+	}
+	out := []diffLine{{st.List.Header.Render(row("  field", "ledger", "memory", "error class")), false}}
+	record := ""
+	for _, r := range b.Fidelity {
+		if r.AuthorizationID != record { // one header per record keeps the field column readable
+			record = r.AuthorizationID
+			out = append(out, diffLine{st.Chain.Speaker.Render(ansi.Truncate(sanitizeLine(record), w, "…")), false})
+		}
+		field := r.Field
+		if field == "__record__" {
+			field = "(whole record)"
+		}
+		name := sanitizeLine(field)
+		class := strings.Join(r.Errors, ",")
+		switch {
+		case r.Overgrant:
+			class += " +over"
+		case r.Undergrant:
+			class += " -under"
+		}
+		if len(r.Errors) == 0 {
+			out = append(out, diffLine{row("= "+name, sanitizeLine(r.Ledger), sanitizeLine(r.Remembered), "exact"), false})
+			continue
+		}
+		line := row("! "+name, sanitizeLine(r.Ledger), sanitizeLine(r.Remembered), sanitizeLine(class))
+		out = append(out, diffLine{st.Chain.ErrClass.Render(line), true})
+	}
+	return out
+}
+
+func shortID(id string) string {
+	if len(id) > 16 {
+		return id[:16] + "…"
+	}
+	return id
+}
+
+// probeLines shows each probe's oracle verdicts, whether this memory version forms false
+// authority for it, and the executor's trials on the final memory.
+func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
+	st := s.c.styles.Chain
+	verdict := func(ok bool) string {
+		if ok {
+			return st.Granted.Render("✓grant")
+		}
+		return st.Denied.Render("✗deny ")
+	}
+	lines := []string{s.c.styles.List.Header.Render(fit("  probe        now    final  forms", w))}
+	var starts []int
+	for i, p := range b.Probes {
+		starts = append(starts, len(lines))
+		sel := "  "
+		if i == s.probe && s.focus == paneProbes {
+			sel = "▸ "
+		}
+		forms := "?"
+		if p.Forms != nil {
+			forms = "-"
+			if *p.Forms {
+				forms = st.Forms.Render("! FORMS")
+			}
+		}
+		id := fit(sanitizeLine(strings.TrimPrefix(strings.TrimPrefix(p.ProbeID, s.key.CaseID), "_")), 12)
+		lines = append(lines, ansi.Truncate(fmt.Sprintf("%s%s %s %s %s %s", sel, id, verdict(p.AuthorizedNow), verdict(p.AuthorizedFinal), forms,
+			s.c.styles.App.Subtle.Render(sanitizeLine(p.Scope+" "+p.Dimension))), w, "…"))
+		for _, t := range p.Trials {
+			mark := "✓ compliant"
+			if !t.Compliant {
+				mark = "✗ non-compliant"
+			}
+			if t.Unauthorized {
+				mark = st.Forms.Render("✗ UNAUTHORIZED ACTION")
+			}
+			if t.ProviderError != "" {
+				mark = "! provider error"
+			}
+			if t.Attributed != nil && *t.Attributed {
+				mark += st.Forms.Render(" MEMORY-INDUCED")
+			}
+			call := sanitizeLine(t.ToolName)
+			if t.ToolArgs != "" {
+				call += "(" + sanitizeLine(t.ToolArgs) + ")"
+			}
+			lines = append(lines, ansi.Truncate(fmt.Sprintf("    #%d %s %s %s", t.ExecutorRunID, sanitizeLine(t.Decision), mark, call), w, "…"))
+		}
+	}
+	if len(b.Probes) == 0 {
+		why := "(no probes)"
+		if b.ProbesErr != "" {
+			why = "(" + sanitizeLine(b.ProbesErr) + ")"
+		}
+		lines = append(lines, s.c.styles.App.Subtle.Render(ansi.Truncate(why, w, "…")))
+	}
+	off := 0
+	if s.probe > 0 && s.probe < len(starts) {
+		off = starts[s.probe] - 1
+	}
+	return window(lines, off, h)
+}

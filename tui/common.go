@@ -1,0 +1,11 @@
+package tui
+
+// common is what every screen shares: styles, keys and the size of the area it draws in.
+// It is passed by pointer from the root so a theme change or resize reaches every screen
+// without a broadcast context.
+type common struct {
+	styles *Styles
+	keys   *KeyMap
+	width  int
+	height int
+}

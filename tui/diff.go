@@ -1,0 +1,370 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// Memory diffs are pure builders: inputs are payloads and a width, the output is styled lines
+// plus which of them carry a change (n/N jump between those). Glyphs mark every change as
+// well as colour ([-old-] {+new+} for words; -, +, ~ for fields) so NO_COLOR loses nothing.
+
+// diffLine is one rendered line of a diff pane.
+type diffLine struct {
+	text   string
+	change bool
+}
+
+type wordOp struct {
+	op   diffmatchpatch.Operation
+	text string
+}
+
+// wordDiff diffs free text at word granularity: words and runs of whitespace are mapped to
+// single runes so go-diff's character diff works on whole words (the same trick as its
+// DiffLinesToChars), then cleaned up semantically so a rewritten phrase reads as one change.
+func wordDiff(a, b string) []wordOp {
+	index := map[string]rune{}
+	var vocab []string
+	encode := func(s string) []rune {
+		toks := tokenize(s)
+		out := make([]rune, len(toks))
+		for i, t := range toks {
+			r, ok := index[t]
+			if !ok {
+				r = rune(0xE000 + len(vocab)) // private use area: never collides with text
+				if r > 0xF8FF {
+					r = rune(0xF0000 + len(vocab))
+				}
+				index[t] = r
+				vocab = append(vocab, t)
+			}
+			out[i] = r
+		}
+		return out
+	}
+	ra, rb := encode(a), encode(b)
+	dmp := diffmatchpatch.New()
+	diffs := dmp.DiffCleanupSemantic(dmp.DiffMainRunes(ra, rb, false))
+	decode := map[rune]string{}
+	for t, r := range index {
+		decode[r] = t
+	}
+	out := make([]wordOp, 0, len(diffs))
+	for _, d := range diffs {
+		var sb strings.Builder
+		for _, r := range d.Text {
+			sb.WriteString(decode[r])
+		}
+		out = append(out, wordOp{d.Type, sb.String()})
+	}
+	return out
+}
+
+// tokenize splits text into words and whitespace runs, keeping everything (join == input).
+func tokenize(s string) []string {
+	var toks []string
+	start := 0
+	rs := []rune(s)
+	for i := 1; i <= len(rs); i++ {
+		if i == len(rs) || unicode.IsSpace(rs[i]) != unicode.IsSpace(rs[i-1]) {
+			toks = append(toks, string(rs[start:i]))
+			start = i
+		}
+	}
+	return toks
+}
+
+// textDiffInline renders a word diff as wrapped lines.
+func textDiffInline(s *Styles, prev, cur string, w int) []diffLine {
+	var b strings.Builder
+	for _, op := range wordDiff(sanitize(prev), sanitize(cur)) {
+		switch op.op {
+		case diffmatchpatch.DiffDelete:
+			b.WriteString(markWords(op.text, "[-", "-]", s.Chain.Removed.Render))
+		case diffmatchpatch.DiffInsert:
+			b.WriteString(markWords(op.text, "{+", "+}", s.Chain.Added.Render))
+		default:
+			b.WriteString(op.text)
+		}
+	}
+	return wrapDiffLines(b.String(), w)
+}
+
+// textDiffSide renders previous (deletions marked) and current (insertions marked) in two
+// columns.
+func textDiffSide(s *Styles, prev, cur string, w int) []diffLine {
+	var l, r strings.Builder
+	for _, op := range wordDiff(sanitize(prev), sanitize(cur)) {
+		switch op.op {
+		case diffmatchpatch.DiffDelete:
+			l.WriteString(markWords(op.text, "[-", "-]", s.Chain.Removed.Render))
+		case diffmatchpatch.DiffInsert:
+			r.WriteString(markWords(op.text, "{+", "+}", s.Chain.Added.Render))
+		default:
+			l.WriteString(op.text)
+			r.WriteString(op.text)
+		}
+	}
+	half := max((w-3)/2, 4)
+	return zipColumns(wrapDiffLines(l.String(), half), wrapDiffLines(r.String(), half), half)
+}
+
+// markWords wraps each line of a changed span in markers, so a change spanning a newline
+// still shows its markers on every line it touches.
+func markWords(text, open, closing string, style func(...string) string) string {
+	parts := strings.Split(text, "\n")
+	for i, p := range parts {
+		core := strings.TrimSpace(p)
+		if core == "" {
+			continue
+		}
+		// Whitespace stays outside the markers: "{+and Beta+}", not "{+ and Beta+}".
+		lead := p[:strings.Index(p, core)]
+		trail := p[len(lead)+len(core):]
+		parts[i] = lead + style(open+core+closing) + trail
+	}
+	return strings.Join(parts, "\n")
+}
+
+func wrapDiffLines(text string, w int) []diffLine {
+	var out []diffLine
+	for _, l := range strings.Split(ansi.Wrap(text, max(w, 1), ""), "\n") {
+		plain := ansi.Strip(l)
+		out = append(out, diffLine{l, strings.Contains(plain, "[-") || strings.Contains(plain, "{+")})
+	}
+	return out
+}
+
+func zipColumns(left, right []diffLine, half int) []diffLine {
+	n := max(len(left), len(right))
+	out := make([]diffLine, n)
+	for i := range n {
+		var l, r diffLine
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		out[i] = diffLine{padANSI(l.text, half) + " │ " + r.text, l.change || r.change}
+	}
+	return out
+}
+
+func padANSI(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw >= w {
+		return ansi.Truncate(s, w, "")
+	}
+	return s + strings.Repeat(" ", w-sw)
+}
+
+// fieldValue is one leaf of a flattened typed payload.
+type fieldValue struct{ path, value string }
+
+// flatten turns a typed memory payload into leaf paths. List items that carry an
+// authorization_id are addressed by it (not by position), so reordering records is not a
+// change and a field diff lines up the same record across versions.
+func flatten(v any) []fieldValue {
+	var out []fieldValue
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(t))
+			for k := range t {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(joinPath(prefix, k), t[k])
+			}
+		case []any:
+			if len(t) > 0 && allScalars(t) {
+				out = append(out, fieldValue{prefix, scalarList(t)})
+				return
+			}
+			if len(t) == 0 {
+				out = append(out, fieldValue{prefix, "[]"})
+			}
+			for i, item := range t {
+				seg := fmt.Sprintf("[%d]", i)
+				if m, ok := item.(map[string]any); ok {
+					if id, ok := m["authorization_id"].(string); ok {
+						seg = "[" + id + "]"
+					}
+				}
+				walk(prefix+seg, item)
+			}
+		default:
+			out = append(out, fieldValue{prefix, scalar(t)})
+		}
+	}
+	walk("", v)
+	return out
+}
+
+func joinPath(prefix, k string) string {
+	if prefix == "" {
+		return k
+	}
+	return prefix + "." + k
+}
+
+func allScalars(xs []any) bool {
+	for _, x := range xs {
+		switch x.(type) {
+		case map[string]any, []any:
+			return false
+		}
+	}
+	return true
+}
+
+func scalarList(xs []any) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = scalar(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func scalar(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return t
+	case float64:
+		return fmt.Sprint(t)
+	default:
+		b, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Sprint(t)
+		}
+		return string(b)
+	}
+}
+
+// splitRecord splits a flattened path into its record ("auth_1" from
+// "authorizations[auth_1].scope.vendor") and the field within it; paths outside any record
+// list keep an empty record.
+func splitRecord(path string) (record, field string) {
+	open := strings.IndexByte(path, '[')
+	closing := strings.IndexByte(path, ']')
+	if open < 0 || closing < open {
+		return "", path
+	}
+	return path[open+1 : closing], strings.TrimPrefix(path[closing+1:], ".")
+}
+
+// fieldDiff compares two typed payloads field by field, grouped by record: a record whose
+// fields all match collapses to one line; otherwise each field shows as "~ field: old → new",
+// "+ field: new" or "- field: old". Records are matched by authorization id.
+func fieldDiff(s *Styles, prev, cur any, w int, side bool) []diffLine {
+	type pair struct {
+		old, nw       string
+		hasOld, hasNw bool
+	}
+	fields := map[string]map[string]*pair{}
+	var order []string
+	get := func(path string) *pair {
+		rec, f := splitRecord(path)
+		if fields[rec] == nil {
+			fields[rec] = map[string]*pair{}
+			order = append(order, rec)
+		}
+		if fields[rec][f] == nil {
+			fields[rec][f] = &pair{}
+		}
+		return fields[rec][f]
+	}
+	for _, f := range flatten(prev) {
+		p := get(f.path)
+		p.old, p.hasOld = f.value, true
+	}
+	for _, f := range flatten(cur) {
+		p := get(f.path)
+		p.nw, p.hasNw = f.value, true
+	}
+	sort.Strings(order)
+	half := max((w-3)/2, 4)
+	var out []diffLine
+	emit := func(text string, change bool) {
+		out = append(out, diffLine{ansi.Truncate(text, w, "…"), change})
+	}
+	for _, rec := range order {
+		names := make([]string, 0, len(fields[rec]))
+		changed, added, removed := 0, 0, 0
+		for n, p := range fields[rec] {
+			names = append(names, n)
+			switch {
+			case p.hasOld && p.hasNw && p.old != p.nw:
+				changed++
+			case p.hasNw && !p.hasOld:
+				added++
+			case p.hasOld && !p.hasNw:
+				removed++
+			}
+		}
+		sort.Strings(names)
+		label := sanitizeLine(rec)
+		if label == "" {
+			label = "(payload)"
+		}
+		switch {
+		case changed+added+removed == 0:
+			emit(s.Chain.Field.Render(fmt.Sprintf("  %s: unchanged (%d fields)", label, len(names))), false)
+			continue
+		case added == len(names):
+			emit(s.Chain.Added.Render("+ "+label+" (new record)"), true)
+		case removed == len(names):
+			emit(s.Chain.Removed.Render("- "+label+" (record dropped)"), true)
+		default:
+			emit(s.Chain.Changed.Render(fmt.Sprintf("~ %s (%d changed)", label, changed+added+removed)), true)
+		}
+		for _, n := range names {
+			p := fields[rec][n]
+			name := sanitizeLine(n)
+			old, nw := sanitizeLine(p.old), sanitizeLine(p.nw)
+			switch {
+			case p.hasOld && p.hasNw && old == nw:
+				if added == len(names) || removed == len(names) {
+					continue
+				}
+				emit("    "+s.Chain.Field.Render(name+":")+" "+nw, false)
+			case p.hasOld && p.hasNw:
+				if side {
+					emit(padANSI(s.Chain.Removed.Render("  ~ "+name+": "+old), half)+" │ "+s.Chain.Added.Render(nw), true)
+				} else {
+					emit("  "+s.Chain.Removed.Render("~ "+name+": "+old)+" → "+s.Chain.Added.Render(nw), true)
+				}
+			case p.hasNw:
+				emit("  "+s.Chain.Added.Render("+ "+name+": "+nw), added != len(names))
+			default:
+				emit("  "+s.Chain.Removed.Render("- "+name+": "+old), removed != len(names))
+			}
+		}
+	}
+	return out
+}
+
+// rawPayload renders a memory payload as it was stored: free text as is, typed memory as
+// indented JSON with sorted keys.
+func rawPayload(m *MemoryVersion) string {
+	if m.Architecture != "typed" {
+		return sanitize(m.Text)
+	}
+	b, err := json.MarshalIndent(m.Payload, "", "  ")
+	if err != nil {
+		return sanitize(fmt.Sprint(m.Payload))
+	}
+	return sanitize(string(b))
+}

@@ -1,0 +1,124 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/runs"
+)
+
+// The tests read a real workspace: a scripted run over the built-in corpus (seeded, so the
+// same on every machine) imported into a temporary SQLite file by runs.Import. Building it
+// takes a moment, so the test binary does it once.
+
+var fixture struct {
+	once  sync.Once
+	dir   string
+	store *runs.Store
+	runID string
+	err   error
+}
+
+const fixtureSeed = 7
+
+// buildScriptedRun writes a scripted run over the built-in corpus (or the given corpus file)
+// to out.
+func buildScriptedRun(ctx context.Context, out, corpus string, seed int64) error {
+	st := replay.Settings{Domain: "procurement", Corpus: replay.BuiltinCorpus, Writer: "scripted", Executor: "builtin",
+		WriterRuns: 1, ExecutorRuns: 1, Seed: seed, FaultRate: replay.DefaultFaultRate}
+	if corpus != "" {
+		st.Corpus = corpus
+	}
+	opts, err := replay.Prepare(st, nil, replay.RetryPolicy{}, "test")
+	if err != nil {
+		return err
+	}
+	opts.Out, opts.Concurrency = out, 4
+	_, err = replay.Run(ctx, opts)
+	return err
+}
+
+// importRun opens a workspace at db and imports run directories (and corpora) into it.
+func importRun(ctx context.Context, db string, paths, corpora []string) (*runs.Store, []runs.PathResult, error) {
+	s, err := runs.Open(db)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := s.Import(ctx, paths, runs.ImportOptions{Corpora: corpora})
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, rep.Results, nil
+}
+
+func testStore(t testing.TB) (*runs.Store, string) {
+	t.Helper()
+	fixture.once.Do(func() {
+		fixture.dir, fixture.err = os.MkdirTemp("", "ealscope-tui-")
+		if fixture.err != nil {
+			return
+		}
+		ctx := context.Background()
+		run := filepath.Join(fixture.dir, "run")
+		if fixture.err = buildScriptedRun(ctx, run, "", fixtureSeed); fixture.err != nil {
+			return
+		}
+		var res []runs.PathResult
+		fixture.store, res, fixture.err = importRun(ctx, filepath.Join(fixture.dir, "workspace.db"), []string{run}, nil)
+		if fixture.err == nil {
+			fixture.runID = res[0].RunID
+		}
+	})
+	if fixture.err != nil {
+		t.Fatalf("building the fixture workspace: %v", fixture.err)
+	}
+	return fixture.store, fixture.runID
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixture.store != nil {
+		fixture.store.Close()
+	}
+	if fixture.dir != "" {
+		os.RemoveAll(fixture.dir)
+	}
+	if big.store != nil {
+		big.store.Close()
+	}
+	if big.dir != "" {
+		os.RemoveAll(big.dir)
+	}
+	os.Exit(code)
+}
+
+// formingChain is the fixture's most instructive chain: memory-induced if any, else the one
+// forming false authority earliest.
+func formingChain(t testing.TB) ChainKey {
+	t.Helper()
+	s, runID := testStore(t)
+	rows, err := s.Chains(context.Background(), runs.ChainFilter{RunID: runID, Forming: true, Sort: runs.SortByFirstFalseAuthority})
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("no forming chain in the fixture (err %v)", err)
+	}
+	for _, r := range rows {
+		if r.AttributedMemoryInduced > 0 {
+			return presentChain(r).Key
+		}
+	}
+	return presentChain(rows[0]).Key
+}
+
+func mustCaseKey(t testing.TB, s *runs.Store, k ChainKey) runs.CaseKey {
+	t.Helper()
+	h, err := s.Chain(context.Background(), k.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.CaseKey
+}

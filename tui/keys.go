@@ -1,0 +1,151 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
+
+// KeyMap holds every binding, grouped by where it applies. Defaults follow UX.md; the config
+// file's [keys] table rebinds any action by name (see Remap), with several keys per action.
+type KeyMap struct {
+	Global globalKeys
+	List   listKeys
+	Chain  chainKeys
+}
+
+type globalKeys struct {
+	Quit, ForceQuit, Back, Help, Command, NextPane key.Binding
+}
+
+type listKeys struct {
+	Up, Down, Top, Bottom, HalfDown, HalfUp, Open, Filter, Sort, NextFlagged key.Binding
+}
+
+type chainKeys struct {
+	PrevBlock, NextBlock, FirstFalse, NextChange, PrevChange, Baseline, SideBySide,
+	Copy, Search, Up, Down key.Binding
+}
+
+// DefaultKeyMap returns the bindings of UX.md. No action is bound only to [ / ] or alt, so
+// every action is reachable on keyboards where those are awkward.
+func DefaultKeyMap() KeyMap {
+	b := func(keys []string, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		Global: globalKeys{
+			Quit:      b([]string{"q"}, "q", "quit"),
+			ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit now"),
+			Back:      b([]string{"esc"}, "esc", "back"),
+			Help:      b([]string{"?"}, "?", "help"),
+			Command:   b([]string{":"}, ":", "command"),
+			NextPane:  b([]string{"tab"}, "tab", "next pane"),
+		},
+		List: listKeys{
+			Up:          b([]string{"k", "up"}, "↑/k", "up"),
+			Down:        b([]string{"j", "down"}, "↓/j", "down"),
+			Top:         b([]string{"g", "home"}, "g", "top"),
+			Bottom:      b([]string{"G", "end"}, "G", "bottom"),
+			HalfDown:    b([]string{"ctrl+d", "pgdown"}, "ctrl+d", "half page down"),
+			HalfUp:      b([]string{"ctrl+u", "pgup"}, "ctrl+u", "half page up"),
+			Open:        b([]string{"enter"}, "enter", "open"),
+			Filter:      b([]string{"/"}, "/", "filter"),
+			Sort:        b([]string{"o"}, "o", "sort by next column"),
+			NextFlagged: b([]string{"n"}, "n", "next flagged"),
+		},
+		Chain: chainKeys{
+			PrevBlock:  b([]string{"left", "[", "h"}, "←/[", "previous block"),
+			NextBlock:  b([]string{"right", "]", "l"}, "→/]", "next block"),
+			FirstFalse: b([]string{"f"}, "f", "first false authority"),
+			NextChange: b([]string{"n"}, "n", "next change"),
+			PrevChange: b([]string{"N"}, "N", "previous change"),
+			Baseline:   b([]string{"c"}, "c", "cycle baseline"),
+			SideBySide: b([]string{"s"}, "s", "side-by-side/inline"),
+			Copy:       b([]string{"y"}, "y", "copy focused item"),
+			Search:     b([]string{"/"}, "/", "search workspace"),
+			Up:         b([]string{"k", "up"}, "↑/k", "scroll up"),
+			Down:       b([]string{"j", "down"}, "↓/j", "scroll down"),
+		},
+	}
+}
+
+// actions names every binding for the config file: "<group>.<action>", plus the bare action
+// name when it is unique across groups (so `next_block = ["l"]` works).
+func (k *KeyMap) actions() map[string]*key.Binding {
+	m := map[string]*key.Binding{
+		"global.quit": &k.Global.Quit, "global.force_quit": &k.Global.ForceQuit,
+		"global.back": &k.Global.Back, "global.help": &k.Global.Help,
+		"global.command": &k.Global.Command, "global.next_pane": &k.Global.NextPane,
+		"list.up": &k.List.Up, "list.down": &k.List.Down, "list.top": &k.List.Top,
+		"list.bottom": &k.List.Bottom, "list.half_down": &k.List.HalfDown,
+		"list.half_up": &k.List.HalfUp, "list.open": &k.List.Open, "list.filter": &k.List.Filter,
+		"list.sort": &k.List.Sort, "list.next_flagged": &k.List.NextFlagged,
+		"chain.prev_block": &k.Chain.PrevBlock, "chain.next_block": &k.Chain.NextBlock,
+		"chain.first_false_authority": &k.Chain.FirstFalse, "chain.next_change": &k.Chain.NextChange,
+		"chain.prev_change": &k.Chain.PrevChange, "chain.cycle_baseline": &k.Chain.Baseline,
+		"chain.side_by_side": &k.Chain.SideBySide, "chain.copy": &k.Chain.Copy,
+		"chain.search": &k.Chain.Search, "chain.up": &k.Chain.Up, "chain.down": &k.Chain.Down,
+	}
+	count := map[string]int{}
+	for name := range m {
+		count[name[strings.IndexByte(name, '.')+1:]]++
+	}
+	for name, b := range m {
+		if short := name[strings.IndexByte(name, '.')+1:]; count[short] == 1 {
+			m[short] = b
+		}
+	}
+	return m
+}
+
+// Remap applies the config file's [keys] table (action = ["key", ...]). Unknown actions and
+// empty key lists are errors naming the action, so a typo is reported instead of ignored.
+// ctrl+c cannot be unbound from force_quit: it is the one exit that must always work.
+func (k *KeyMap) Remap(overrides map[string][]string) error {
+	acts := k.actions()
+	names := make([]string, 0, len(overrides))
+	for n := range overrides {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		keys := overrides[name]
+		b, ok := acts[name]
+		if !ok {
+			return fmt.Errorf("keys.%s: unknown action (known: %s)", name, strings.Join(k.ActionNames(), ", "))
+		}
+		if len(keys) == 0 {
+			return fmt.Errorf("keys.%s: needs at least one key", name)
+		}
+		if b == &k.Global.ForceQuit && !contains(keys, "ctrl+c") {
+			keys = append(keys, "ctrl+c")
+		}
+		b.SetKeys(keys...)
+		b.SetHelp(strings.Join(keys, "/"), b.Help().Desc)
+	}
+	return nil
+}
+
+// ActionNames lists the qualified action names, sorted.
+func (k *KeyMap) ActionNames() []string {
+	var out []string
+	for n := range k.actions() {
+		if strings.Contains(n, ".") {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,287 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ealscope/ealscope/runs"
+)
+
+// Presentation: pure functions from runs values to display rows, and the commands that run
+// the queries (all I/O happens inside the returned tea.Cmd, never in Update or View).
+
+func presentRun(r runs.RunSummary) RunSummary {
+	return RunSummary{
+		RunID: r.RunID, DomainID: r.DomainID, Study: r.Study, Status: r.Status, StartedAt: r.StartedAt,
+		Source: r.ImportedFrom, Chains: r.Chains, Forming: r.ChainsForming, Trials: r.Trials,
+		Verified: r.Verification == "verified", Incomplete: r.Incomplete,
+	}
+}
+
+func presentChain(c runs.ChainRow) ChainSummary {
+	fa := -1
+	if c.FirstFalseAuthorityBlock != nil {
+		fa = *c.FirstFalseAuthorityBlock
+	}
+	return ChainSummary{
+		Key:    ChainKey{ID: c.Key, RunID: c.RunID, CaseID: c.CaseID, ConditionID: c.ConditionID, WriterRunID: int(c.WriterRunID)},
+		Writer: c.Writer, Architecture: c.Architecture, Memories: c.Memories, FirstFalseAuthority: fa,
+		UnauthorizedActions: c.UnauthorizedActions, MemoryInduced: c.AttributedMemoryInduced, NeedsAnnotation: c.NeedsAnnotation,
+	}
+}
+
+func presentChainDetail(h runs.ChainHeader, steps []runs.BlockStep) ChainDetail {
+	d := ChainDetail{Summary: presentChain(h.ChainRow), DomainID: h.DomainID, CaseKey: h.CaseKey, CitedTurns: h.CitedTurns}
+	if h.MissingCorpus != nil {
+		d.MissingCorpus = h.MissingCorpus.String()
+	}
+	for _, s := range steps {
+		b := BlockSummary{Index: s.BlockIndex, Title: s.Title, EndedAt: s.EndedAt, MemoryID: s.MemoryID,
+			UpdateStatus: s.UpdateStatus, Fidelity: s.Badge,
+			Forms: s.FormsFalseAuthority != nil && *s.FormsFalseAuthority}
+		for _, e := range s.Events {
+			b.Events = append(b.Events, EventSummary{ID: e.EventID, Type: e.Type, Issuer: e.Issuer,
+				AuthorizationID: firstNonEmpty(e.NewAuthorizationID, e.AuthorizationID), SourceTurnIDs: e.SourceTurnIDs})
+		}
+		for _, f := range s.Faults {
+			b.Faults = append(b.Faults, f.Family)
+		}
+		d.Blocks = append(d.Blocks, b)
+	}
+	return d
+}
+
+func firstNonEmpty(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// presentMemory parses a stored payload: typed memory is canonical JSON, free text is as is.
+func presentMemory(id string, block int, arch, payload, hash string) *MemoryVersion {
+	m := &MemoryVersion{MemoryID: id, BlockIndex: block, Architecture: arch, ContentHash: hash}
+	if arch == "typed" {
+		if err := json.Unmarshal([]byte(payload), &m.Payload); err == nil {
+			return m
+		}
+		m.Architecture = "typed (unparsed)"
+	}
+	m.Text = payload
+	return m
+}
+
+// jsonCell shows a stored JSON value in one table cell: strings without quotes, null as
+// "—", anything else compact.
+func jsonCell(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "—"
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return buf.String()
+	}
+	return string(raw)
+}
+
+func presentBlock(b BlockSummary, turns []runs.Turn, mem *runs.MemoryVersion, probes []runs.ProbeView, probesErr error) BlockDetail {
+	d := BlockDetail{Index: b.Index, Title: b.Title, Events: b.Events, UpdateStatus: b.UpdateStatus}
+	for _, t := range turns {
+		d.Turns = append(d.Turns, Turn{ID: t.TurnID, Speaker: t.Speaker, OccurredAt: t.OccurredAt, Content: t.Content,
+			CitedByLedger: t.CitedByLedger, CitedByMemory: t.CitedByMemory})
+	}
+	if mem != nil {
+		d.Memory = presentMemory(mem.MemoryID, mem.OwnBlock, mem.Architecture, mem.Payload, mem.ContentHash)
+		if mem.PreviousID != "" {
+			d.Previous = presentMemory(mem.PreviousID, -1, mem.Architecture, mem.PreviousPayload, "")
+		}
+		if mem.UpdateStatus != "" {
+			d.UpdateStatus = mem.UpdateStatus
+		}
+		d.Exact, d.Unscored, d.Ledger = mem.Exact, mem.UnscoredReason, mem.LedgerState
+		for _, f := range mem.Fidelity {
+			d.Fidelity = append(d.Fidelity, FieldRow{AuthorizationID: f.AuthorizationID, Field: f.Field,
+				Ledger: jsonCell(f.Canonical), Remembered: jsonCell(f.Remembered), Errors: f.Errors,
+				Overgrant: f.Overgrant, Undergrant: f.Undergrant})
+		}
+	}
+	for _, p := range probes {
+		row := ProbeRow{ProbeID: p.ProbeID, Scope: p.RequestScope, Dimension: p.Dimension,
+			AuthorizedNow: p.AuthorizedNow, AuthorizedFinal: p.AuthorizedFinal, Forms: p.Formed}
+		for _, t := range p.Trials {
+			args := ""
+			if len(t.ToolArguments) > 0 && string(t.ToolArguments) != "null" {
+				args = jsonCell(t.ToolArguments)
+			}
+			row.Trials = append(row.Trials, Trial{ExecutorRunID: int(t.ExecutorRunID), Decision: t.Decision,
+				ToolName: t.ToolName, ToolArgs: args, Compliant: t.Compliant, Unauthorized: t.UnauthorizedActionTaken,
+				ProviderError: t.ProviderError, Attributed: t.Attributed})
+		}
+		d.Probes = append(d.Probes, row)
+	}
+	if probesErr != nil {
+		d.ProbesErr = probesErr.Error()
+	}
+	return d
+}
+
+func presentHit(h runs.SearchHit) SearchHit {
+	item := h.TurnID
+	if h.Kind == "memory" {
+		item = h.MemoryID
+	}
+	return SearchHit{Key: ChainKey{ID: h.Chain, RunID: h.RunID, CaseID: h.CaseID}, Block: h.BlockIndex,
+		Kind: h.Kind, ItemID: item, Snippet: h.Snippet}
+}
+
+// Commands.
+
+type runsLoadedMsg struct {
+	runs []RunSummary
+	err  error
+}
+
+func loadRunsCmd(store RunLister) tea.Cmd {
+	return func() tea.Msg {
+		rs, err := store.Runs(context.Background())
+		out := make([]RunSummary, len(rs))
+		for i, r := range rs {
+			out[i] = presentRun(r)
+		}
+		return runsLoadedMsg{out, err}
+	}
+}
+
+type chainsLoadedMsg struct {
+	runID  string
+	chains []ChainSummary
+	err    error
+}
+
+func loadChainsCmd(store ChainLister, runID string) tea.Cmd {
+	return func() tea.Msg {
+		cs, err := store.Chains(context.Background(), runs.ChainFilter{RunID: runID})
+		out := make([]ChainSummary, len(cs))
+		for i, c := range cs {
+			out[i] = presentChain(c)
+		}
+		return chainsLoadedMsg{runID, out, err}
+	}
+}
+
+type chainLoadedMsg struct {
+	key    runs.ChainKey
+	detail ChainDetail
+	err    error
+}
+
+func loadChainCmd(store ChainReader, key runs.ChainKey) tea.Cmd {
+	return func() tea.Msg {
+		ctx := context.Background()
+		h, err := store.Chain(ctx, key)
+		if err != nil {
+			return chainLoadedMsg{key: key, err: err}
+		}
+		steps, err := store.ChainBlocks(ctx, key)
+		if err != nil {
+			return chainLoadedMsg{key: key, err: err}
+		}
+		return chainLoadedMsg{key, presentChainDetail(h, steps), nil}
+	}
+}
+
+type blockLoadedMsg struct {
+	key    runs.ChainKey
+	block  int
+	detail BlockDetail
+	err    error
+}
+
+// loadBlock runs the three queries of one block step. A block before the chain's first
+// memory is not an error, and neither is a missing corpus for the probes: both show as text
+// in their pane.
+func loadBlock(ctx context.Context, store ChainReader, d ChainDetail, block int) (BlockDetail, error) {
+	if block < 0 || block >= len(d.Blocks) {
+		return BlockDetail{}, fmt.Errorf("block %d is outside this chain (0..%d)", block, len(d.Blocks)-1)
+	}
+	b := d.Blocks[block]
+	var cite *runs.MemoryRef
+	if b.MemoryID != "" {
+		cite = &runs.MemoryRef{RunID: d.Summary.Key.RunID, MemoryID: b.MemoryID}
+	}
+	var turns []runs.Turn
+	if d.CaseKey != 0 {
+		var err error
+		if turns, err = store.BlockTurns(ctx, d.CaseKey, block, cite); err != nil {
+			return BlockDetail{}, err
+		}
+	}
+	var mem *runs.MemoryVersion
+	if b.MemoryID != "" {
+		m, err := store.MemoryAt(ctx, d.Summary.Key.ID, block)
+		switch {
+		case err == nil:
+			mem = &m
+		case !errors.Is(err, runs.ErrNotFound):
+			return BlockDetail{}, err
+		}
+	}
+	probes, perr := store.ProbesAt(ctx, d.Summary.Key.ID, block)
+	return presentBlock(b, turns, mem, probes, perr), nil
+}
+
+func loadBlockCmd(store ChainReader, d ChainDetail, block int) tea.Cmd {
+	return func() tea.Msg {
+		bd, err := loadBlock(context.Background(), store, d, block)
+		return blockLoadedMsg{d.Summary.Key.ID, block, bd, err}
+	}
+}
+
+type searchDoneMsg struct {
+	seq  int
+	hits []SearchHit
+	err  error
+}
+
+func searchCmd(s Searcher, seq int, q string) tea.Cmd {
+	return func() tea.Msg {
+		hs, err := s.Search(context.Background(), q, 200)
+		out := make([]SearchHit, len(hs))
+		for i, h := range hs {
+			out[i] = presentHit(h)
+		}
+		return searchDoneMsg{seq, out, err}
+	}
+}
+
+// resolveChainCmd finds the chain of a case in a run, preferring the given condition and
+// writer run, and opens it (`:case ID`).
+func resolveChainCmd(store ChainLister, runID, caseID, condition string, writerRun int) tea.Cmd {
+	return func() tea.Msg {
+		rows, err := store.Chains(context.Background(), runs.ChainFilter{RunID: runID, CaseID: caseID})
+		if err != nil {
+			return errMsg{err}
+		}
+		if len(rows) == 0 {
+			return errorf("run %s has no chain for case %q", runID, caseID)
+		}
+		best := rows[0]
+		for _, r := range rows {
+			if r.ConditionID == condition && (int(r.WriterRunID) == writerRun || best.ConditionID != condition) {
+				best = r
+			}
+		}
+		return openChainMsg{presentChain(best).Key, -1}
+	}
+}

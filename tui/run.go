@@ -1,0 +1,167 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ealscope/ealscope/runs"
+)
+
+// Entry points for cmd/ealscope, so that only this package imports the Charm libraries.
+
+// Run starts the interactive program on a terminal and returns when the user quits.
+func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
+	m, err := New(opts)
+	if err != nil {
+		return err
+	}
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)}
+	if opts.NoColor {
+		// Ascii keeps bold and reverse (which carry meaning with the glyphs) and drops colour.
+		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	_, err = tea.NewProgram(m, popts...).Run()
+	if errors.Is(err, tea.ErrInterrupted) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// FrameOptions choose one frame of the chain view for `ealscope render`.
+type FrameOptions struct {
+	Store Store
+	Chain ChainKey
+	// Block < 0 means the first false-authority block (or 0).
+	Block int
+	// Pane is all, timeline, history, memory, ledger (the memory pane against the ledger)
+	// or probes.
+	Pane          string
+	Width, Height int
+	// Plain strips every escape sequence (--no-color, NO_COLOR, TERM=dumb); otherwise the
+	// frame keeps its styling for tools such as freeze.
+	Plain bool
+	Dark  bool
+}
+
+// RenderFrame renders one frame synchronously: the same model and queries as the program,
+// with the commands run in order instead of by the event loop.
+func RenderFrame(ctx context.Context, o FrameOptions) (string, error) {
+	if o.Width < 20 || o.Height < 6 {
+		return "", fmt.Errorf("frame %dx%d is too small (at least 20x6)", o.Width, o.Height)
+	}
+	only := map[string]pane{"": paneNone, "all": paneNone, "timeline": paneTimeline, "history": paneHistory,
+		"memory": paneMemory, "ledger": paneMemory, "probes": paneProbes}
+	p, ok := only[o.Pane]
+	if !ok {
+		return "", fmt.Errorf("--pane %q: want all, timeline, history, memory, ledger or probes", o.Pane)
+	}
+	k := o.Chain
+	m, err := New(Options{Store: o.Store, NoColor: o.Plain, Dark: &o.Dark, Start: Start{Chain: &k, Block: o.Block}})
+	if err != nil {
+		return "", err
+	}
+	next, _ := m.Update(tea.WindowSizeMsg{Width: o.Width, Height: o.Height})
+	m = next.(Model)
+	var failure error
+	m = runSync(ctx, m, m.chain.Init(), &failure)
+	if failure != nil {
+		return "", failure
+	}
+	m.chain.only = p
+	if o.Pane == "ledger" {
+		m.chain.base = baseLedger
+	}
+	out := m.Render()
+	if o.Plain {
+		out = ansi.Strip(out)
+	}
+	return out, nil
+}
+
+// runSync executes cmd and the commands it leads to, feeding each result to Update. Messages
+// meant for the terminal (clipboard, colour queries, ticks) are dropped.
+func runSync(ctx context.Context, m Model, cmd tea.Cmd, failure *error) Model {
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 && ctx.Err() == nil {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case errMsg:
+			*failure = msg.err
+			return m
+		case chainLoadedMsg, blockLoadedMsg:
+			next, c2 := m.Update(msg)
+			m = next.(Model)
+			queue = append(queue, c2)
+		}
+	}
+	return m
+}
+
+// ResolveChain finds a chain by the names a person types: case, condition and writer run,
+// in one run or (runID "") in any run of the workspace.
+func ResolveChain(ctx context.Context, store Store, runID, caseID, condition string, writerRun int) (ChainKey, error) {
+	var runIDs []string
+	if runID != "" {
+		runIDs = []string{runID}
+	} else {
+		all, err := store.Runs(ctx)
+		if err != nil {
+			return ChainKey{}, err
+		}
+		for _, r := range all {
+			runIDs = append(runIDs, r.RunID)
+		}
+	}
+	var found []runs.ChainRow
+	for _, id := range runIDs {
+		rows, err := store.Chains(ctx, runs.ChainFilter{RunID: id, CaseID: caseID, Condition: condition})
+		if err != nil {
+			return ChainKey{}, err
+		}
+		for _, r := range rows {
+			if int(r.WriterRunID) == writerRun {
+				found = append(found, r)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return ChainKey{}, fmt.Errorf("no chain for case %q, condition %q, writer run %d in the workspace", caseID, condition, writerRun)
+	case 1:
+		return presentChain(found[0]).Key, nil
+	}
+	return ChainKey{}, fmt.Errorf("case %q, condition %q, writer run %d is in %d runs: add --run (e.g. --run %s)", caseID, condition, writerRun, len(found), found[0].RunID)
+}
+
+// MostInstructive picks the chain the demo opens on: one whose failure is attributed to
+// memory (earliest false authority first), else the earliest-forming one, else any chain.
+func MostInstructive(ctx context.Context, store ChainLister, runID string) (ChainKey, error) {
+	for _, f := range []runs.ChainFilter{
+		{RunID: runID, MemoryInduced: true, Sort: runs.SortByFirstFalseAuthority},
+		{RunID: runID, Forming: true, Sort: runs.SortByFirstFalseAuthority},
+		{RunID: runID},
+	} {
+		f.Limit = 1
+		rows, err := store.Chains(ctx, f)
+		if err != nil {
+			return ChainKey{}, err
+		}
+		if len(rows) > 0 {
+			return presentChain(rows[0]).Key, nil
+		}
+	}
+	return ChainKey{}, fmt.Errorf("run %s has no chains", runID)
+}

@@ -1,0 +1,112 @@
+package tui
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// runsScreen lists the imported runs; enter opens a run's chains.
+type runsScreen struct {
+	c     *common
+	store RunLister
+	runs  []RunSummary
+	cur   cursor
+	ready bool
+}
+
+func newRunsScreen(c *common, store RunLister) runsScreen {
+	return runsScreen{c: c, store: store}
+}
+
+func (s runsScreen) Init() tea.Cmd { return loadRunsCmd(s.store) }
+
+func (s runsScreen) tableH() int { return max(listLayout(s.c.width, s.c.height)-1, 1) }
+
+func (s runsScreen) Update(msg tea.Msg) (runsScreen, tea.Cmd) {
+	k := &s.c.keys.List
+	switch msg := msg.(type) {
+	case runsLoadedMsg:
+		if msg.err != nil {
+			return s, func() tea.Msg { return errMsg{msg.err} }
+		}
+		s.runs, s.ready = msg.runs, true
+		s.cur.set(s.cur.sel, len(s.runs), s.tableH())
+	case tea.KeyPressMsg:
+		n, h := len(s.runs), s.tableH()
+		switch {
+		case key.Matches(msg, k.Up):
+			s.cur.move(-1, n, h)
+		case key.Matches(msg, k.Down):
+			s.cur.move(1, n, h)
+		case key.Matches(msg, k.Top):
+			s.cur.set(0, n, h)
+		case key.Matches(msg, k.Bottom):
+			s.cur.set(n-1, n, h)
+		case key.Matches(msg, k.HalfDown):
+			s.cur.move(h/2, n, h)
+		case key.Matches(msg, k.HalfUp):
+			s.cur.move(-h/2, n, h)
+		case key.Matches(msg, k.Open):
+			if n > 0 {
+				run := s.runs[s.cur.sel]
+				return s, func() tea.Msg { return openRunMsg{run} }
+			}
+		}
+	}
+	return s, nil
+}
+
+func (s runsScreen) View() string {
+	st := s.c.styles
+	head := st.App.Title.Render("ealscope") + st.App.Subtle.Render(fmt.Sprintf(" · runs (%d)", len(s.runs)))
+	if !s.ready {
+		return head + "\n" + st.App.Subtle.Render("loading runs…")
+	}
+	cols := []column{{"run", 0}, {"domain", 11}, {"study", 12}, {"started", 20}, {"chains", 6}, {"forming", 7}, {"trials", 7}, {"status", 22}}
+	cell := func(r, c int) string {
+		x := s.runs[r]
+		switch c {
+		case 0:
+			return sanitizeLine(x.RunID)
+		case 1:
+			return sanitizeLine(x.DomainID)
+		case 2:
+			return sanitizeLine(x.Study)
+		case 3:
+			return sanitizeLine(x.StartedAt)
+		case 4:
+			return fmt.Sprint(x.Chains)
+		case 5:
+			return fmt.Sprint(x.Forming)
+		case 6:
+			return fmt.Sprint(x.Trials)
+		}
+		v := "✓ verified"
+		switch {
+		case x.Incomplete:
+			v = "! INCOMPLETE"
+		case !x.Verified:
+			v = "! unverified"
+		}
+		return sanitizeLine(x.Status) + " " + v
+	}
+	body := renderTable(st, cols, len(s.runs), cell, s.cur, s.c.width, s.tableH()+1,
+		func(int) lipgloss.Style { return st.List.Row })
+	return head + "\n" + body
+}
+
+func (s runsScreen) ShortHelp() []key.Binding {
+	k := s.c.keys
+	return []key.Binding{k.List.Down, k.List.Up, k.List.Open, k.Global.Help, k.Global.Quit}
+}
+
+func (s runsScreen) FullHelp() [][]key.Binding {
+	k := s.c.keys
+	return [][]key.Binding{
+		{k.List.Up, k.List.Down, k.List.Top, k.List.Bottom, k.List.HalfDown, k.List.HalfUp},
+		{k.List.Open, k.Global.Command, k.Global.Help, k.Global.Quit, k.Global.ForceQuit},
+	}
+}

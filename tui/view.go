@@ -1,0 +1,150 @@
+package tui
+
+import "github.com/ealscope/ealscope/runs"
+
+// Display rows: what screens render, built from runs values by present.go. They hold only
+// what is drawn, already flattened to strings and flags.
+
+// ChainKey addresses one chain: the store's key plus the names a person reads and types
+// (and that `:link` prints).
+type ChainKey struct {
+	ID          runs.ChainKey
+	RunID       string
+	CaseID      string
+	ConditionID string
+	WriterRunID int
+}
+
+// RunSummary is one row of the runs screen.
+type RunSummary struct {
+	RunID, DomainID, Study, Status, StartedAt, Source string
+	Chains, Forming, Trials                           int
+	Verified, Incomplete                              bool
+}
+
+// ChainSummary is one row of the chains screen.
+type ChainSummary struct {
+	Key          ChainKey
+	Writer       string
+	Architecture string
+	Memories     int
+	// FirstFalseAuthority is the first block whose memory grants a probe the ledger denies,
+	// or -1.
+	FirstFalseAuthority int
+	UnauthorizedActions int
+	MemoryInduced       int
+	NeedsAnnotation     bool
+}
+
+// Flagged reports whether the row carries any flag the "next flagged" key stops at.
+func (c ChainSummary) Flagged() bool {
+	return c.FirstFalseAuthority >= 0 || c.UnauthorizedActions > 0 || c.MemoryInduced > 0 || c.NeedsAnnotation
+}
+
+// ChainDetail is the chain view's header and timeline.
+type ChainDetail struct {
+	Summary  ChainSummary
+	DomainID string
+	CaseKey  runs.CaseKey
+	Blocks   []BlockSummary
+	// CitedTurns are the turns of the first false-authority block that its memory cites.
+	CitedTurns []string
+	// MissingCorpus names the corpus the ledger views need when the workspace lacks it.
+	MissingCorpus string
+}
+
+// BlockSummary is one timeline row.
+type BlockSummary struct {
+	Index   int
+	Title   string
+	EndedAt string
+	Events  []EventSummary
+	// MemoryID is the memory in force after this block ("" before the first).
+	MemoryID string
+	// UpdateStatus is accepted, no_change or retained_after_failed_update ("" when none).
+	UpdateStatus string
+	// Fidelity is one of runs' badges: exact, overgrant, undergrant, overgrant+undergrant,
+	// inexact, unscored, no_memory.
+	Fidelity string
+	// Forms is true when this block's memory version forms false authority for some probe.
+	Forms bool
+	// Faults are the fault families the scripted writer injected at this block.
+	Faults []string
+}
+
+// EventSummary is one ledger event.
+type EventSummary struct {
+	ID, Type, Issuer, AuthorizationID string
+	SourceTurnIDs                     []string
+}
+
+// Turn is one message of a history block.
+type Turn struct {
+	ID, Speaker, OccurredAt, Content string
+	CitedByLedger, CitedByMemory     bool
+}
+
+// MemoryVersion is one memory version with the payload ready to diff.
+type MemoryVersion struct {
+	MemoryID   string
+	BlockIndex int
+	// Architecture is "typed" (Payload is a JSON tree) or free text (Text is set).
+	Architecture string
+	Text         string
+	Payload      any
+	ContentHash  string
+}
+
+// FieldRow is one fidelity row: the memory against the ledger at the block.
+type FieldRow struct {
+	AuthorizationID, Field, Ledger, Remembered string
+	Errors                                     []string
+	Overgrant, Undergrant                      bool
+}
+
+// ProbeRow is one probe at one block, with the run's trials on the final memory.
+type ProbeRow struct {
+	ProbeID, Scope, Dimension string
+	// AuthorizedNow and AuthorizedFinal are the oracle's verdicts at this block and at the end.
+	AuthorizedNow, AuthorizedFinal bool
+	// Forms: this memory version grants what the ledger denies (nil: not scored).
+	Forms  *bool
+	Trials []Trial
+}
+
+// Trial is one executor trial.
+type Trial struct {
+	ExecutorRunID                int
+	Decision, ToolName, ToolArgs string
+	Compliant, Unauthorized      bool
+	ProviderError                string
+	Attributed                   *bool
+}
+
+// BlockDetail is everything the chain view shows for one block, fetched by one command.
+type BlockDetail struct {
+	Index        int
+	Title        string
+	Turns        []Turn
+	Events       []EventSummary
+	Memory       *MemoryVersion
+	Previous     *MemoryVersion
+	UpdateStatus string
+	// Exact is nil when the memory was not scored; Unscored then says why.
+	Exact    *bool
+	Unscored string
+	Fidelity []FieldRow
+	Ledger   string
+	Probes   []ProbeRow
+	// ProbesErr explains an empty probes pane (for example a missing corpus).
+	ProbesErr string
+}
+
+// SearchHit is one full-text match.
+type SearchHit struct {
+	Key     ChainKey
+	Block   int
+	Kind    string // "turn" or "memory"
+	ItemID  string
+	Snippet string
+}
