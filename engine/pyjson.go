@@ -84,12 +84,8 @@ func DecodeTree(raw []byte) (any, error) {
 
 // DumpPy encodes v exactly as Python's json.dumps would with the given style.
 func DumpPy(v any, style PyStyle) ([]byte, error) {
-	tree, err := ToTree(v)
-	if err != nil {
-		return nil, err
-	}
 	var buf bytes.Buffer
-	if err := encodeTree(&buf, tree, style, 0); err != nil {
+	if err := encodeTree(&buf, v, style, 0); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -237,12 +233,8 @@ func encodeTree(buf *bytes.Buffer, v any, style PyStyle, depth int) error {
 		}
 		buf.WriteString(s)
 	default:
-		// Structs, typed maps, slices and other scalars: convert to a tree, keeping floats.
-		tree, err := reflectTree(reflect.ValueOf(v))
-		if err != nil {
-			return err
-		}
-		return encodeTree(buf, tree, style, depth)
+		// Structs, typed maps, slices and other scalars: encoded directly, floats kept.
+		return encodeValue(buf, reflect.ValueOf(v), style, depth)
 	}
 	return nil
 }
