@@ -122,7 +122,9 @@ func TestBrokenInputs(t *testing.T) {
 			})
 		}, []string{"memories.jsonl:2", "invalid JSON"}},
 		{"wrong hash", func(t *testing.T, dir string) {
-			editFile(t, dir, "evidence", false, func(b []byte) []byte { return bytes.Replace(b, []byte("naturalistic_v1"), []byte("naturalistic_v2"), 1) })
+			editFile(t, dir, "evidence", false, func(b []byte) []byte {
+				return bytes.Replace(b, []byte("naturalistic_v1"), []byte("naturalistic_v2"), 1)
+			})
 		}, []string{"evidence.jsonl", "field files.evidence.sha256", "file sha256 is", "manifest.json says"}},
 		{"wrong row count", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m map[string]any) { fileEntry(m, "trials")["rows"] = 13 })

@@ -215,7 +215,12 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
+// rowJSON is the row as stored: its verified line verbatim, or (rows built in memory, such as
+// writer-memories entries) its canonical JSON.
 func rowJSON(r rundir.Row) string {
+	if len(r.Raw) > 0 {
+		return string(r.Raw)
+	}
 	s, err := engine.CanonicalJSON(r.Tree)
 	if err != nil {
 		return jsonText(r.Tree)

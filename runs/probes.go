@@ -48,7 +48,9 @@ type ProbeView struct {
 }
 
 // ProbesAt lists every probe of the chain's case at a block (probes and probe_verdicts primary
-// keys, formation primary key, trials_by_chain, attribution primary key). A chain whose corpus
+// keys, formation primary key, trials_by_chain, attribution primary key; CROSS JOIN keeps the
+// probes of the one case as the outer loop, which the planner does not pick on its own without
+// statistics). A chain whose corpus
 // is missing returns an error naming the corpus.
 func (s *Store) ProbesAt(ctx context.Context, key ChainKey, block int) ([]ProbeView, error) {
 	h, err := s.Chain(ctx, key)
@@ -73,8 +75,8 @@ func (s *Store) ProbesAt(ctx context.Context, key ChainKey, block int) ([]ProbeV
 	rows, err := s.db.QueryContext(ctx, `SELECT p.probe_id, p.pair_id, p.dimension, p.request_scope, p.request_json, now.authorized, now.reason, fin.authorized, fin.reason,
 		f.memory_authorized, f.memory_reason, f.formed
 		FROM probes p
-		JOIN probe_verdicts now ON now.case_pk = p.case_pk AND now.block_index = ? AND now.probe_id = p.probe_id
-		JOIN probe_verdicts fin ON fin.case_pk = p.case_pk AND fin.block_index = ? AND fin.probe_id = p.probe_id
+		CROSS JOIN probe_verdicts now ON now.case_pk = p.case_pk AND now.block_index = ? AND now.probe_id = p.probe_id
+		CROSS JOIN probe_verdicts fin ON fin.case_pk = p.case_pk AND fin.block_index = ? AND fin.probe_id = p.probe_id
 		LEFT JOIN formation f ON f.run_pk = ? AND f.memory_id = ? AND f.block_index = ? AND f.probe_id = p.probe_id
 		WHERE p.case_pk = ? ORDER BY p.seq`, block, h.Blocks-1, runPK, memID.String, block, int64(h.CaseKey))
 	if err != nil {

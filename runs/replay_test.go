@@ -10,13 +10,13 @@ import (
 
 // scriptedRun produces a run directory with ealscope's own pipeline: the scripted writer with
 // its default seeded faults and the built-in memory-faithful executor.
-func scriptedRun(t testing.TB, dir string, corpus string, cases []string) *replay.Summary {
+func scriptedRun(t testing.TB, dir string, corpus string, cases []string, conditions string) *replay.Summary {
 	t.Helper()
 	faults, err := replay.ParseFaults("all")
 	if err != nil {
 		t.Fatal(err)
 	}
-	conds, err := replay.ParseConditions("all")
+	conds, err := replay.ParseConditions(conditions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func scriptedRun(t testing.TB, dir string, corpus string, cases []string) *repla
 func TestImportScriptedRun(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "run")
-	sum := scriptedRun(t, dir, replay.BuiltinCorpus, nil)
+	sum := scriptedRun(t, dir, replay.BuiltinCorpus, nil, "all")
 	s, _ := openStore(t)
 	rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
 	if err != nil {

@@ -62,7 +62,7 @@ func TestWriteTestdata(t *testing.T) {
 		return map[string]any{
 			"architecture": "typed", "case_id": c.ID, "condition_id": condition, "content_hash": engine.MustContentHash(payload),
 			"corpus_version": version, "domain_id": "procurement", "payload": payload, "writer": writer, "writer_run_id": run, "writer_seed": run,
-			"variant_id": "writer_" + c.ID + "_" + condition + "_r" + fmt.Sprint(run),
+			"variant_id":          "writer_" + c.ID + "_" + condition + "_r" + fmt.Sprint(run),
 			"faithful_comparison": map[string]any{"errors": map[string]any{}, "exact": through == c.LastBlock(), "formed_probe_ids": []any{}, "forms_false_authority": false, "unscored_reason": nil},
 		}
 	}

@@ -165,8 +165,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.chains = newChainsScreen(m.c, m.opts.Store, msg.run)
 		return m.push(screenChains, m.chains.Init())
 	case openChainMsg:
+		prev := m.chain
 		m.chain = newChainScreen(m.c, m.opts.Store, m.opts.Store, msg.key, msg.block)
 		if m.top() == screenChain {
+			// A search hit in another chain replaces this one; the search goes along so
+			// n/N keep walking the same hits.
+			m.chain.query, m.chain.hits, m.chain.hit, m.chain.searchSeq = prev.query, prev.hits, prev.hit, prev.searchSeq
 			m.stack = m.stack[:len(m.stack)-1]
 		}
 		return m.push(screenChain, m.chain.Init())

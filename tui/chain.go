@@ -308,7 +308,8 @@ func (s *chainScreen) jumpChange(dir int) {
 func (s *chainScreen) jumpHit() tea.Cmd {
 	h := s.hits[s.hit]
 	s.notice = fmt.Sprintf("match %d/%d: %s", s.hit+1, len(s.hits), sanitizeLine(h.Snippet))
-	if h.Key.ID == s.key.ID {
+	// A turn belongs to the case, not to one chain: a hit in this chain's case stays here.
+	if h.Key.ID == s.key.ID || h.Kind == "turn" && h.Key.CaseID == s.key.CaseID {
 		cmd := s.setBlock(h.Block)
 		if h.Kind == "memory" {
 			s.focus, s.content = paneMemory, paneMemory

@@ -274,3 +274,54 @@ func TestWordDiff(t *testing.T) {
 		t.Error("a changed line is flagged for n/N")
 	}
 }
+
+// Meaning never rides on colour alone: without colour the first false-authority block still
+// carries its glyph and bold, and the themes differ only in colour.
+func TestNoColorKeepsGlyphAndBold(t *testing.T) {
+	m, _ := newChainApp(t, 120, 40)
+	raw := m.Render()
+	if strings.Contains(raw, "38;2;") || strings.Contains(raw, "48;2;") {
+		t.Error("NoColor frame carries colour sequences")
+	}
+	if !strings.Contains(raw, "\x1b[1m!! FIRST FALSE AUTHORITY") && !strings.Contains(raw, "1m!! FIRST FALSE AUTHORITY") {
+		t.Errorf("the marker is not bold in the no-colour frame")
+	}
+	dark, light := NewPalette(true, false), NewPalette(false, false)
+	if dark.Accent == light.Accent || dark.Fg == light.Fg {
+		t.Error("light and dark palettes should differ")
+	}
+	colored, err := New(Options{Store: m.opts.Store, Dark: ptr(false), Start: m.opts.Start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	colored = drive(t, colored, 120, 40)
+	if out := colored.Render(); !strings.Contains(out, "38;2;") {
+		t.Error("the colour theme renders colours")
+	}
+	if stripANSI(colored.Render()) != stripANSI(raw) {
+		t.Error("colour must not change the text of a frame")
+	}
+}
+
+func TestSearchJumpsToHits(t *testing.T) {
+	m, _ := newChainApp(t, 120, 40)
+	m = press(t, m, "/")
+	for _, r := range "Treasury" {
+		m = press(t, m, string(r))
+	}
+	m = press(t, m, "enter")
+	if len(m.chain.hits) == 0 {
+		t.Fatalf("no hits; status %q err %v", m.statusLine(), m.err)
+	}
+	if len(m.tasks) != 0 {
+		t.Errorf("the search task is still open: %v", m.tasks)
+	}
+	if !strings.Contains(stripANSI(m.statusLine()), "match 1/") {
+		t.Errorf("status %q", stripANSI(m.statusLine()))
+	}
+	n := len(m.chain.hits)
+	m = press(t, m, "n")
+	if n > 1 && (m.chain.hit != 1 || len(m.chain.hits) != n) {
+		t.Errorf("n moves to the next hit, keeping the search: hit %d of %d", m.chain.hit, len(m.chain.hits))
+	}
+}

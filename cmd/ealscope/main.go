@@ -29,6 +29,7 @@ type CLI struct {
 	Demo     demoCmd     `cmd:"" help:"Build the demo run (built-in corpus, no network), import it and open the most instructive chain."`
 	Open     openCmd     `cmd:"" help:"Import run directories (if given) and open the inspector, optionally at an exact chain and block."`
 	Render   renderCmd   `cmd:"" help:"Print one frame of the chain view (or one pane) to stdout."`
+	Replay   replayCmd   `cmd:"" help:"Re-run the executor on a chain's case with written, oracle-exact, edited or file memory; store, score and attribute every arm."`
 }
 
 // exitError carries a specific exit code (e.g. "some cases are invalid") without printing

@@ -17,6 +17,9 @@ import (
 type Row struct {
 	Line int
 	Tree map[string]any
+	// Raw is the line as written (without its line end): stored verbatim, so nothing is
+	// re-encoded on import.
+	Raw []byte
 }
 
 // Str reads a string field ("" when absent or not a string).
@@ -420,7 +423,7 @@ func ParseRows(file, name string, data []byte) ([]Row, error) {
 				return nil, verr(file, i+1, "schema_version", "unknown schema_version %d for %s (ealscope reads %d)", v, name, want)
 			}
 		}
-		row := Row{Line: i + 1, Tree: m}
+		row := Row{Line: i + 1, Tree: m, Raw: line}
 		if err := validateRow(name, row); err != nil {
 			var fe *engine.FieldError
 			if errors.As(err, &fe) {

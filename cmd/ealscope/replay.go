@@ -1,0 +1,598 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/runs"
+)
+
+type replayCmd struct {
+	DB          string `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	RunID       string `name:"run" help:"Run id (or unique prefix); optional when one run holds the chain. Required with --formed."`
+	Case        string `name:"case" help:"Case id of the chain."`
+	Condition   string `name:"condition" help:"Condition id of the chain (e.g. incremental_typed)."`
+	WriterRun   *int64 `name:"writer-run" help:"Writer run of the chain (default: the only one)."`
+	Block       int    `name:"block" default:"-1" help:"History block whose memory is re-run (default: the final block, where the imported trials are)."`
+	Probe       string `name:"probe" help:"Probe id, a comma list of ids, or 'all'."`
+	Memory      string `name:"memory" default:"written" help:"Memory variant: written (the chain's memory at the block), exact (oracle-exact at the block), edited (open the written memory in $EDITOR) or @FILE (a payload file)."`
+	Executor    string `name:"executor" default:"builtin" help:"Executor: 'builtin' (memory-faithful) or the name of a [models.NAME] config entry."`
+	Runs        int    `name:"runs" default:"1" help:"Repetitions per probe; repetition r uses seed S + r."`
+	Seed        int64  `name:"seed" default:"20260821" help:"Base executor seed."`
+	Concurrency int    `name:"concurrency" default:"8" help:"Calls in flight (a model's own concurrency setting bounds it further)."`
+	MaxAttempts int    `name:"max-attempts" default:"4" help:"Attempts per model call (retries on 429, 5xx and timeouts with exponential backoff)."`
+	Config      string `name:"config" type:"path" help:"Config file (default: $EALSCOPE_CONFIG, else $XDG_CONFIG_HOME/ealscope/config.toml)."`
+	Formed      bool   `name:"formed" help:"Re-run the exact arm of every (written memory, probe) of --run that forms false authority, then print the end-to-end report."`
+	JSON        bool   `name:"json" help:"Print the replays and attribution rows as JSON."`
+}
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
+}
+
+func (c *replayCmd) Run(g *Globals) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return c.run(ctx, g)
+}
+
+func (c *replayCmd) run(ctx context.Context, g *Globals) error {
+	if c.Runs < 1 {
+		return usageErr("--runs must be at least 1, got %d", c.Runs)
+	}
+	if c.Formed {
+		if c.RunID == "" || c.Memory != replay.VariantExact {
+			return usageErr("--formed needs --run ID and --memory exact")
+		}
+	} else if c.Case == "" || c.Condition == "" || c.Probe == "" {
+		return usageErr("give --case, --condition and --probe (or --run ID --formed)")
+	}
+	cfg, err := replay.LoadConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	store, err := runs.Open(c.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if c.Formed {
+		return c.runFormed(ctx, g, store, cfg)
+	}
+	chain, err := store.FindChain(ctx, c.RunID, c.Case, c.Condition, c.WriterRun)
+	if err != nil {
+		return err
+	}
+	src, err := store.RerunSource(ctx, chain.Key, c.Block)
+	if err != nil {
+		return err
+	}
+	probes, err := selectProbes(src, c.Probe)
+	if err != nil {
+		return err
+	}
+	mem, err := c.memory(src)
+	if err != nil {
+		return err
+	}
+	ex, err := rerunExecutor(src.Domain, c.Executor, c.Seed, cfg, c.MaxAttempts)
+	if err != nil {
+		return err
+	}
+	spec := RerunSpecFor(src, mem, probes, ex, c.Runs, c.Seed)
+	spec.Workers = c.Concurrency
+	results, cancelled, runErr := replay.Rerun(ctx, spec, SaveRerun(store, src))
+	if runErr != nil && len(results) == 0 {
+		return runErr
+	}
+	ids := map[string]bool{}
+	for _, r := range results {
+		ids[r.ReplayID] = true
+		if r.MirrorMismatch() {
+			fmt.Fprintf(g.Stderr, "ealscope: warning: replay %s sent a request (hash %s) that differs from the mirrored trial %s (context hash %s)\n",
+				r.ReplayID, r.RequestHash, r.Mirror.TrialID, r.Mirror.ContextHash)
+		}
+	}
+	stored, err := replaysInOrder(ctx, store, results)
+	if err != nil {
+		return err
+	}
+	attribution, err := store.AttributionForChain(ctx, chain.Key)
+	if err != nil {
+		return err
+	}
+	var rows []runs.ReplayAttribution
+	for _, a := range attribution {
+		if (a.WrittenReplayID != nil && ids[*a.WrittenReplayID]) || (a.ExactReplayID != nil && ids[*a.ExactReplayID]) {
+			rows = append(rows, a)
+		}
+	}
+	if c.JSON {
+		err = writeJSON(g.Stdout, replayOutput(stored, rows))
+	} else {
+		printReplays(g.Stdout, chain, stored, rows)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case runErr != nil:
+		return runErr
+	case cancelled:
+		return &exitError{code: 130, msg: fmt.Sprintf("re-run cancelled; %d finished arms are stored", len(results))}
+	}
+	return nil
+}
+
+// replaysInOrder reads back the stored rows of a re-run, ordered by probe and repetition
+// (they finished, and were stored, in completion order).
+func replaysInOrder(ctx context.Context, store *runs.Store, results []replay.RerunResult) ([]runs.Replay, error) {
+	sorted := append([]replay.RerunResult(nil), results...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].ProbeID != sorted[j].ProbeID {
+			return sorted[i].ProbeID < sorted[j].ProbeID
+		}
+		return sorted[i].Repetition < sorted[j].Repetition
+	})
+	ids := make([]string, len(sorted))
+	for i, r := range sorted {
+		ids[i] = r.ReplayID
+	}
+	return store.ReplaysByID(ctx, ids)
+}
+
+// selectProbes resolves --probe: "all" or a comma list of the case's probe ids.
+func selectProbes(src runs.RerunSource, spec string) ([]runs.RerunProbeSource, error) {
+	if spec == "all" {
+		return src.Probes, nil
+	}
+	byID := map[string]runs.RerunProbeSource{}
+	var known []string
+	for _, p := range src.Probes {
+		byID[p.Probe.ID] = p
+		known = append(known, p.Probe.ID)
+	}
+	var out []runs.RerunProbeSource
+	for _, id := range splitList(spec) {
+		p, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("--probe %s: not a probe of case %s (probes: %s)", id, src.Case.ID, strings.Join(known, ", "))
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, usageErr("--probe: no probe ids given")
+	}
+	return out, nil
+}
+
+// memory resolves --memory into the arm's payload. Hand-made typed payloads are validated
+// against the domain's schema here, before any call is made.
+func (c *replayCmd) memory(src runs.RerunSource) (replay.RerunMemory, error) {
+	switch {
+	case c.Memory == replay.VariantWritten:
+		if src.MemoryID == "" {
+			return replay.RerunMemory{}, fmt.Errorf("chain %s/%s has no written memory at block %d yet (try a later --block or --memory exact)", src.Chain.CaseID, src.Chain.ConditionID, src.Block)
+		}
+		return replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
+	case c.Memory == replay.VariantExact:
+		return replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
+	case c.Memory == replay.VariantEdited:
+		return editMemory(src)
+	case strings.HasPrefix(c.Memory, "@"):
+		path := strings.TrimPrefix(c.Memory, "@")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return replay.RerunMemory{}, err
+		}
+		return replay.ParseMemoryText(src.Domain, src.Architecture, path, replay.VariantFile, data)
+	}
+	return replay.RerunMemory{}, usageErr("--memory %q: want written, exact, edited or @FILE", c.Memory)
+}
+
+// editMemory opens the written memory (or, before the first memory, the exact one) in
+// $VISUAL / $EDITOR and reads the result back as an edited arm.
+func editMemory(src runs.RerunSource) (replay.RerunMemory, error) {
+	editor := os.Getenv("VISUAL")
+	if editor == "" {
+		editor = os.Getenv("EDITOR")
+	}
+	if editor == "" {
+		return replay.RerunMemory{}, usageErr("--memory edited needs $EDITOR (or $VISUAL); or write the payload to a file and pass --memory @FILE")
+	}
+	start, err := EditableMemory(src)
+	if err != nil {
+		return replay.RerunMemory{}, err
+	}
+	ext := ".txt"
+	if src.Architecture == replay.ArchTyped {
+		ext = ".json"
+	}
+	dir, err := os.MkdirTemp("", "ealscope-edit-")
+	if err != nil {
+		return replay.RerunMemory{}, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "memory"+ext)
+	if err := os.WriteFile(path, []byte(start), 0o600); err != nil {
+		return replay.RerunMemory{}, err
+	}
+	fields := strings.Fields(editor)
+	cmd := exec.Command(fields[0], append(fields[1:], path)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return replay.RerunMemory{}, fmt.Errorf("editor %s: %w", editor, err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return replay.RerunMemory{}, err
+	}
+	return replay.ParseMemoryText(src.Domain, src.Architecture, "edited memory", replay.VariantEdited, data)
+}
+
+// EditableMemory is the text an edit starts from: the written memory at the block (typed
+// payloads indented for editing), else the oracle-exact one.
+func EditableMemory(src runs.RerunSource) (string, error) {
+	var m replay.RerunMemory
+	var err error
+	if src.MemoryID != "" {
+		m, err = replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
+	} else {
+		m, err = replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
+	}
+	if err != nil {
+		return "", err
+	}
+	if s, ok := m.Payload.(string); ok {
+		return s, nil
+	}
+	b, err := json.MarshalIndent(m.Payload, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return string(b) + "\n", nil
+}
+
+// rerunExecutor resolves --executor. The built-in executor needs no network; a model entry
+// reads its key from the environment at call time, never from the command line.
+func rerunExecutor(d engine.Domain, name string, seed int64, cfg *replay.Config, maxAttempts int) (replay.Executor, error) {
+	if name == "" || name == "builtin" {
+		return replay.NewBuiltinExecutor(d, seed), nil
+	}
+	m, err := cfg.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	retry := replay.DefaultRetryPolicy()
+	if maxAttempts > 0 {
+		retry.MaxAttempts = maxAttempts
+	}
+	return replay.NewModelExecutor(d, replay.NewModelClient(m, retry, nil)), nil
+}
+
+// RerunSpecFor builds a re-run of the given probes from what the workspace holds: the
+// written arm carries the store's formation verdict (which covers annotated free text) and
+// the imported trials it mirrors; every arm carries the operational context EAL-Bench sent
+// for the probe, so only the memory differs between arms.
+func RerunSpecFor(src runs.RerunSource, mem replay.RerunMemory, probes []runs.RerunProbeSource, ex replay.Executor, n int, seed int64) replay.RerunSpec {
+	spec := replay.RerunSpec{
+		Domain: src.Domain, Case: src.Case, Block: src.Block, Memory: mem, Executor: ex, Runs: n, Seed: seed,
+		ChainRef: fmt.Sprintf("%s/%d", src.Chain.RunID, src.Chain.Key),
+	}
+	for _, p := range probes {
+		rp := replay.RerunProbe{Probe: p.Probe}
+		if p.ContextUserMessage != "" {
+			rp.OperationalContext = replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage)
+		}
+		if mem.Variant == replay.VariantWritten {
+			rp.Formation = &replay.Formation{Formed: p.Formed, Estimable: p.FormationEstimable}
+			for _, m := range p.Mirrors {
+				rp.Mirrors = append(rp.Mirrors, replay.Mirror{TrialID: m.TrialID, ContextHash: m.ContextHash, ExecutorTarget: m.ExecutorTarget, ExecutorRunID: m.ExecutorRunID})
+			}
+		}
+		spec.Probes = append(spec.Probes, rp)
+	}
+	return spec
+}
+
+// SaveRerun stores each finished arm of a chain's re-run (one transaction per arm). Every
+// arm records the chain memory it answers for, so that written and exact arms of the same
+// (memory, probe) meet in attribution.
+func SaveRerun(store *runs.Store, src runs.RerunSource) replay.SaveFunc {
+	return func(ctx context.Context, r replay.RerunResult) error {
+		return store.SaveReplay(ctx, ReplayInputOf(src.Chain.Key, src.MemoryID, r))
+	}
+}
+
+// ReplayInputOf converts a finished arm to the stored row.
+func ReplayInputOf(key runs.ChainKey, writtenMemory string, r replay.RerunResult) runs.ReplayInput {
+	in := runs.ReplayInput{
+		Chain: key, ReplayID: r.ReplayID, BatchID: r.BatchID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
+		Variant: r.Memory.Variant, Architecture: r.Memory.Architecture, Source: r.Memory.Source, WrittenMemoryID: writtenMemory,
+		Payload: r.Memory.Payload, ContentHash: r.Memory.ContentHash, MemoryFormed: r.MemoryFormed, FormationEstimable: r.FormationEstimable,
+		ExecutorTarget: r.Executor.TargetID, Executor: r.Executor, Repetition: r.Repetition, Seed: r.Seed,
+		Messages: r.Messages, Tools: r.Tools, RequestHash: r.RequestHash, Response: r.Response, Usage: r.Usage,
+		Attempts: r.Attempts, LatencyMS: r.LatencyMS, Outcome: r.Outcome, CreatedAt: r.CreatedAt,
+	}
+	if r.Mirror != nil {
+		in.MirroredTrialID, in.MirroredContextHash = r.Mirror.TrialID, r.Mirror.ContextHash
+	}
+	return in
+}
+
+// replayJSON is the issue's replay row shape (EAL-Bench's trial field names).
+type replayJSON struct {
+	ReplayID                string  `json:"replay_id"`
+	CaseID                  string  `json:"case_id"`
+	ConditionID             string  `json:"condition_id"`
+	WriterRunID             int64   `json:"writer_run_id"`
+	BlockIndex              int     `json:"block_index"`
+	ProbeID                 string  `json:"probe_id"`
+	MemoryVariant           string  `json:"memory_variant"`
+	MemoryContentHash       string  `json:"memory_content_hash"`
+	Executor                string  `json:"executor"`
+	Seed                    int64   `json:"seed"`
+	Decision                string  `json:"decision"`
+	RequestAuthorized       bool    `json:"request_authorized"`
+	RequestedActionTaken    bool    `json:"requested_action_taken"`
+	UnauthorizedActionTaken bool    `json:"unauthorized_action_taken"`
+	Compliant               bool    `json:"compliant"`
+	Parseable               bool    `json:"parseable"`
+	ProviderError           *string `json:"provider_error"`
+	RawToolName             *string `json:"raw_tool_name"`
+	RawToolArguments        any     `json:"raw_tool_arguments"`
+	OracleReason            string  `json:"oracle_reason"`
+	RequestHash             string  `json:"request_hash"`
+	LatencyMS               int64   `json:"latency_ms"`
+}
+
+// attributionJSON is the issue's attribution row shape (EAL-Bench's names).
+type attributionJSON struct {
+	CaseID       string   `json:"case_id"`
+	ConditionID  string   `json:"condition_id"`
+	WriterRunID  int64    `json:"writer_run_id"`
+	ProbeID      string   `json:"probe_id"`
+	MemoryFormed bool     `json:"memory_formed"`
+	Attributed   bool     `json:"attributed"`
+	Reasons      []string `json:"reasons"`
+}
+
+// replayDoc is the --json document: replays, then attribution (then the --formed report).
+type replayDoc struct {
+	Replays     []replayJSON      `json:"replays"`
+	Attribution []attributionJSON `json:"attribution"`
+	Report      *endToEndReport   `json:"report,omitempty"`
+}
+
+func replayOutput(rs []runs.Replay, as []runs.ReplayAttribution) replayDoc {
+	replays := make([]replayJSON, 0, len(rs))
+	for _, r := range rs {
+		var args any
+		_ = json.Unmarshal(r.RawToolArguments, &args)
+		replays = append(replays, replayJSON{
+			ReplayID: r.ReplayID, CaseID: r.CaseID, ConditionID: r.ConditionID, WriterRunID: r.WriterRunID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
+			MemoryVariant: r.MemoryVariant, MemoryContentHash: r.MemoryContentHash, Executor: r.Executor, Seed: r.Seed, Decision: r.Decision,
+			RequestAuthorized: r.RequestAuthorized, RequestedActionTaken: r.RequestedActionTkn, UnauthorizedActionTaken: r.UnauthorizedAction,
+			Compliant: r.Compliant, Parseable: r.Parseable, ProviderError: r.ProviderError, RawToolName: r.RawToolName, RawToolArguments: args,
+			OracleReason: r.OracleReason, RequestHash: r.RequestHash, LatencyMS: r.LatencyMS,
+		})
+	}
+	attribution := make([]attributionJSON, 0, len(as))
+	for _, a := range as {
+		attribution = append(attribution, attributionJSON{CaseID: a.CaseID, ConditionID: a.ConditionID, WriterRunID: a.WriterRunID, ProbeID: a.ProbeID,
+			MemoryFormed: a.MemoryFormed, Attributed: a.Attributed, Reasons: a.Reasons})
+	}
+	return replayDoc{Replays: replays, Attribution: attribution}
+}
+
+func printReplays(w io.Writer, chain runs.ChainRow, rs []runs.Replay, as []runs.ReplayAttribution) {
+	fmt.Fprintf(w, "chain %s %s/%s writer run %d\n", chain.RunID, chain.CaseID, chain.ConditionID, chain.WriterRunID)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROBE\tBLOCK\tMEMORY\tEXECUTOR\tSEED\tDECISION\tCOMPLIANT\tUNAUTHORIZED\tREQUEST\tLATENCY")
+	for _, r := range rs {
+		decision := r.Decision
+		if r.ProviderError != nil {
+			decision += " (" + truncate(*r.ProviderError, 60) + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s %s\t%s\t%d\t%s\t%v\t%v\t%s\t%dms\n", r.ProbeID, r.BlockIndex, r.MemoryVariant, r.MemoryContentHash[:12], r.Executor, r.Seed,
+			decision, r.Compliant, r.UnauthorizedAction, r.RequestHash[:12], r.LatencyMS)
+	}
+	tw.Flush()
+	acted := map[string][2]int{}
+	for _, r := range rs {
+		k := r.ProbeID + " " + r.MemoryVariant
+		v := acted[k]
+		if r.RequestedActionTkn {
+			v[0]++
+		}
+		v[1]++
+		acted[k] = v
+	}
+	keys := make([]string, 0, len(acted))
+	for k := range acted {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %s: acted %d of %d\n", k, acted[k][0], acted[k][1])
+	}
+	for _, a := range as {
+		verdict := "not attributed: " + strings.Join(a.Reasons, ", ")
+		if a.Attributed {
+			verdict = engine.AttributedLabel
+		}
+		fmt.Fprintf(w, "attribution %s (%s arm, repetition %d): %s\n", a.ProbeID, a.MemoryVariant, a.Repetition, verdict)
+	}
+}
+
+func truncate(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// endToEndReport is EAL-Bench's EndToEndReport restricted to what a --formed re-run
+// measures: the population is the run's written memories at the final block; the requests
+// are the (memory, probe) pairs that form false authority, each with its written arm (the
+// imported trial) and its exact arm (this re-run).
+type endToEndReport struct {
+	RunID                         string         `json:"run_id"`
+	Executor                      string         `json:"executor"`
+	MemoriesScored                int            `json:"memories_scored"`
+	MemoriesForming               int            `json:"memories_forming"`
+	MemoriesNotEstimable          int            `json:"memories_not_estimable"`
+	FormationRate                 *float64       `json:"formation_rate"`
+	RequestsScored                int            `json:"requests_scored"`
+	RequestsNotEstimable          int            `json:"requests_not_estimable"`
+	WrittenUnauthorizedSubmission [2]int         `json:"written_unauthorized_submission"`
+	ExactUnauthorizedSubmission   [2]int         `json:"exact_unauthorized_submission"`
+	AttributedMemoryInduced       int            `json:"attributed_memory_induced"`
+	Unattributed                  map[string]int `json:"unattributed"`
+}
+
+func (c *replayCmd) runFormed(ctx context.Context, g *Globals, store *runs.Store, cfg *replay.Config) error {
+	mems, err := store.FinalMemories(ctx, c.RunID)
+	if err != nil {
+		return err
+	}
+	run, err := store.Run(ctx, c.RunID)
+	if err != nil {
+		return err
+	}
+	var ex replay.Executor
+	rep := endToEndReport{RunID: run.RunID, Unattributed: map[string]int{}}
+	var all []runs.Replay
+	var allRows []runs.ReplayAttribution
+	cancelled := false
+	for _, m := range mems {
+		if !m.Estimable {
+			rep.MemoriesNotEstimable++
+			continue
+		}
+		rep.MemoriesScored++
+		if !m.Formed || len(m.FormedProbes) == 0 {
+			continue
+		}
+		rep.MemoriesForming++
+		if cancelled {
+			continue
+		}
+		src, err := store.RerunSource(ctx, m.Chain.Key, -1)
+		if err != nil {
+			return err
+		}
+		if ex == nil {
+			// One executor for every chain, so a model's concurrency limit holds across them.
+			if ex, err = rerunExecutor(src.Domain, c.Executor, c.Seed, cfg, c.MaxAttempts); err != nil {
+				return err
+			}
+			rep.Executor = ex.Provenance(c.Seed).TargetID
+		}
+		probes, err := selectProbes(src, strings.Join(m.FormedProbes, ","))
+		if err != nil {
+			return err
+		}
+		mem, err := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
+		if err != nil {
+			return err
+		}
+		spec := RerunSpecFor(src, mem, probes, ex, c.Runs, c.Seed)
+		spec.Workers = c.Concurrency
+		results, stopped, runErr := replay.Rerun(ctx, spec, SaveRerun(store, src))
+		if runErr != nil {
+			return runErr
+		}
+		cancelled = stopped
+		stored, err := replaysInOrder(ctx, store, results)
+		if err != nil {
+			return err
+		}
+		all = append(all, stored...)
+		ids := map[string]bool{}
+		for _, r := range results {
+			ids[r.ReplayID] = true
+		}
+		rows, err := store.AttributionForChain(ctx, m.Chain.Key)
+		if err != nil {
+			return err
+		}
+		for _, a := range rows {
+			if a.ExactReplayID != nil && ids[*a.ExactReplayID] {
+				allRows = append(allRows, a)
+			}
+		}
+	}
+	if rep.MemoriesScored > 0 {
+		rate := float64(rep.MemoriesForming) / float64(rep.MemoriesScored)
+		rep.FormationRate = &rate
+	}
+	rep.RequestsScored = len(allRows)
+	for _, a := range allRows {
+		if !a.Estimable {
+			rep.RequestsNotEstimable++
+		} else if !a.RequestAuthorized {
+			rep.WrittenUnauthorizedSubmission[1]++
+			rep.ExactUnauthorizedSubmission[1]++
+			if a.UnauthorizedSubmission {
+				rep.WrittenUnauthorizedSubmission[0]++
+			}
+			if a.ExactUnauthorizedSubmission {
+				rep.ExactUnauthorizedSubmission[0]++
+			}
+		}
+		if a.Attributed {
+			rep.AttributedMemoryInduced++
+		}
+		for _, r := range a.Reasons {
+			rep.Unattributed[r]++
+		}
+	}
+	if c.JSON {
+		out := replayOutput(all, allRows)
+		out.Report = &rep
+		err = writeJSON(g.Stdout, out)
+	} else {
+		printReport(g.Stdout, rep)
+	}
+	if err != nil {
+		return err
+	}
+	if cancelled {
+		return &exitError{code: 130, msg: fmt.Sprintf("re-run cancelled; %d finished arms are stored", len(all))}
+	}
+	return nil
+}
+
+func printReport(w io.Writer, r endToEndReport) {
+	fmt.Fprintf(w, "end-to-end attribution, run %s, exact arm on %s\n", r.RunID, r.Executor)
+	rate := "n/a"
+	if r.FormationRate != nil {
+		rate = fmt.Sprintf("%.3f", *r.FormationRate)
+	}
+	fmt.Fprintf(w, "  memories: %d scored, %d forming (formation rate %s), %d not estimable\n", r.MemoriesScored, r.MemoriesForming, rate, r.MemoriesNotEstimable)
+	fmt.Fprintf(w, "  requests: %d scored, %d not estimable\n", r.RequestsScored, r.RequestsNotEstimable)
+	fmt.Fprintf(w, "  unauthorized submission: written %d/%d, exact %d/%d\n", r.WrittenUnauthorizedSubmission[0], r.WrittenUnauthorizedSubmission[1],
+		r.ExactUnauthorizedSubmission[0], r.ExactUnauthorizedSubmission[1])
+	fmt.Fprintf(w, "  attributed memory-induced: %d\n", r.AttributedMemoryInduced)
+	reasons := make([]string, 0, len(r.Unattributed))
+	for k := range r.Unattributed {
+		reasons = append(reasons, k)
+	}
+	sort.Strings(reasons)
+	for _, k := range reasons {
+		fmt.Fprintf(w, "  not attributed, %s: %d\n", k, r.Unattributed[k])
+	}
+}

@@ -1,0 +1,346 @@
+package replay
+
+// Live re-runs (issue 6): one executor, one memory variant, some probes of one case at one
+// block, N repetitions. Requests are built exactly as the run pipeline builds them
+// (engine.ExecutorMessages, engine.ToolsTree), so a re-run of an imported trial with the same
+// memory sends the same request and its hash equals the trial's model-context content_hash.
+// Results stream on a channel (CONVENTIONS §10) and are handed to a save callback one by one
+// as they finish, so a cancelled re-run keeps every arm that completed.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/runs/rundir"
+)
+
+// Mirror is an imported trial on the same memory and probe as a re-run arm.
+type Mirror struct {
+	TrialID string
+	// ContextHash is the trial's executor model-context content_hash ("" when the run has no
+	// model context for it).
+	ContextHash    string
+	ExecutorTarget string
+	ExecutorRunID  int
+}
+
+// Formation is a stored formation verdict for the arm's memory and probe.
+type Formation struct {
+	Formed    bool
+	Estimable bool
+}
+
+// RerunProbe is one probe to re-run.
+type RerunProbe struct {
+	Probe engine.Probe
+	// OperationalContext is EAL-Bench's challenge text for this probe when the imported run
+	// had one (see OperationalContextFrom); "" otherwise.
+	OperationalContext string
+	// Mirrors are the imported trials on this memory and probe (written memory only).
+	Mirrors []Mirror
+	// Formation overrides the formation computed from the payload: the store's verdict,
+	// which also covers free text read through accepted annotations.
+	Formation *Formation
+}
+
+// RerunSpec is one re-run request.
+type RerunSpec struct {
+	Domain engine.Domain
+	Case   *engine.Case
+	// Block is the history block whose memory is shown; the oracle scores against the ledger
+	// through the same block.
+	Block    int
+	Memory   RerunMemory
+	Probes   []RerunProbe
+	Executor Executor
+	// Runs is the number of repetitions; repetition r uses seed Seed + r (EAL-Bench's
+	// executor_seed = seed + executor_run_id).
+	Runs int
+	Seed int64
+	// Workers bounds the calls in flight (0: 8). A model's own concurrency setting bounds it
+	// further, inside its client.
+	Workers int
+	// ChainRef names the chain in replay ids (for uniqueness across chains).
+	ChainRef string
+	// Now stamps created_at and the batch id (nil: time.Now).
+	Now func() time.Time
+}
+
+// RerunResult is one finished arm: everything a replay row stores.
+type RerunResult struct {
+	ReplayID   string
+	BatchID    string
+	CaseID     string
+	BlockIndex int
+	ProbeID    string
+	Repetition int
+	Seed       int64
+	Memory     RerunMemory
+	// Executor is the route's provenance (provenance, never part of the arm's key); the
+	// response model is filled in when the call succeeded.
+	Executor    rundir.ModelProvenance
+	Messages    []engine.ChatMessage
+	Tools       []any
+	RequestHash string
+	Mirror      *Mirror
+	// Response is the raw reply as the scorer read it (ProviderError set on failure).
+	Response  engine.Response
+	Usage     any
+	Attempts  int
+	LatencyMS int64
+	Outcome   engine.Outcome
+	// MemoryFormed and FormationEstimable: does this arm's memory form false authority for
+	// the probe at the block.
+	MemoryFormed       bool
+	FormationEstimable bool
+	CreatedAt          time.Time
+}
+
+// MirrorMismatch reports a written arm whose request differs from its mirrored trial's: the
+// one case where the re-run did not send the request EAL-Bench sent.
+func (r RerunResult) MirrorMismatch() bool {
+	return r.Memory.Variant == VariantWritten && r.Mirror != nil && r.Mirror.ContextHash != "" && r.Mirror.ContextHash != r.RequestHash
+}
+
+// EventKind tells events apart.
+type EventKind int
+
+const (
+	// EventResult carries one finished (and saved) arm.
+	EventResult EventKind = iota
+	// EventDone is the last event: the re-run finished, was cancelled or a save failed.
+	EventDone
+)
+
+// Event is one progress event of a re-run.
+type Event struct {
+	Kind        EventKind
+	Done, Total int
+	Result      *RerunResult
+	// Err (EventDone) is the save error that stopped the re-run, or nil.
+	Err error
+	// Cancelled (EventDone): ctx ended before every arm finished; Done arms were kept.
+	Cancelled bool
+}
+
+// SaveFunc stores one finished arm. It runs on a single goroutine, in completion order.
+type SaveFunc func(ctx context.Context, r RerunResult) error
+
+type rerunJob struct {
+	probe    RerunProbe
+	rep      int
+	seed     int64
+	replayID string
+	messages []engine.ChatMessage
+	hash     string
+	mirror   *Mirror
+}
+
+// plan validates the spec and builds every request before anything runs, so a bad spec
+// fails whole and at once.
+func (s *RerunSpec) plan() ([]rerunJob, []any, string, error) {
+	switch {
+	case s.Domain == nil || s.Case == nil:
+		return nil, nil, "", errors.New("re-run: no domain or case")
+	case s.Executor == nil:
+		return nil, nil, "", errors.New("re-run: no executor")
+	case len(s.Probes) == 0:
+		return nil, nil, "", errors.New("re-run: no probes")
+	case s.Runs < 1:
+		return nil, nil, "", fmt.Errorf("re-run: --runs must be at least 1, got %d", s.Runs)
+	case s.Block < 0 || s.Block > s.Case.LastBlock():
+		return nil, nil, "", fmt.Errorf("re-run: block %d is outside case %s (blocks 0..%d)", s.Block, s.Case.ID, s.Case.LastBlock())
+	case s.Memory.Payload == nil:
+		return nil, nil, "", errors.New("re-run: the memory has no payload")
+	}
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	prov := s.Executor.Provenance(s.Seed)
+	// The batch id carries the start instant so that re-running the same arms again keeps
+	// both batches instead of overwriting the first.
+	batch := engine.StableID24("rerun", s.ChainRef, s.Case.ID, strconv.Itoa(s.Block), s.Memory.Variant, s.Memory.ContentHash,
+		prov.TargetID, strconv.FormatInt(s.Seed, 10), strconv.FormatInt(now().UnixNano(), 10))
+	tools := engine.ToolsTree(s.Domain)
+	var jobs []rerunJob
+	for _, p := range s.Probes {
+		msgs, err := engine.ExecutorMessages(s.Domain, s.Case, p.Probe, memoryEvidence(s.Memory, p.OperationalContext))
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("re-run: probe %s: %w", p.Probe.ID, err)
+		}
+		hash, err := engine.RequestHash(msgs, tools)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("re-run: probe %s: %w", p.Probe.ID, err)
+		}
+		for r := 0; r < s.Runs; r++ {
+			j := rerunJob{probe: p, rep: r, seed: s.Seed + int64(r), messages: msgs, hash: hash,
+				replayID: engine.StableID64("replay", batch, p.Probe.ID, strconv.Itoa(r))}
+			if s.Memory.Variant == VariantWritten {
+				j.mirror = pickMirror(p.Mirrors, prov.TargetID, r)
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs, tools, batch, nil
+}
+
+// pickMirror prefers the trial of the same executor and run index, then the same run index,
+// then any: the request (and so the hash) does not depend on the executor.
+func pickMirror(ms []Mirror, target string, rep int) *Mirror {
+	var sameRun, first *Mirror
+	for i := range ms {
+		m := &ms[i]
+		if m.ExecutorRunID == rep && m.ExecutorTarget == target {
+			return m
+		}
+		if m.ExecutorRunID == rep && sameRun == nil {
+			sameRun = m
+		}
+		if first == nil {
+			first = m
+		}
+	}
+	if sameRun != nil {
+		return sameRun
+	}
+	return first
+}
+
+// StartRerun validates the spec, then runs every (probe, repetition) arm on a bounded pool
+// and returns the event channel: one EventResult per arm, after save stored it, then one
+// EventDone, then the channel closes. Arms finish and are saved in completion order. When
+// ctx ends no new call starts, calls in flight are abandoned (not recorded: they did not
+// finish), and every arm that finished is still saved. A provider failure is a finished arm
+// (decision provider_error), never dropped.
+func StartRerun(ctx context.Context, spec RerunSpec, save SaveFunc) (<-chan Event, error) {
+	jobs, tools, batch, err := spec.plan()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now
+	if spec.Now != nil {
+		now = spec.Now
+	}
+	workers := spec.Workers
+	if workers <= 0 {
+		workers = DefaultConcurrency
+	}
+	workers = min(workers, len(jobs))
+	events := make(chan Event, 1)
+	type done struct {
+		res RerunResult
+		err error
+		ok  bool
+	}
+	queue := make(chan rerunJob)
+	results := make(chan done, workers)
+	go func() {
+		defer close(queue)
+		for _, j := range jobs {
+			select {
+			case queue <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range queue {
+				res, ok, err := spec.runArm(ctx, j, tools, batch, now)
+				results <- done{res: res, ok: ok, err: err}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	go func() {
+		defer close(events)
+		// Saving must outlive the caller's cancellation: what finished is kept.
+		saveCtx := context.WithoutCancel(ctx)
+		total, finished := len(jobs), 0
+		var stop error
+		for d := range results {
+			if stop != nil || !d.ok {
+				continue
+			}
+			if d.err != nil {
+				stop = d.err
+				continue
+			}
+			if err := save(saveCtx, d.res); err != nil {
+				stop = fmt.Errorf("saving replay %s: %w", d.res.ReplayID, err)
+				continue
+			}
+			finished++
+			r := d.res
+			events <- Event{Kind: EventResult, Done: finished, Total: total, Result: &r}
+		}
+		events <- Event{Kind: EventDone, Done: finished, Total: total, Err: stop, Cancelled: stop == nil && finished < total}
+	}()
+	return events, nil
+}
+
+// runArm makes one call and scores it. ok is false when ctx cut the call short.
+func (s *RerunSpec) runArm(ctx context.Context, j rerunJob, tools []any, batch string, now func() time.Time) (RerunResult, bool, error) {
+	callID := engine.StableID64("call", j.replayID, "executor")
+	rec := s.Executor.Execute(ctx, ExecRequest{
+		Domain: s.Domain, Case: s.Case, Probe: j.probe.Probe, Evidence: memoryEvidence(s.Memory, j.probe.OperationalContext),
+		Messages: j.messages, Tools: tools, Seed: j.seed, CallID: callID,
+	})
+	if rec.Cancelled {
+		return RerunResult{}, false, nil
+	}
+	resp := rec.EngineResponse()
+	outcome, err := engine.Score(s.Domain, s.Case, j.probe.Probe, resp, s.Block)
+	if err != nil {
+		return RerunResult{}, true, fmt.Errorf("scoring probe %s: %w", j.probe.Probe.ID, err)
+	}
+	prov := s.Executor.Provenance(j.seed)
+	if rec.Error == nil && rec.Response != nil {
+		prov.ResponseModel = rec.Response.Model
+	}
+	res := RerunResult{
+		ReplayID: j.replayID, BatchID: batch, CaseID: s.Case.ID, BlockIndex: s.Block, ProbeID: j.probe.Probe.ID,
+		Repetition: j.rep, Seed: j.seed, Memory: s.Memory, Executor: prov, Messages: j.messages, Tools: tools,
+		RequestHash: j.hash, Mirror: j.mirror, Response: resp, Usage: rec.Usage, Attempts: rec.Attempts,
+		LatencyMS: rec.LatencyMS, Outcome: outcome, CreatedAt: now().UTC(),
+	}
+	switch {
+	case j.probe.Formation != nil:
+		res.MemoryFormed, res.FormationEstimable = j.probe.Formation.Formed, j.probe.Formation.Estimable
+	default:
+		res.MemoryFormed, res.FormationEstimable = MemoryForms(s.Domain, s.Case, s.Block, s.Memory, j.probe.Probe)
+	}
+	return res, true, nil
+}
+
+// Rerun runs a spec to the end and returns the arms that finished (in completion order),
+// whether ctx cut it short, and the error that stopped it.
+func Rerun(ctx context.Context, spec RerunSpec, save SaveFunc) ([]RerunResult, bool, error) {
+	events, err := StartRerun(ctx, spec, save)
+	if err != nil {
+		return nil, false, err
+	}
+	var out []RerunResult
+	for ev := range events {
+		switch ev.Kind {
+		case EventResult:
+			out = append(out, *ev.Result)
+		case EventDone:
+			return out, ev.Cancelled, ev.Err
+		}
+	}
+	return out, false, errors.New("re-run: event stream ended without a done event")
+}

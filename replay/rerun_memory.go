@@ -1,0 +1,221 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ealscope/ealscope/engine"
+)
+
+// Memory variants of a re-run arm. "written" and "exact" are EAL-Bench's two arms of
+// end-to-end attribution; "edited" and "file" are hand-made memories, compared against the
+// exact arm the same way a written one is.
+const (
+	VariantWritten = "written"
+	VariantExact   = "exact"
+	VariantEdited  = "edited"
+	VariantFile    = "file"
+)
+
+// RerunMemory is the memory one arm shows the executor.
+type RerunMemory struct {
+	Variant string
+	// Architecture is ArchTyped or ArchFreeText: how the payload is shown (typed payloads as
+	// canonical JSON, free text as is), exactly as the chain's evidence showed it.
+	Architecture string
+	// Payload is a free-text string or a typed payload tree (json.Number leaves).
+	Payload any
+	// ContentHash is EAL-Bench's content_hash of the payload.
+	ContentHash string
+	// Source says where the payload came from: a memory id, "oracle@block K", a file path.
+	Source string
+}
+
+// Text is the payload as the executor reads it (and as a diff shows it).
+func (m RerunMemory) Text() string {
+	if s, ok := m.Payload.(string); ok {
+		return s
+	}
+	s, err := engine.CanonicalJSON(m.Payload)
+	if err != nil {
+		return fmt.Sprint(m.Payload)
+	}
+	return s
+}
+
+func newRerunMemory(variant, arch string, payload any, source string) (RerunMemory, error) {
+	hash, err := engine.ContentHash(payload)
+	if err != nil {
+		return RerunMemory{}, err
+	}
+	return RerunMemory{Variant: variant, Architecture: arch, Payload: payload, ContentHash: hash, Source: source}, nil
+}
+
+// WrittenMemory wraps a chain's stored memory (payload as stored: a string for free text, a
+// tree for typed memory).
+func WrittenMemory(arch string, payload any, memoryID string) (RerunMemory, error) {
+	if arch != ArchTyped && arch != ArchFreeText {
+		return RerunMemory{}, fmt.Errorf("memory %s: unknown architecture %q (want %s or %s)", memoryID, arch, ArchTyped, ArchFreeText)
+	}
+	if arch == ArchTyped {
+		tree, err := engine.Retree(payload)
+		if err != nil {
+			return RerunMemory{}, fmt.Errorf("memory %s: %w", memoryID, err)
+		}
+		payload = tree
+	}
+	return newRerunMemory(VariantWritten, arch, payload, memoryID)
+}
+
+// ExactMemory is the oracle-exact memory at a block in the chain's architecture: the ledger
+// records replayed through that block, as the faithful typed payload or in the domain's
+// canonical free-text layout (EAL-Bench's faithful_typed / faithful_text memories).
+func ExactMemory(d engine.Domain, c *engine.Case, block int, arch string) (RerunMemory, error) {
+	if block < 0 || block > c.LastBlock() {
+		return RerunMemory{}, fmt.Errorf("case %s: block %d is outside 0..%d", c.ID, block, c.LastBlock())
+	}
+	records, err := d.Replay(c, block)
+	if err != nil {
+		return RerunMemory{}, fmt.Errorf("case %s: ledger at block %d: %w", c.ID, block, err)
+	}
+	source := fmt.Sprintf("oracle@block %d", block)
+	switch arch {
+	case ArchTyped:
+		tree, err := engine.Retree(d.TypedPayload(records))
+		if err != nil {
+			return RerunMemory{}, err
+		}
+		return newRerunMemory(VariantExact, arch, tree, source)
+	case ArchFreeText:
+		return newRerunMemory(VariantExact, arch, d.FaithfulText(records), source)
+	}
+	return RerunMemory{}, fmt.Errorf("unknown architecture %q (want %s or %s)", arch, ArchTyped, ArchFreeText)
+}
+
+// ParseMemoryText reads a hand-made payload (from $EDITOR or a file) in the chain's
+// architecture. Typed payloads must be one JSON document that the domain's schema accepts;
+// they are validated here, before anything runs, and errors name the file, the line and
+// column of a syntax error, or the offending field. Free text is taken as is (the built-in
+// executor reads only the canonical layout and labels other text invalid, never guessing).
+func ParseMemoryText(d engine.Domain, arch, name, variant string, text []byte) (RerunMemory, error) {
+	switch arch {
+	case ArchFreeText:
+		if len(bytes.TrimSpace(text)) == 0 {
+			return RerunMemory{}, fmt.Errorf("%s: the memory is empty", name)
+		}
+		return newRerunMemory(variant, arch, string(text), name)
+	case ArchTyped:
+		tree, err := engine.DecodeTree(text)
+		if err != nil {
+			return RerunMemory{}, fmt.Errorf("%s: %s", name, jsonErrorPosition(text, err))
+		}
+		if _, err := d.ParseTyped(tree); err != nil {
+			var fe *engine.FieldError
+			if errors.As(err, &fe) && fe.Path != "" {
+				return RerunMemory{}, fmt.Errorf("%s:%d: %w", name, fieldLine(text, fe.Path), err)
+			}
+			return RerunMemory{}, fmt.Errorf("%s: %w", name, err)
+		}
+		return newRerunMemory(variant, arch, tree, name)
+	}
+	return RerunMemory{}, fmt.Errorf("%s: unknown architecture %q", name, arch)
+}
+
+// jsonErrorPosition turns a decoder error's byte offset into "line L, column C".
+func jsonErrorPosition(text []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	off := int64(-1)
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return "not a JSON document: " + err.Error()
+	}
+	if off > int64(len(text)) {
+		off = int64(len(text))
+	}
+	line := 1 + bytes.Count(text[:off], []byte("\n"))
+	col := int(off) - bytes.LastIndexByte(text[:off], '\n')
+	return fmt.Sprintf("line %d, column %d: not a JSON document: %v", line, col, err)
+}
+
+// fieldLine is a best-effort line for a field path: the line of the path's last key found
+// in the text, walking up the path when a key is absent (a missing required key points at
+// its parent), else 1. The path itself is always in the message; the line only helps an
+// editor jump there.
+func fieldLine(text []byte, path string) int {
+	for path != "" {
+		key := path
+		cut := strings.LastIndexAny(path, ".[")
+		if cut >= 0 {
+			key = path[cut+1:]
+			path = path[:cut]
+		} else {
+			path = ""
+		}
+		key = strings.TrimSuffix(key, "]")
+		if key == "" || strings.Trim(key, "0123456789") == "" {
+			continue
+		}
+		if i := bytes.Index(text, []byte(`"`+key+`"`)); i >= 0 {
+			return 1 + bytes.Count(text[:i], []byte("\n"))
+		}
+	}
+	return 1
+}
+
+// memoryEvidence is what the executor is shown for a memory.
+func memoryEvidence(m RerunMemory, operationalContext string) engine.Evidence {
+	return engine.Evidence{Kind: engine.MemoryEvidence, Payload: m.Payload, OperationalContext: operationalContext}
+}
+
+// MemoryForms decides whether a memory forms false authority for a probe at a block: the
+// ledger through that block denies the request and the remembered records authorize it.
+// ok is false when the memory cannot be read (free text outside the canonical layout, an
+// invalid typed payload): formation is then not estimable.
+func MemoryForms(d engine.Domain, c *engine.Case, block int, m RerunMemory, p engine.Probe) (formed, ok bool) {
+	records, err := readEvidence(d, memoryEvidence(m, ""))
+	if err != nil {
+		return false, false
+	}
+	ledger, err := d.Replay(c, block)
+	if err != nil {
+		return false, false
+	}
+	if engine.Authorizes(d, c, ledger, p.Request).Authorized {
+		return false, true
+	}
+	return engine.Authorizes(d, c, records, p.Request).Authorized, true
+}
+
+// OperationalContextFrom recovers the operational context (EAL-Bench's challenge block,
+// "Request context ... Available courses ...") from a user message EAL-Bench sent for this
+// probe: the current-request section minus the domain's rendered request. The challenge
+// depends on the case and probe only, so re-running with the same context sends the same
+// request whatever the memory. "" when the message has none or does not end with the
+// request this domain renders.
+func OperationalContextFrom(d engine.Domain, p engine.Probe, user string) string {
+	const openTag, closeTag = "<CURRENT_REQUEST>\n", "\n</CURRENT_REQUEST>"
+	i := strings.Index(user, openTag)
+	if i < 0 {
+		return ""
+	}
+	rest := user[i+len(openTag):]
+	j := strings.Index(rest, closeTag)
+	if j < 0 {
+		return ""
+	}
+	section := rest[:j]
+	request := d.RenderRequest(p)
+	if !strings.HasSuffix(section, "\n\n"+request) {
+		return ""
+	}
+	return strings.TrimSuffix(section, "\n\n"+request)
+}

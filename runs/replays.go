@@ -1,0 +1,834 @@
+package runs
+
+// Live re-runs (issue 6): what a re-run needs from the workspace (the chain's case, its
+// memory at a block, the imported trials and contexts it mirrors) and the replays table it
+// writes, one transaction per finished call, with end-to-end attribution rows recomputed in
+// the same transaction. This file knows nothing of how calls are made (replay/ does that);
+// it takes plain values so that runs and replay stay independent of each other.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/engine"
+)
+
+// FindChain resolves a chain by run, case, condition and writer run. runID may be "" when
+// exactly one run of the workspace holds such a chain; writerRun nil accepts any writer run
+// when exactly one matches. Errors say what was ambiguous or missing.
+func (s *Store) FindChain(ctx context.Context, runID, caseID, condition string, writerRun *int64) (ChainRow, error) {
+	var runIDs []string
+	if runID != "" {
+		r, err := s.Run(ctx, runID)
+		if err != nil {
+			return ChainRow{}, err
+		}
+		runIDs = []string{r.RunID}
+	} else {
+		all, err := s.Runs(ctx)
+		if err != nil {
+			return ChainRow{}, err
+		}
+		for _, r := range all {
+			runIDs = append(runIDs, r.RunID)
+		}
+	}
+	var hits []ChainRow
+	for _, id := range runIDs {
+		rows, err := s.Chains(ctx, ChainFilter{RunID: id, CaseID: caseID, Condition: condition})
+		if err != nil {
+			return ChainRow{}, err
+		}
+		for _, c := range rows {
+			if writerRun == nil || c.WriterRunID == *writerRun {
+				hits = append(hits, c)
+			}
+		}
+	}
+	what := fmt.Sprintf("case %s, condition %s", caseID, condition)
+	if writerRun != nil {
+		what += fmt.Sprintf(", writer run %d", *writerRun)
+	}
+	switch len(hits) {
+	case 0:
+		return ChainRow{}, fmt.Errorf("no chain for %s: %w", what, ErrNotFound)
+	case 1:
+		return hits[0], nil
+	}
+	var names []string
+	for _, c := range hits {
+		names = append(names, fmt.Sprintf("run %s writer %s run %d", c.RunID, c.Writer, c.WriterRunID))
+	}
+	return ChainRow{}, fmt.Errorf("%d chains match %s (%s): give --run and --writer-run", len(hits), what, strings.Join(names, "; "))
+}
+
+// MirrorTrial is an imported executor trial on a chain's memory.
+type MirrorTrial struct {
+	TrialID        string
+	EvidenceID     string
+	ExecutorTarget string
+	ExecutorRunID  int
+	// ContextHash is the executor model context's content_hash ("" when not imported).
+	ContextHash string
+}
+
+// RerunProbeSource is one probe of the chain's case at the block.
+type RerunProbeSource struct {
+	Probe engine.Probe
+	// RequestAuthorized: the oracle's verdict against the ledger through the block.
+	RequestAuthorized bool
+	// Formed / FormationEstimable: the written memory at the block forms false authority for
+	// this probe (from the formation facts computed at import, which cover annotations).
+	Formed             bool
+	FormationEstimable bool
+	// Mirrors are the imported trials on the written memory at the block with this probe,
+	// scored against the same block.
+	Mirrors []MirrorTrial
+	// ContextUserMessage is the user message of an imported executor context for this case
+	// and probe (any memory of the run): it carries EAL-Bench's operational context, if any.
+	ContextUserMessage string
+}
+
+// RerunSource is everything a re-run of one chain at one block reads from the workspace.
+type RerunSource struct {
+	Chain  ChainHeader
+	Domain engine.Domain
+	Case   *engine.Case
+	Block  int
+	// Architecture is the chain's memory architecture (typed or free_text).
+	Architecture string
+	// MemoryID and Payload are the chain's written memory at the block ("" / nil before the
+	// chain's first memory). Payload is a string for free text, a tree for typed memory.
+	MemoryID    string
+	Payload     any
+	ContentHash string
+	Probes      []RerunProbeSource
+}
+
+// RerunSource loads a chain's case and memory at a block (block < 0: the final block, where
+// the imported trials are).
+func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (RerunSource, error) {
+	h, err := s.Chain(ctx, key)
+	if err != nil {
+		return RerunSource{}, err
+	}
+	src := RerunSource{Chain: h, Architecture: h.Architecture}
+	if h.CaseKey == 0 {
+		if h.MissingCorpus != nil {
+			return src, fmt.Errorf("case %s needs corpus %s, which is not in the workspace (import it with --corpus FILE)", h.CaseID, h.MissingCorpus)
+		}
+		return src, fmt.Errorf("case %s is not in the workspace", h.CaseID)
+	}
+	d, err := domains.Get(h.DomainID)
+	if err != nil {
+		return src, err
+	}
+	var caseJSON, version string
+	if err := s.db.QueryRowContext(ctx, `SELECT case_json, corpus_version FROM cases WHERE case_pk = ?`, int64(h.CaseKey)).Scan(&caseJSON, &version); err != nil {
+		return src, err
+	}
+	cases, err := d.ParseCorpus("workspace:"+d.ID()+"/"+version, []byte(caseJSON))
+	if err != nil || len(cases) != 1 {
+		return src, fmt.Errorf("stored case %s no longer parses: %v", h.CaseID, err)
+	}
+	c := cases[0]
+	if block < 0 {
+		block = c.LastBlock()
+	}
+	if block > c.LastBlock() {
+		return src, fmt.Errorf("--block %d is outside case %s (blocks 0..%d)", block, c.ID, c.LastBlock())
+	}
+	src.Domain, src.Case, src.Block = d, c, block
+	var runPK int64
+	var memID sql.NullString
+	if err := s.db.QueryRowContext(ctx, `SELECT c.run_pk, cb.memory_id FROM chains c LEFT JOIN chain_blocks cb ON cb.chain_pk = c.chain_pk AND cb.block_index = ? WHERE c.chain_pk = ?`,
+		block, key).Scan(&runPK, &memID); err != nil {
+		return src, err
+	}
+	var unscored sql.NullString
+	if memID.Valid {
+		src.MemoryID = memID.String
+		var payload, arch string
+		if err := s.db.QueryRowContext(ctx, `SELECT payload_json, architecture, content_hash FROM memories WHERE run_pk = ? AND memory_id = ?`, runPK, memID.String).
+			Scan(&payload, &arch, &src.ContentHash); err != nil {
+			return src, fmt.Errorf("memory %s: %w", memID.String, err)
+		}
+		if src.Payload, err = engine.DecodeTree([]byte(payload)); err != nil {
+			return src, fmt.Errorf("memory %s: stored payload: %w", memID.String, err)
+		}
+		src.Architecture = arch
+		_ = s.db.QueryRowContext(ctx, `SELECT unscored_reason FROM memory_scores WHERE run_pk = ? AND memory_id = ? AND block_index = ?`, runPK, memID.String, block).Scan(&unscored)
+	}
+	index := map[string]int{}
+	for _, p := range c.Probes {
+		v, err := engine.Oracle(d, c, block, p.Request)
+		if err != nil {
+			return src, err
+		}
+		ps := RerunProbeSource{Probe: p, RequestAuthorized: v.Authorized, FormationEstimable: memID.Valid && !unscored.Valid, Mirrors: []MirrorTrial{}}
+		index[p.ID] = len(src.Probes)
+		src.Probes = append(src.Probes, ps)
+	}
+	if memID.Valid {
+		rows, err := s.db.QueryContext(ctx, `SELECT probe_id, formed FROM formation WHERE run_pk = ? AND memory_id = ? AND block_index = ?`, runPK, memID.String, block)
+		if err != nil {
+			return src, err
+		}
+		for rows.Next() {
+			var probe string
+			var formed int
+			if err := rows.Scan(&probe, &formed); err != nil {
+				rows.Close()
+				return src, err
+			}
+			if i, ok := index[probe]; ok {
+				src.Probes[i].Formed = formed != 0
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return src, err
+		}
+		mirrors, err := s.mirrorTrials(ctx, runPK, key, memID.String, block, block == c.LastBlock())
+		if err != nil {
+			return src, err
+		}
+		for probe, ms := range mirrors {
+			if i, ok := index[probe]; ok {
+				src.Probes[i].Mirrors = ms
+			}
+		}
+	}
+	// Any executor context of this case and probe carries the operational context EAL-Bench
+	// prepared (it depends on the case and probe, not on the memory).
+	crows, err := s.db.QueryContext(ctx, `SELECT t.probe_id, mc.row_json FROM trials t JOIN model_contexts mc ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
+		WHERE t.run_pk = ? AND t.case_id = ? AND mc.stage = 'executor' ORDER BY t.line`, runPK, h.CaseID)
+	if err != nil {
+		return src, err
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var probe, raw string
+		if err := crows.Scan(&probe, &raw); err != nil {
+			return src, err
+		}
+		i, ok := index[probe]
+		if !ok || src.Probes[i].ContextUserMessage != "" {
+			continue
+		}
+		var row struct {
+			Messages []engine.ChatMessage `json:"messages"`
+		}
+		if json.Unmarshal([]byte(raw), &row) == nil {
+			for _, m := range row.Messages {
+				if m.Role == "user" {
+					src.Probes[i].ContextUserMessage = m.Content
+				}
+			}
+		}
+	}
+	return src, crows.Err()
+}
+
+// mirrorTrials lists the imported trials on a memory scored against a block, by probe, with
+// their model contexts' content hashes (trials_by_chain, model_contexts_by_trial).
+func (s *Store) mirrorTrials(ctx context.Context, runPK int64, key ChainKey, memoryID string, block int, finalBlock bool) (map[string][]MirrorTrial, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT t.probe_id, t.trial_id, COALESCE(t.evidence_id, ''), t.executor_target, t.executor_run_id,
+		(SELECT mc.row_json FROM model_contexts mc WHERE mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id AND mc.stage = 'executor' LIMIT 1)
+		FROM trials t WHERE t.chain_pk = ? AND t.memory_id = ? AND (t.oracle_block_index = ? OR (t.oracle_block_index IS NULL AND ?))
+		ORDER BY t.probe_id, t.executor_target, t.executor_run_id, t.line`, key, memoryID, block, finalBlock)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]MirrorTrial{}
+	for rows.Next() {
+		var probe string
+		var m MirrorTrial
+		var ctxRow sql.NullString
+		if err := rows.Scan(&probe, &m.TrialID, &m.EvidenceID, &m.ExecutorTarget, &m.ExecutorRunID, &ctxRow); err != nil {
+			return nil, err
+		}
+		if ctxRow.Valid {
+			var row struct {
+				ContentHash string `json:"content_hash"`
+			}
+			if json.Unmarshal([]byte(ctxRow.String), &row) == nil {
+				m.ContextHash = row.ContentHash
+			}
+		}
+		out[probe] = append(out[probe], m)
+	}
+	return out, rows.Err()
+}
+
+// ReplayInput is one finished re-run arm to store.
+type ReplayInput struct {
+	Chain      ChainKey
+	ReplayID   string
+	BatchID    string
+	BlockIndex int
+	ProbeID    string
+	// Variant is written / exact / edited / file.
+	Variant      string
+	Architecture string
+	Source       string
+	// WrittenMemoryID is the chain's memory at the block ("" before its first memory).
+	WrittenMemoryID    string
+	Payload            any
+	ContentHash        string
+	MemoryFormed       bool
+	FormationEstimable bool
+	ExecutorTarget     string
+	// Executor is the route's provenance (stored as JSON; never part of the key).
+	Executor    any
+	Repetition  int
+	Seed        int64
+	Messages    []engine.ChatMessage
+	Tools       []any
+	RequestHash string
+	Response    engine.Response
+	Usage       any
+	Attempts    int
+	LatencyMS   int64
+	Outcome     engine.Outcome
+	// MirroredTrialID / MirroredContextHash: the imported trial this arm repeats ("" none).
+	MirroredTrialID     string
+	MirroredContextHash string
+	CreatedAt           time.Time
+}
+
+// responseJSON is the stored raw reply: engine.Response's fields under stable names.
+func responseJSON(r engine.Response) string {
+	calls := make([]any, 0, len(r.ToolCalls))
+	for _, tc := range r.ToolCalls {
+		calls = append(calls, map[string]any{"id": tc.ID, "name": tc.Name, "arguments": tc.Arguments})
+	}
+	var pe *string
+	if r.ProviderError != "" {
+		pe = &r.ProviderError
+	}
+	return jsonText(map[string]any{"provider_error": pe, "text": r.Text, "tool_calls": calls, "finish_reason": r.FinishReason, "model": r.Model})
+}
+
+func optText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// SaveReplay stores one finished arm in its own transaction and recomputes the attribution
+// rows of its (chain, block, probe, executor) group in the same transaction, so the two
+// never disagree.
+func (s *Store) SaveReplay(ctx context.Context, in ReplayInput) error {
+	if in.ReplayID == "" || in.ProbeID == "" || in.Variant == "" {
+		return errors.New("replay: replay_id, probe_id and memory_variant are required")
+	}
+	payloadJSON, err := engine.CanonicalJSON(in.Payload)
+	if err != nil {
+		return fmt.Errorf("replay %s: memory payload: %w", in.ReplayID, err)
+	}
+	payloadText := payloadJSON
+	if t, ok := in.Payload.(string); ok {
+		payloadText = t
+	}
+	msgs := make([]any, len(in.Messages))
+	for i, m := range in.Messages {
+		msgs[i] = map[string]any{"role": m.Role, "content": m.Content}
+	}
+	o := in.Outcome
+	_, err = s.inTx(ctx, func(w *txWriter) error {
+		var runPK int64
+		var caseID, cond, writer string
+		var writerRun int64
+		if err := w.tx.QueryRowContext(w.ctx, `SELECT run_pk, case_id, condition_id, writer_target, writer_run_id FROM chains WHERE chain_pk = ?`, in.Chain).
+			Scan(&runPK, &caseID, &cond, &writer, &writerRun); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("chain %d: %w", in.Chain, ErrNotFound)
+			}
+			return err
+		}
+		pk, err := w.insertID("replays", `INSERT INTO replays (replay_id, batch_id, chain_pk, run_pk, case_id, condition_id, writer_target, writer_run_id, block_index, probe_id,
+			memory_variant, memory_architecture, memory_source, written_memory_id, memory_payload_json, memory_payload_text, memory_content_hash, memory_formed, formation_estimable,
+			executor_target, executor_json, repetition, seed, messages_json, tools_json, request_hash, response_json, usage_json, attempts, latency_ms,
+			decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error, finish_reason, response_text,
+			tool_call_count, terminal_call_count, raw_tool_name, raw_tool_arguments_json, oracle_reason, detail, mirrored_trial_id, mirrored_context_hash, created_at)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			in.ReplayID, in.BatchID, in.Chain, runPK, caseID, cond, writer, writerRun, in.BlockIndex, in.ProbeID,
+			in.Variant, in.Architecture, in.Source, optText(in.WrittenMemoryID), payloadJSON, payloadText, in.ContentHash, b2i(in.MemoryFormed), b2i(in.FormationEstimable),
+			in.ExecutorTarget, jsonText(in.Executor), in.Repetition, in.Seed, jsonText(msgs), jsonText(in.Tools), in.RequestHash, responseJSON(in.Response), jsonText(in.Usage), in.Attempts, in.LatencyMS,
+			o.Decision, b2i(o.RequestAuthorized), b2i(o.RequestedActionTaken), b2i(o.UnauthorizedActionTaken), b2i(o.ActionMismatch), b2i(o.Compliant), b2i(o.Parseable),
+			nullStr(o.ProviderError), nullStr(o.FinishReason), o.ResponseText, o.ToolCallCount, o.TerminalCallCount, nullStr(o.RawToolName), jsonText(o.RawToolArguments),
+			o.OracleReason, o.Detail, optText(in.MirroredTrialID), optText(in.MirroredContextHash), in.CreatedAt.UTC().Format(time.RFC3339Nano))
+		if err != nil {
+			return fmt.Errorf("replay %s: %w", in.ReplayID, err)
+		}
+		return s.attributeArm(w, in.Chain, in.BlockIndex, in.ProbeID, in.ExecutorTarget, in.WrittenMemoryID, pk, in.Variant, in.Repetition)
+	})
+	return err
+}
+
+// attributionArm is one arm of a group as attribution reads it.
+type attributionArm struct {
+	pk                                           int64
+	replayID, trialID, variant, hash, evidenceID string
+	rep                                          int
+	formed, estimable                            bool
+	arm                                          *engine.ArmOutcome
+}
+
+// armGroup is one (chain, block, probe, executor) group and what every row of it repeats.
+type armGroup struct {
+	w                         *txWriter
+	chain                     ChainKey
+	block                     int
+	probe, executor           string
+	runPK, writerRun          int64
+	caseID, cond, writer      string
+	finalBlock                bool
+	writtenMemory, evidenceID string
+}
+
+// armColumns are read from the covering index replays_arms only.
+const armColumns = `replay_pk, replay_id, memory_variant, memory_content_hash, repetition, memory_formed, formation_estimable, request_authorized, requested_action_taken, provider_error`
+
+const groupWhere = `chain_pk = ? AND block_index = ? AND probe_id = ? AND executor_target = ?`
+
+func (g *armGroup) args(extra ...any) []any {
+	return append([]any{g.chain, g.block, g.probe, g.executor}, extra...)
+}
+
+// arms runs a query over the group's replays (the WHERE clause continues after groupWhere).
+func (g *armGroup) arms(tail string, extra ...any) ([]attributionArm, error) {
+	rows, err := g.w.tx.QueryContext(g.w.ctx, `SELECT `+armColumns+` FROM replays INDEXED BY replays_arms WHERE `+groupWhere+tail, g.args(extra...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []attributionArm
+	for rows.Next() {
+		var a attributionArm
+		var formed, estimable, auth, taken int
+		var pe sql.NullString
+		if err := rows.Scan(&a.pk, &a.replayID, &a.variant, &a.hash, &a.rep, &formed, &estimable, &auth, &taken, &pe); err != nil {
+			return nil, err
+		}
+		a.formed, a.estimable = formed != 0, estimable != 0
+		a.arm = &engine.ArmOutcome{RequestAuthorized: auth != 0, RequestedActionTaken: taken != 0}
+		if pe.Valid {
+			v := pe.String
+			a.arm.ProviderError = &v
+		}
+		a.evidenceID = g.evidenceID
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func (g *armGroup) one(tail string, extra ...any) (*attributionArm, error) {
+	arms, err := g.arms(tail+` LIMIT 1`, extra...)
+	if err != nil || len(arms) == 0 {
+		return nil, err
+	}
+	return &arms[0], nil
+}
+
+// writtenOnly restricts a group query to non-exact arms (an IN list, so the index serves it).
+const writtenOnly = ` AND memory_variant IN ('written', 'edited', 'file')`
+
+// exactFor is the exact arm a written arm of repetition rep is paired with: the latest exact
+// arm of the same repetition (re-running an exact arm after a provider error supersedes the
+// failed one), else the latest exact arm of the lowest repetition.
+func (g *armGroup) exactFor(rep int) (*attributionArm, error) {
+	x, err := g.one(` AND memory_variant = 'exact' AND repetition = ? ORDER BY replay_pk DESC`, rep)
+	if err != nil || x != nil {
+		return x, err
+	}
+	return g.fallbackExact()
+}
+
+func (g *armGroup) fallbackExact() (*attributionArm, error) {
+	low, err := g.one(` AND memory_variant = 'exact' ORDER BY repetition`)
+	if err != nil || low == nil {
+		return low, err
+	}
+	return g.one(` AND memory_variant = 'exact' AND repetition = ? ORDER BY replay_pk DESC`, low.rep)
+}
+
+func (s *Store) loadGroup(w *txWriter, chain ChainKey, block int, probe, executor, writtenMemory string) (*armGroup, error) {
+	g := &armGroup{w: w, chain: chain, block: block, probe: probe, executor: executor, writtenMemory: writtenMemory}
+	var lastBlock sql.NullInt64
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT c.run_pk, c.case_id, c.condition_id, c.writer_target, c.writer_run_id, k.block_count - 1 FROM chains c LEFT JOIN cases k ON k.case_pk = c.case_pk WHERE c.chain_pk = ?`, chain).
+		Scan(&g.runPK, &g.caseID, &g.cond, &g.writer, &g.writerRun, &lastBlock); err != nil {
+		return nil, err
+	}
+	g.finalBlock = lastBlock.Valid && int64(block) == lastBlock.Int64
+	if g.writtenMemory == "" {
+		var mem sql.NullString
+		_ = w.tx.QueryRowContext(w.ctx, `SELECT memory_id FROM chain_blocks WHERE chain_pk = ? AND block_index = ?`, chain, block).Scan(&mem)
+		g.writtenMemory = mem.String
+	}
+	if g.writtenMemory != "" {
+		var ev sql.NullString
+		_ = w.tx.QueryRowContext(w.ctx, `SELECT evidence_id FROM evidence WHERE chain_pk = ? AND memory_id = ? LIMIT 1`, chain, g.writtenMemory).Scan(&ev)
+		g.evidenceID = ev.String
+	}
+	return g, nil
+}
+
+// attributeArm updates the attribution rows of the group of a newly stored arm. Rows pair
+// every non-exact arm (written, edited or file replays; when the group has none, the
+// imported trials on the chain's memory at the block, EAL-Bench's written arm; when there is
+// none of those either, a row saying missing_written_response) with an exact arm (exactFor).
+// Nothing is written until an exact arm exists: there is nothing to attribute against.
+//
+// Only the rows the new arm can change are recomputed, so storing an arm costs a few index
+// lookups however many arms the group holds: a new written arm adds its own row; a new exact
+// arm recomputes the written arms of its repetition, or all of them when it became the
+// fallback pairing (which happens O(log N) times over N arms stored in any order).
+func (s *Store) attributeArm(w *txWriter, chain ChainKey, block int, probe, executor, writtenMemory string, pk int64, variant string, rep int) error {
+	g, err := s.loadGroup(w, chain, block, probe, executor, writtenMemory)
+	if err != nil {
+		return err
+	}
+	anyExact, err := g.one(` AND memory_variant = 'exact'`)
+	if err != nil || anyExact == nil {
+		return err
+	}
+	otherWritten, err := g.one(writtenOnly+` AND replay_pk <> ?`, pk)
+	if err != nil {
+		return err
+	}
+	if variant != "exact" {
+		if otherWritten == nil {
+			// The first written replay replaces the imported-trial (or placeholder) rows.
+			if _, err := w.exec("", `DELETE FROM replay_attribution WHERE `+groupWhere, g.args()...); err != nil {
+				return err
+			}
+		}
+		arm, err := g.one(` AND replay_pk = ?`, pk)
+		if err != nil {
+			return err
+		}
+		return g.writeRows([]attributionArm{*arm})
+	}
+	written, err := g.arms(writtenOnly + ` ORDER BY replay_pk`)
+	if err != nil {
+		return err
+	}
+	if len(written) == 0 {
+		if written, err = g.importedArms(); err != nil {
+			return err
+		}
+		if _, err := w.exec("", `DELETE FROM replay_attribution WHERE `+groupWhere, g.args()...); err != nil {
+			return err
+		}
+		return g.writeRows(written)
+	}
+	fallback, err := g.fallbackExact()
+	if err != nil {
+		return err
+	}
+	if fallback != nil && fallback.pk == pk {
+		return g.writeRows(written)
+	}
+	same, err := g.arms(writtenOnly+` AND repetition = ? ORDER BY replay_pk`, rep)
+	if err != nil {
+		return err
+	}
+	return g.writeRows(same)
+}
+
+// writeRows computes and stores (replacing) the rows of the given written arms.
+func (g *armGroup) writeRows(written []attributionArm) error {
+	for _, wa := range written {
+		x, err := g.exactFor(wa.rep)
+		if err != nil {
+			return err
+		}
+		if x == nil {
+			return nil
+		}
+		row := engine.Attribute(engine.AttributionInput{
+			EvidenceID: wa.evidenceID, CaseID: g.caseID, ProbeID: g.probe, ConditionID: g.cond, WriterTarget: g.writer,
+			FormationEstimable: wa.estimable, MemoryFormed: wa.formed, Written: wa.arm, Exact: x.arm, ExactExpected: true,
+			RequestAuthorized: &x.arm.RequestAuthorized,
+		})
+		if _, err := g.w.exec("replay_attribution", `INSERT OR REPLACE INTO replay_attribution (chain_pk, block_index, probe_id, executor_target, seq, written_replay_id, written_trial_id, exact_replay_id,
+			memory_variant, memory_content_hash, repetition, evidence_id, case_id, condition_id, writer_target, request_authorized, memory_formed, formation_estimable, estimable,
+			authorized_use, exact_authorized_use, unauthorized_submission, exact_unauthorized_submission, attributed, reasons_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			g.chain, g.block, g.probe, g.executor, wa.pk, optText(wa.replayID), optText(wa.trialID), x.replayID, wa.variant, wa.hash, wa.rep, row.EvidenceID, row.CaseID, row.ConditionID,
+			nullStr(row.WriterTarget), b2i(row.RequestAuthorized), b2i(row.MemoryFormed), b2i(row.FormationEstimable), b2i(row.Estimable), b2i(row.AuthorizedUse),
+			b2i(row.ExactAuthorizedUse), b2i(row.UnauthorizedSubmission), b2i(row.ExactUnauthorizedSubmission), b2i(row.Attributed), jsonText(row.Reasons)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importedArms are the imported trials of the group's executor on the chain's memory at the
+// block, as written arms with the memory's stored formation verdict; with none, one
+// placeholder arm with no response (the row then says missing_written_response).
+func (g *armGroup) importedArms() ([]attributionArm, error) {
+	w := g.w
+	var unscored sql.NullString
+	var formed sql.NullInt64
+	var hash string
+	base := attributionArm{variant: "written", evidenceID: g.evidenceID}
+	if g.writtenMemory == "" {
+		return []attributionArm{base}, nil
+	}
+	_ = w.tx.QueryRowContext(w.ctx, `SELECT unscored_reason FROM memory_scores WHERE run_pk = ? AND memory_id = ? AND block_index = ?`, g.runPK, g.writtenMemory, g.block).Scan(&unscored)
+	_ = w.tx.QueryRowContext(w.ctx, `SELECT formed FROM formation WHERE run_pk = ? AND memory_id = ? AND block_index = ? AND probe_id = ?`, g.runPK, g.writtenMemory, g.block, g.probe).Scan(&formed)
+	_ = w.tx.QueryRowContext(w.ctx, `SELECT content_hash FROM memories WHERE run_pk = ? AND memory_id = ?`, g.runPK, g.writtenMemory).Scan(&hash)
+	base.hash, base.estimable, base.formed = hash, !unscored.Valid, formed.Valid && formed.Int64 != 0
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT trial_pk, trial_id, COALESCE(evidence_id, ''), executor_run_id, request_authorized, requested_action_taken, provider_error FROM trials
+		WHERE chain_pk = ? AND memory_id = ? AND probe_id = ? AND executor_target = ? AND (oracle_block_index = ? OR (oracle_block_index IS NULL AND ?)) ORDER BY executor_run_id, line`,
+		g.chain, g.writtenMemory, g.probe, g.executor, g.block, g.finalBlock)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []attributionArm
+	for rows.Next() {
+		a := base
+		var auth, taken int
+		var pe sql.NullString
+		if err := rows.Scan(&a.pk, &a.trialID, &a.evidenceID, &a.rep, &auth, &taken, &pe); err != nil {
+			return nil, err
+		}
+		a.arm = &engine.ArmOutcome{RequestAuthorized: auth != 0, RequestedActionTaken: taken != 0}
+		if pe.Valid {
+			v := pe.String
+			a.arm.ProviderError = &v
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		out = []attributionArm{base}
+	}
+	return out, nil
+}
+
+// Replay is one stored re-run arm. Field names follow EAL-Bench's trial rows.
+type Replay struct {
+	ReplayID            string          `json:"replay_id"`
+	BatchID             string          `json:"batch_id"`
+	ChainKey            ChainKey        `json:"chain_key"`
+	CaseID              string          `json:"case_id"`
+	ConditionID         string          `json:"condition_id"`
+	WriterTarget        string          `json:"writer_target"`
+	WriterRunID         int64           `json:"writer_run_id"`
+	BlockIndex          int             `json:"block_index"`
+	ProbeID             string          `json:"probe_id"`
+	MemoryVariant       string          `json:"memory_variant"`
+	MemoryArchitecture  string          `json:"memory_architecture"`
+	MemorySource        string          `json:"memory_source"`
+	WrittenMemoryID     string          `json:"written_memory_id"`
+	MemoryPayload       string          `json:"memory_payload"`
+	MemoryContentHash   string          `json:"memory_content_hash"`
+	MemoryFormed        bool            `json:"memory_formed"`
+	FormationEstimable  bool            `json:"formation_estimable"`
+	Executor            string          `json:"executor"`
+	ExecutorProvenance  json.RawMessage `json:"executor_provenance"`
+	Repetition          int             `json:"repetition"`
+	Seed                int64           `json:"seed"`
+	Messages            json.RawMessage `json:"messages"`
+	Tools               json.RawMessage `json:"tools"`
+	RequestHash         string          `json:"request_hash"`
+	Response            json.RawMessage `json:"response"`
+	Usage               json.RawMessage `json:"usage"`
+	Attempts            int             `json:"attempts"`
+	LatencyMS           int64           `json:"latency_ms"`
+	Decision            string          `json:"decision"`
+	RequestAuthorized   bool            `json:"request_authorized"`
+	RequestedActionTkn  bool            `json:"requested_action_taken"`
+	UnauthorizedAction  bool            `json:"unauthorized_action_taken"`
+	ActionMismatch      bool            `json:"action_mismatch"`
+	Compliant           bool            `json:"compliant"`
+	Parseable           bool            `json:"parseable"`
+	ProviderError       *string         `json:"provider_error"`
+	FinishReason        *string         `json:"finish_reason"`
+	ResponseText        string          `json:"response_text"`
+	ToolCallCount       int             `json:"tool_call_count"`
+	TerminalCallCount   int             `json:"terminal_call_count"`
+	RawToolName         *string         `json:"raw_tool_name"`
+	RawToolArguments    json.RawMessage `json:"raw_tool_arguments"`
+	OracleReason        string          `json:"oracle_reason"`
+	Detail              string          `json:"detail"`
+	MirroredTrialID     *string         `json:"mirrored_trial_id"`
+	MirroredContextHash *string         `json:"mirrored_context_hash"`
+	CreatedAt           string          `json:"created_at"`
+}
+
+const replayColumns = `replay_id, batch_id, chain_pk, case_id, condition_id, writer_target, writer_run_id, block_index, probe_id, memory_variant, memory_architecture, memory_source,
+	COALESCE(written_memory_id, ''), memory_payload_text, memory_content_hash, memory_formed, formation_estimable, executor_target, executor_json, repetition, seed,
+	messages_json, tools_json, request_hash, response_json, usage_json, attempts, latency_ms, decision, request_authorized, requested_action_taken, unauthorized_action_taken,
+	action_mismatch, compliant, parseable, provider_error, finish_reason, response_text, tool_call_count, terminal_call_count, raw_tool_name, raw_tool_arguments_json,
+	oracle_reason, detail, mirrored_trial_id, mirrored_context_hash, created_at`
+
+func scanReplay(sc interface{ Scan(...any) error }) (Replay, error) {
+	var r Replay
+	var formed, estimable, auth, taken, unauth, mismatch, compliant, parseable int
+	var prov, msgs, tools, resp, usage, args string
+	var pe, finish, tool, mirror, mirrorHash sql.NullString
+	if err := sc.Scan(&r.ReplayID, &r.BatchID, &r.ChainKey, &r.CaseID, &r.ConditionID, &r.WriterTarget, &r.WriterRunID, &r.BlockIndex, &r.ProbeID, &r.MemoryVariant,
+		&r.MemoryArchitecture, &r.MemorySource, &r.WrittenMemoryID, &r.MemoryPayload, &r.MemoryContentHash, &formed, &estimable, &r.Executor, &prov, &r.Repetition, &r.Seed,
+		&msgs, &tools, &r.RequestHash, &resp, &usage, &r.Attempts, &r.LatencyMS, &r.Decision, &auth, &taken, &unauth, &mismatch, &compliant, &parseable,
+		&pe, &finish, &r.ResponseText, &r.ToolCallCount, &r.TerminalCallCount, &tool, &args, &r.OracleReason, &r.Detail, &mirror, &mirrorHash, &r.CreatedAt); err != nil {
+		return r, err
+	}
+	r.MemoryFormed, r.FormationEstimable = formed != 0, estimable != 0
+	r.RequestAuthorized, r.RequestedActionTkn, r.UnauthorizedAction = auth != 0, taken != 0, unauth != 0
+	r.ActionMismatch, r.Compliant, r.Parseable = mismatch != 0, compliant != 0, parseable != 0
+	r.ExecutorProvenance, r.Messages, r.Tools = json.RawMessage(prov), json.RawMessage(msgs), json.RawMessage(tools)
+	r.Response, r.Usage, r.RawToolArguments = json.RawMessage(resp), json.RawMessage(usage), json.RawMessage(args)
+	r.ProviderError, r.FinishReason, r.RawToolName = strPtr(pe), strPtr(finish), strPtr(tool)
+	r.MirroredTrialID, r.MirroredContextHash = strPtr(mirror), strPtr(mirrorHash)
+	return r, nil
+}
+
+func strPtr(v sql.NullString) *string {
+	if !v.Valid {
+		return nil
+	}
+	s := v.String
+	return &s
+}
+
+// ReplaysForChain lists a chain's re-run arms, oldest first (replays_arms).
+func (s *Store) ReplaysForChain(ctx context.Context, key ChainKey) ([]Replay, error) {
+	return s.queryReplays(ctx, `SELECT `+replayColumns+` FROM replays WHERE chain_pk = ? ORDER BY replay_pk`, key)
+}
+
+// ReplaysByID returns the given replays, in the order asked (replays.replay_id unique key).
+func (s *Store) ReplaysByID(ctx context.Context, ids []string) ([]Replay, error) {
+	out := make([]Replay, 0, len(ids))
+	for _, id := range ids {
+		r, err := s.queryReplays(ctx, `SELECT `+replayColumns+` FROM replays WHERE replay_id = ?`, id)
+		if err != nil {
+			return nil, err
+		}
+		if len(r) == 0 {
+			return nil, fmt.Errorf("replay %s: %w", id, ErrNotFound)
+		}
+		out = append(out, r[0])
+	}
+	return out, nil
+}
+
+func (s *Store) queryReplays(ctx context.Context, q string, args ...any) ([]Replay, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Replay{}
+	for rows.Next() {
+		r, err := scanReplay(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ReplayAttribution is one attribution row of re-run arms: EAL-Bench's end-to-end row plus
+// where its arms came from.
+type ReplayAttribution struct {
+	engine.AttributionRow
+	ChainKey          ChainKey `json:"chain_key"`
+	WriterRunID       int64    `json:"writer_run_id"`
+	BlockIndex        int      `json:"block_index"`
+	Executor          string   `json:"executor"`
+	MemoryVariant     string   `json:"memory_variant"`
+	MemoryContentHash string   `json:"memory_content_hash"`
+	Repetition        int      `json:"repetition"`
+	WrittenReplayID   *string  `json:"written_replay_id"`
+	WrittenTrialID    *string  `json:"written_trial_id"`
+	ExactReplayID     *string  `json:"exact_replay_id"`
+}
+
+// AttributionForChain lists the attribution rows of a chain's re-runs by block, probe,
+// executor and arm (replay_attribution primary key).
+func (s *Store) AttributionForChain(ctx context.Context, key ChainKey) ([]ReplayAttribution, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT a.chain_pk, c.writer_run_id, a.block_index, a.executor_target, a.memory_variant, a.memory_content_hash, a.repetition,
+		a.written_replay_id, a.written_trial_id, a.exact_replay_id, a.evidence_id, a.case_id, a.probe_id, a.condition_id, a.writer_target, a.request_authorized, a.memory_formed,
+		a.formation_estimable, a.estimable, a.authorized_use, a.exact_authorized_use, a.unauthorized_submission, a.exact_unauthorized_submission, a.attributed, a.reasons_json
+		FROM replay_attribution a JOIN chains c ON c.chain_pk = a.chain_pk WHERE a.chain_pk = ? ORDER BY a.block_index, a.probe_id, a.executor_target, a.seq`, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []ReplayAttribution{}
+	for rows.Next() {
+		var a ReplayAttribution
+		var wr, wt, ex, writer sql.NullString
+		var auth, formed, fest, est, use, xuse, sub, xsub, attr int
+		var reasons string
+		if err := rows.Scan(&a.ChainKey, &a.WriterRunID, &a.BlockIndex, &a.Executor, &a.MemoryVariant, &a.MemoryContentHash, &a.Repetition, &wr, &wt, &ex,
+			&a.EvidenceID, &a.CaseID, &a.ProbeID, &a.ConditionID, &writer, &auth, &formed, &fest, &est, &use, &xuse, &sub, &xsub, &attr, &reasons); err != nil {
+			return nil, err
+		}
+		a.WrittenReplayID, a.WrittenTrialID, a.ExactReplayID, a.WriterTarget = strPtr(wr), strPtr(wt), strPtr(ex), strPtr(writer)
+		a.RequestAuthorized, a.MemoryFormed, a.FormationEstimable, a.Estimable = auth != 0, formed != 0, fest != 0, est != 0
+		a.AuthorizedUse, a.ExactAuthorizedUse, a.UnauthorizedSubmission, a.ExactUnauthorizedSubmission = use != 0, xuse != 0, sub != 0, xsub != 0
+		a.Attributed = attr != 0
+		a.Reasons = []string{}
+		_ = json.Unmarshal([]byte(reasons), &a.Reasons)
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// FormedMemory is one (chain, memory, formed probes) of a run at the final block: the
+// written memories a --formed re-run repairs.
+type FormedMemory struct {
+	Chain        ChainRow
+	MemoryID     string
+	Estimable    bool
+	Formed       bool
+	FormedProbes []string
+}
+
+// FinalMemories lists every writer chain of a run with its memory at the final block and
+// the probes it forms false authority for (chain_blocks primary key): EAL-Bench's
+// end-to-end population (written memories x probes).
+func (s *Store) FinalMemories(ctx context.Context, runID string) ([]FormedMemory, error) {
+	chains, err := s.Chains(ctx, ChainFilter{RunID: runID})
+	if err != nil {
+		return nil, err
+	}
+	var out []FormedMemory
+	for _, c := range chains {
+		if !writerConditions[c.ConditionID] {
+			continue
+		}
+		var mem, unscored sql.NullString
+		var forms sql.NullInt64
+		var formed string
+		err := s.db.QueryRowContext(ctx, `SELECT memory_id, forms_false_authority, formed_probe_ids_json, unscored_reason FROM chain_blocks WHERE chain_pk = ? ORDER BY block_index DESC LIMIT 1`, c.Key).
+			Scan(&mem, &forms, &formed, &unscored)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && !mem.Valid) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		fm := FormedMemory{Chain: c, MemoryID: mem.String, Estimable: !unscored.Valid && forms.Valid, Formed: forms.Valid && forms.Int64 != 0, FormedProbes: []string{}}
+		_ = json.Unmarshal([]byte(formed), &fm.FormedProbes)
+		out = append(out, fm)
+	}
+	return out, nil
+}

@@ -1,0 +1,297 @@
+package runs
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/runs/rundir"
+)
+
+// rerunWorkspace imports a scripted run of the first built-in case and returns a typed writer
+// chain that forms false authority at its final block.
+func rerunWorkspace(t *testing.T) (*Store, string, ChainRow) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := domains.Get("procurement")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, data := d.BuiltinCorpus()
+	cases, err := d.ParseCorpus(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chain ChainRow
+	for _, c := range cases[:4] {
+		dir := filepath.Join(t.TempDir(), "run")
+		rerunScriptedRun(t, dir, c.ID)
+		s, path := openStore(t)
+		rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cond := range []string{"incremental_typed", "one_shot_typed"} {
+			rows, err := s.Chains(ctx, ChainFilter{RunID: rep.Results[0].RunID, Condition: cond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				if r.FormedFinal != nil && *r.FormedFinal {
+					chain = r
+					return s, path, chain
+				}
+			}
+		}
+	}
+	t.Skip("no built-in case yields a typed chain forming at its final block")
+	return nil, "", chain
+}
+
+// rerunScriptedRun makes a run of one built-in case with ealscope's own pipeline (scripted
+// writer with its seeded faults, built-in executor, every condition). It is this file's own
+// helper so that the fixture does not move when other tests' helpers do.
+func rerunScriptedRun(t *testing.T, dir, caseID string) {
+	t.Helper()
+	faults, err := replay.ParseFaults("all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := replay.Settings{Domain: "procurement", Corpus: replay.BuiltinCorpus, Cases: []string{caseID}, Conditions: []string{"all"}, Writer: "scripted", Executor: "builtin",
+		WriterRuns: 1, ExecutorRuns: 1, Seed: 20260821, FaultRate: 0.35, Faults: faults}
+	opts, err := replay.Prepare(st, &replay.Config{Models: map[string]replay.Model{}}, replay.DefaultRetryPolicy(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Out, opts.Concurrency = dir, 4
+	if _, err := replay.Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// failingExecutor answers like the built-in executor except for the listed probes, whose
+// calls fail as a provider would after its retries.
+type failingExecutor struct {
+	*replay.BuiltinExecutor
+	fail map[string]bool
+}
+
+func (f failingExecutor) Execute(ctx context.Context, req replay.ExecRequest) replay.CallRecord {
+	if f.fail[req.Probe.ID] {
+		msg := "InternalServerError: Error code: 500 - boom"
+		return replay.CallRecord{Error: &msg, Attempts: 4}
+	}
+	return f.BuiltinExecutor.Execute(ctx, req)
+}
+
+func (f failingExecutor) Provenance(seed int64) rundir.ModelProvenance {
+	return f.BuiltinExecutor.Provenance(seed)
+}
+
+func saveTo(s *Store, src RerunSource) replay.SaveFunc {
+	return func(ctx context.Context, r replay.RerunResult) error {
+		in := ReplayInput{
+			Chain: src.Chain.Key, ReplayID: r.ReplayID, BatchID: r.BatchID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
+			Variant: r.Memory.Variant, Architecture: r.Memory.Architecture, Source: r.Memory.Source, WrittenMemoryID: src.MemoryID,
+			Payload: r.Memory.Payload, ContentHash: r.Memory.ContentHash, MemoryFormed: r.MemoryFormed, FormationEstimable: r.FormationEstimable,
+			ExecutorTarget: r.Executor.TargetID, Executor: r.Executor, Repetition: r.Repetition, Seed: r.Seed, Messages: r.Messages, Tools: r.Tools,
+			RequestHash: r.RequestHash, Response: r.Response, Usage: r.Usage, Attempts: r.Attempts, LatencyMS: r.LatencyMS, Outcome: r.Outcome, CreatedAt: r.CreatedAt,
+		}
+		if r.Mirror != nil {
+			in.MirroredTrialID, in.MirroredContextHash = r.Mirror.TrialID, r.Mirror.ContextHash
+		}
+		return s.SaveReplay(ctx, in)
+	}
+}
+
+func specFor(src RerunSource, mem replay.RerunMemory, ex replay.Executor, runs int) replay.RerunSpec {
+	spec := replay.RerunSpec{Domain: src.Domain, Case: src.Case, Block: src.Block, Memory: mem, Executor: ex, Runs: runs, Seed: 20260821}
+	for _, p := range src.Probes {
+		rp := replay.RerunProbe{Probe: p.Probe, OperationalContext: replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage)}
+		if mem.Variant == replay.VariantWritten {
+			rp.Formation = &replay.Formation{Formed: p.Formed, Estimable: p.FormationEstimable}
+			for _, m := range p.Mirrors {
+				rp.Mirrors = append(rp.Mirrors, replay.Mirror{TrialID: m.TrialID, ContextHash: m.ContextHash, ExecutorTarget: m.ExecutorTarget, ExecutorRunID: m.ExecutorRunID})
+			}
+		}
+		spec.Probes = append(spec.Probes, rp)
+	}
+	return spec
+}
+
+// TestRerunMirrorsImportedTrial: re-running an imported trial's memory sends the very request
+// the run sent (request hash = the trial's model-context content_hash), and the replay row
+// links the trial.
+func TestRerunMirrorsImportedTrial(t *testing.T) {
+	ctx := context.Background()
+	s, _, chain := rerunWorkspace(t)
+	src, err := s.RerunSource(ctx, chain.Key, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.MemoryID == "" || src.Block != src.Case.LastBlock() {
+		t.Fatalf("source: memory %q block %d", src.MemoryID, src.Block)
+	}
+	mem, err := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mem.ContentHash != src.ContentHash {
+		t.Fatalf("written memory hash %s, stored %s", mem.ContentHash, src.ContentHash)
+	}
+	got, _, err := replay.Rerun(ctx, specFor(src, mem, replay.NewBuiltinExecutor(src.Domain, 20260821), 1), saveTo(s, src))
+	if err != nil || len(got) != len(src.Probes) {
+		t.Fatalf("%v, %d arms", err, len(got))
+	}
+	for _, r := range got {
+		if r.Mirror == nil || r.Mirror.ContextHash == "" {
+			t.Fatalf("probe %s: no mirrored trial with a context", r.ProbeID)
+		}
+		if r.RequestHash != r.Mirror.ContextHash || r.MirrorMismatch() {
+			t.Fatalf("probe %s: request hash %s, imported context hash %s", r.ProbeID, r.RequestHash, r.Mirror.ContextHash)
+		}
+	}
+	rows, err := s.ReplaysForChain(ctx, chain.Key)
+	if err != nil || len(rows) != len(got) {
+		t.Fatalf("%v, %d rows", err, len(rows))
+	}
+	for _, r := range rows {
+		if r.MirroredTrialID == nil || r.MirroredContextHash == nil || *r.MirroredContextHash != r.RequestHash || r.WrittenMemoryID != src.MemoryID {
+			t.Fatalf("row %+v", r)
+		}
+	}
+}
+
+// TestReplayAttribution: written and exact arms of the same (memory, probe) yield EAL-Bench's
+// attribution rows; a provider error on either arm makes the pair not estimable with its
+// named reason; an exact arm alone is attributed against the imported trial.
+func TestReplayAttribution(t *testing.T) {
+	ctx := context.Background()
+	s, _, chain := rerunWorkspace(t)
+	src, err := s.RerunSource(ctx, chain.Key, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var formed, authorized string
+	for _, p := range src.Probes {
+		if p.Formed && formed == "" {
+			formed = p.Probe.ID
+		}
+		if p.RequestAuthorized && authorized == "" {
+			authorized = p.Probe.ID
+		}
+	}
+	if formed == "" || authorized == "" {
+		t.Fatal("fixture chain lacks a formed or an authorized probe")
+	}
+	exact, err := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only the exact arm: the written side is the imported trial.
+	builtin := replay.NewBuiltinExecutor(src.Domain, 20260821)
+	if _, _, err := replay.Rerun(ctx, specFor(src, exact, builtin, 1), saveTo(s, src)); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.AttributionForChain(ctx, chain.Key)
+	if err != nil || len(rows) != len(src.Probes) {
+		t.Fatalf("%v, %d rows", err, len(rows))
+	}
+	byProbe := map[string]ReplayAttribution{}
+	for _, r := range rows {
+		byProbe[r.ProbeID] = r
+		if r.WrittenTrialID == nil || r.WrittenReplayID != nil || r.ExactReplayID == nil {
+			t.Fatalf("arms of %s: %+v", r.ProbeID, r)
+		}
+	}
+	if r := byProbe[formed]; !r.Attributed || !r.MemoryFormed || !r.Estimable || !r.UnauthorizedSubmission || r.ExactUnauthorizedSubmission || len(r.Reasons) != 0 {
+		t.Fatalf("formed probe: %+v", r)
+	}
+	if r := byProbe[authorized]; r.Attributed || !hasReason(r.Reasons, engine.ReasonRequestIsAuthorized) {
+		t.Fatalf("authorized probe: %+v", r)
+	}
+	// A written arm whose call failed, and then an exact arm whose call failed.
+	mem, _ := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
+	failWritten := failingExecutor{builtin, map[string]bool{formed: true}}
+	if _, _, err := replay.Rerun(ctx, specFor(src, mem, failWritten, 1), saveTo(s, src)); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ = s.AttributionForChain(ctx, chain.Key)
+	for _, r := range rows {
+		if r.ProbeID != formed {
+			continue
+		}
+		if r.WrittenReplayID == nil || r.Estimable || r.Attributed || !hasReason(r.Reasons, engine.ReasonProviderErrorWritten) {
+			t.Fatalf("provider error on the written arm: %+v", r)
+		}
+	}
+	failExact := failingExecutor{builtin, map[string]bool{formed: true}}
+	if _, _, err := replay.Rerun(ctx, specFor(src, exact, failExact, 1), saveTo(s, src)); err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := s.ReplaysForChain(ctx, chain.Key)
+	errors := 0
+	for _, r := range stored {
+		if r.ProviderError != nil {
+			errors++
+			if r.Decision != engine.ProviderError || r.Attempts != 4 {
+				t.Fatalf("provider error row %+v", r)
+			}
+		}
+	}
+	if errors != 2 || len(stored) != 3*len(src.Probes) {
+		t.Fatalf("%d provider errors in %d rows", errors, len(stored))
+	}
+	// The latest exact arm (the failed one) now answers for the formed probe: both arms'
+	// provider errors are named, and the pair stays out of the estimable rows.
+	rows, _ = s.AttributionForChain(ctx, chain.Key)
+	for _, r := range rows {
+		if r.ProbeID == formed && (r.Estimable || !hasReason(r.Reasons, engine.ReasonProviderErrorWritten) || !hasReason(r.Reasons, engine.ReasonProviderErrorExact)) {
+			t.Fatalf("formed probe: %+v", r)
+		}
+		if r.ProbeID != formed && (!r.Estimable || r.WrittenReplayID == nil) {
+			t.Fatalf("probe %s: %+v", r.ProbeID, r)
+		}
+	}
+}
+
+func hasReason(rs []string, want string) bool {
+	for _, r := range rs {
+		if r == want {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFindChainAndFinalMemories: the lookups the headless command makes.
+func TestFindChainAndFinalMemories(t *testing.T) {
+	ctx := context.Background()
+	s, _, chain := rerunWorkspace(t)
+	got, err := s.FindChain(ctx, "", chain.CaseID, chain.ConditionID, nil)
+	if err != nil || got.Key != chain.Key {
+		t.Fatalf("%v, %+v", err, got)
+	}
+	if _, err := s.FindChain(ctx, "", chain.CaseID, "no_such_condition", nil); err == nil {
+		t.Fatal("missing chain found")
+	}
+	mems, err := s.FinalMemories(ctx, chain.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range mems {
+		if m.Chain.Key == chain.Key {
+			found = m.Formed && m.Estimable && len(m.FormedProbes) > 0
+		}
+		if !writerConditions[m.Chain.ConditionID] {
+			t.Fatalf("non-writer chain %s listed", m.Chain.ConditionID)
+		}
+	}
+	if !found {
+		t.Fatal("the forming chain is not listed as forming")
+	}
+}
