@@ -62,6 +62,8 @@ type deriver struct {
 	scores        map[scoreKey]*memScore
 	ledgers       map[ledgerKey]ledgerAt
 	disagreements int
+	// annotations caches each free-text memory's annotation resolution (annotations.go).
+	annotations map[string]*annotationResolution
 }
 
 func (dv *deriver) ledger(c *engine.Case, block int) (ledgerAt, error) {
@@ -96,8 +98,10 @@ func (dv *deriver) score(mr *memRec, block int) (*memScore, error) {
 	c := mr.chain.c
 	switch {
 	case mr.arch == "free_text":
-		s.scoredFrom = ScoredFreeTextNone
-		s.unscored = strp(ReasonMissingAnnot)
+		// Scored only through accepted annotations (EAL-Bench's _resolve_annotations).
+		if err := dv.scoreFreeText(s, mr, block); err != nil {
+			return nil, err
+		}
 	case dv.d == nil || c == nil:
 		reason := dv.missingReason
 		if reason == "" {
@@ -112,52 +116,63 @@ func (dv *deriver) score(mr *memRec, block int) (*memScore, error) {
 			s.unscored = strp(reasonInvalidPayload + ": " + err.Error())
 			break
 		}
-		s.records = recs
-		l, err := dv.ledger(c, block)
-		if err != nil {
+		if err := dv.scoreRecords(s, mr, block, recs); err != nil {
 			return nil, err
 		}
-		p := engine.Fidelity(dv.d, c, block, l.records, recs)
-		s.exact = boolp(p.Exact)
-		s.errors = p.Errors
-		s.over, s.under, s.scoredFields = p.OvergrantFields, p.UndergrantFields, p.ScoredFields
-		for seq, row := range p.Fields {
-			if row.Exact {
-				s.exactFields++
-			}
-			errs := row.Errors
-			if errs == nil {
-				errs = []string{}
-			}
-			if _, err := dv.w.exec("fidelity_rows", `INSERT INTO fidelity_rows (run_pk, memory_id, block_index, seq, authorization_id, field, canonical_json, remembered_json, errors_json, exact, overgrant, undergrant) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
-				dv.runPK, mr.id, block, seq, row.AuthorizationID, row.Field, jsonText(row.CanonicalValue), jsonText(row.RememberedValue), jsonText(errs), b2i(row.Exact), b2i(row.Overgrant), b2i(row.Undergrant)); err != nil {
-				return nil, err
-			}
-		}
-		formed := false
-		for _, probe := range c.Probes {
-			lv := l.verdicts[probe.ID]
-			mv := engine.Authorizes(dv.d, c, recs, probe.Request)
-			f := !lv.Authorized && mv.Authorized
-			if !lv.Authorized {
-				s.probesDenied++
-			}
-			if f {
-				formed = true
-				s.formed = append(s.formed, probe.ID)
-			}
-			if _, err := dv.w.exec("formation", `INSERT INTO formation (run_pk, memory_id, block_index, probe_id, ledger_authorized, memory_authorized, memory_reason, formed) VALUES (?,?,?,?,?,?,?,?)`,
-				dv.runPK, mr.id, block, probe.ID, b2i(lv.Authorized), b2i(mv.Authorized), mv.Reason, b2i(f)); err != nil {
-				return nil, err
-			}
-		}
-		s.forms = boolp(formed)
 	}
 	if _, err := dv.w.exec("memory_scores", `INSERT INTO memory_scores (run_pk, memory_id, block_index, exact, errors_json, exact_fields, overgrant_fields, undergrant_fields, scored_fields, probes_denied, forms_false_authority, formed_probe_ids_json, scored_from, unscored_reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		dv.runPK, mr.id, block, nullBool(s.exact), jsonText(sortedCounts(s.errors)), s.exactFields, s.over, s.under, s.scoredFields, s.probesDenied, nullBool(s.forms), jsonText(s.formed), s.scoredFrom, nullStr(s.unscored)); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// scoreRecords scores remembered records (a typed payload, or the accepted annotation of a
+// free-text memory) against the ledger at one block, storing fidelity rows and per-probe
+// formation.
+func (dv *deriver) scoreRecords(s *memScore, mr *memRec, block int, recs []engine.Record) error {
+	c := mr.chain.c
+	s.records = recs
+	l, err := dv.ledger(c, block)
+	if err != nil {
+		return err
+	}
+	p := engine.Fidelity(dv.d, c, block, l.records, recs)
+	s.exact = boolp(p.Exact)
+	s.errors = p.Errors
+	s.over, s.under, s.scoredFields = p.OvergrantFields, p.UndergrantFields, p.ScoredFields
+	for seq, row := range p.Fields {
+		if row.Exact {
+			s.exactFields++
+		}
+		errs := row.Errors
+		if errs == nil {
+			errs = []string{}
+		}
+		if _, err := dv.w.exec("fidelity_rows", `INSERT INTO fidelity_rows (run_pk, memory_id, block_index, seq, authorization_id, field, canonical_json, remembered_json, errors_json, exact, overgrant, undergrant) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+			dv.runPK, mr.id, block, seq, row.AuthorizationID, row.Field, jsonText(row.CanonicalValue), jsonText(row.RememberedValue), jsonText(errs), b2i(row.Exact), b2i(row.Overgrant), b2i(row.Undergrant)); err != nil {
+			return err
+		}
+	}
+	formed := false
+	for _, probe := range c.Probes {
+		lv := l.verdicts[probe.ID]
+		mv := engine.Authorizes(dv.d, c, recs, probe.Request)
+		f := !lv.Authorized && mv.Authorized
+		if !lv.Authorized {
+			s.probesDenied++
+		}
+		if f {
+			formed = true
+			s.formed = append(s.formed, probe.ID)
+		}
+		if _, err := dv.w.exec("formation", `INSERT INTO formation (run_pk, memory_id, block_index, probe_id, ledger_authorized, memory_authorized, memory_reason, formed) VALUES (?,?,?,?,?,?,?,?)`,
+			dv.runPK, mr.id, block, probe.ID, b2i(lv.Authorized), b2i(mv.Authorized), mv.Reason, b2i(f)); err != nil {
+			return err
+		}
+	}
+	s.forms = boolp(formed)
+	return nil
 }
 
 // sortedCounts returns the map itself: encoding/json already writes map keys sorted, which is
@@ -340,7 +355,7 @@ func (dv *deriver) deriveChain(c *chainAcc) error {
 		if err != nil {
 			return err
 		}
-		if s.unscored != nil && *s.unscored == ReasonMissingAnnot {
+		if s.unscored != nil && NeedsAnnotation(*s.unscored) {
 			needsAnnotation = true
 		}
 	}
@@ -361,7 +376,7 @@ func (dv *deriver) deriveChain(c *chainAcc) error {
 	ffa, found := engine.FirstFalseAuthorityBlock(bfs)
 	cited := []string{}
 	if found && c.c != nil {
-		cited = citedTurns(cur[ffa], c.c, ffa)
+		cited = citedTurns(dv.citable(cur[ffa]), c.c, ffa)
 	}
 	for k, mr := range cur {
 		var memID, upd any

@@ -295,3 +295,49 @@ func TestFindChainAndFinalMemories(t *testing.T) {
 		t.Fatal("the forming chain is not listed as forming")
 	}
 }
+
+// TestReplayAttributionRepetitions: with N written and N exact repetitions stored in
+// completion order, every written arm is paired with the exact arm of its own repetition,
+// and re-running the exact arm again moves every pairing to the newer arm.
+func TestReplayAttributionRepetitions(t *testing.T) {
+	ctx := context.Background()
+	s, _, chain := rerunWorkspace(t)
+	src, err := s.RerunSource(ctx, chain.Key, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtin := replay.NewBuiltinExecutor(src.Domain, 1)
+	mem, _ := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
+	exact, _ := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
+	if _, _, err := replay.Rerun(ctx, specFor(src, mem, builtin, 3), saveTo(s, src)); err != nil {
+		t.Fatal(err)
+	}
+	check := func(batch string) {
+		t.Helper()
+		stored, _ := s.ReplaysForChain(ctx, chain.Key)
+		rep := map[string]int{}
+		batchOf := map[string]string{}
+		for _, r := range stored {
+			rep[r.ReplayID], batchOf[r.ReplayID] = r.Repetition, r.BatchID
+		}
+		rows, err := s.AttributionForChain(ctx, chain.Key)
+		if err != nil || len(rows) != 3*len(src.Probes) {
+			t.Fatalf("%v, %d rows", err, len(rows))
+		}
+		for _, r := range rows {
+			if r.WrittenReplayID == nil || r.ExactReplayID == nil || rep[*r.ExactReplayID] != r.Repetition || rep[*r.WrittenReplayID] != r.Repetition || batchOf[*r.ExactReplayID] != batch {
+				t.Fatalf("row %+v", r)
+			}
+		}
+	}
+	got, _, err := replay.Rerun(ctx, specFor(src, exact, builtin, 3), saveTo(s, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(got[0].BatchID)
+	got, _, err = replay.Rerun(ctx, specFor(src, exact, builtin, 3), saveTo(s, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(got[0].BatchID)
+}

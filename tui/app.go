@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ealscope/ealscope/replay"
 )
 
 // Options configure the program. cmd/ealscope fills them from flags, environment and config.
@@ -27,6 +28,21 @@ type Options struct {
 	Keys map[string][]string
 	// Start opens the program at a run or at an exact chain and block.
 	Start Start
+	// Rerun stores and reads live re-runs (`r` in the chain view); nil uses Store when it
+	// implements Rerunner (as *runs.Store does).
+	Rerun Rerunner
+	// Models are the config file's model entries offered as re-run executors besides the
+	// built-in one (nil: built-in only).
+	Models *replay.Config
+}
+
+// rerunner is the re-run store, or nil when the program has none.
+func (o Options) rerunner() Rerunner {
+	if o.Rerun != nil {
+		return o.Rerun
+	}
+	r, _ := o.Store.(Rerunner)
+	return r
 }
 
 // Start is where the program opens. With Chain set it opens the chain view; Block < 0
@@ -93,7 +109,7 @@ func New(opts Options) (Model, error) {
 		m.stack = append(m.stack, screenChains)
 	}
 	if opts.Start.Chain != nil {
-		m.chain = newChainScreen(c, opts.Store, opts.Store, *opts.Start.Chain, opts.Start.Block)
+		m.chain = newChainScreen(c, opts.Store, opts.Store, *opts.Start.Chain, opts.Start.Block).withRerun(opts.rerunner(), opts.Models)
 		m.stack = append(m.stack, screenChain)
 	}
 	return m, nil
@@ -166,7 +182,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.push(screenChains, m.chains.Init())
 	case openChainMsg:
 		prev := m.chain
-		m.chain = newChainScreen(m.c, m.opts.Store, m.opts.Store, msg.key, msg.block)
+		m.chain = newChainScreen(m.c, m.opts.Store, m.opts.Store, msg.key, msg.block).withRerun(m.opts.rerunner(), m.opts.Models)
 		if m.top() == screenChain {
 			// A search hit in another chain replaces this one; the search goes along so
 			// n/N keep walking the same hits.
@@ -185,6 +201,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if d, ok := msg.(searchDoneMsg); ok {
 		delete(m.tasks, "search"+strconv.Itoa(d.seq))
+	}
+	if d, ok := msg.(rerunDoneMsg); ok {
+		delete(m.tasks, "rerun"+strconv.Itoa(d.seq))
 	}
 	// Results go to their owner even when it is not on top (CONVENTIONS §2): each screen
 	// drops results that are not addressed to it.

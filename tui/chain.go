@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/ealscope/ealscope/replay"
 )
 
 // pane is one region of the chain view.
@@ -63,6 +64,18 @@ type chainScreen struct {
 	hit       int
 	searchSeq int
 	notice    string
+
+	// rerunner and models back the re-run panel; rerun is the open panel (nil: closed).
+	rerunner Rerunner
+	models   *replay.Config
+	rerun    *rerunPanel
+}
+
+// withRerun gives the screen what the re-run panel needs (nil rerunner: `r` is disabled).
+func (s chainScreen) withRerun(r Rerunner, models *replay.Config) chainScreen {
+	s.rerunner, s.models = r, models
+	s.c.keys.Chain.Rerun.SetEnabled(r != nil)
+	return s
 }
 
 func newChainScreen(c *common, store ChainReader, searcher Searcher, key ChainKey, block int) chainScreen {
@@ -119,6 +132,17 @@ func (s *chainScreen) setBlock(k int) tea.Cmd {
 func (s chainScreen) capturing() bool { return s.search.active }
 
 func (s chainScreen) Update(msg tea.Msg) (chainScreen, tea.Cmd) {
+	switch msg.(type) {
+	case rerunLoadedMsg, rerunEventMsg, rerunDoneMsg, rerunEditedMsg:
+		if s.rerun == nil {
+			return s, nil
+		}
+		// The panel is a pointer shared by copies of the screen: copy it before mutating so
+		// an earlier model value never changes under the program.
+		p := *s.rerun
+		s.rerun = &p
+		return s, p.Update(msg)
+	}
 	switch msg := msg.(type) {
 	case chainLoadedMsg:
 		if msg.key != s.key.ID {
@@ -186,7 +210,19 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 	}
 	k := &s.c.keys.Chain
 	g := &s.c.keys.Global
+	if s.rerun != nil {
+		p := *s.rerun
+		s.rerun = &p
+		return s, p.handleKey(msg)
+	}
 	switch {
+	case key.Matches(msg, k.Rerun):
+		if s.rerunner == nil || s.detail == nil {
+			s.notice = "re-runs need a workspace"
+			return s, nil
+		}
+		s.rerun = newRerunPanel(s.c, s.rerunner, s.models, s.key, s.block)
+		return s, s.rerun.Init()
 	case key.Matches(msg, k.PrevBlock):
 		return s, s.setBlock(s.block - 1)
 	case key.Matches(msg, k.NextBlock):
@@ -238,6 +274,15 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 // back handles esc: it clears a search first, then leaves the pane focus; the root pops the
 // screen only when there is nothing left to undo here.
 func (s *chainScreen) back() bool {
+	if s.rerun != nil {
+		p := *s.rerun
+		if p.back() {
+			s.rerun = nil
+		} else {
+			s.rerun = &p
+		}
+		return true
+	}
 	if len(s.hits) > 0 || s.query != "" {
 		s.hits, s.query = nil, ""
 		return true
@@ -377,13 +422,13 @@ func (s chainScreen) status() string {
 
 func (s chainScreen) ShortHelp() []key.Binding {
 	k, g := s.c.keys.Chain, s.c.keys.Global
-	return []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, g.NextPane, k.Baseline, k.Search, g.Help, g.Back}
+	return []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, g.NextPane, k.Baseline, k.Search, k.Rerun, g.Help, g.Back}
 }
 
 // FullHelp is the `?` sheet of the focused pane, then the keys that work everywhere.
 func (s chainScreen) FullHelp() [][]key.Binding {
 	k, g := s.c.keys.Chain, s.c.keys.Global
-	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search}
+	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun}
 	var local []key.Binding
 	switch s.focus {
 	case paneTimeline:

@@ -24,6 +24,9 @@ func (s chainScreen) View() string {
 	if s.detail == nil {
 		return header + "\n" + st.App.Subtle.Render("loading chain…")
 	}
+	if s.rerun != nil {
+		return header + "\n" + s.rerun.View(s.c.width, max(s.c.height-footerHeight-1, 4))
+	}
 	b, ok := s.blocks[s.block]
 	var bp *BlockDetail
 	if ok {

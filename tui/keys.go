@@ -26,7 +26,7 @@ type listKeys struct {
 
 type chainKeys struct {
 	PrevBlock, NextBlock, FirstFalse, NextChange, PrevChange, Baseline, SideBySide,
-	Copy, Search, Up, Down key.Binding
+	Copy, Search, Up, Down, Rerun key.Binding
 }
 
 // DefaultKeyMap returns the bindings of UX.md. No action is bound only to [ / ] or alt, so
@@ -68,6 +68,7 @@ func DefaultKeyMap() KeyMap {
 			Search:     b([]string{"/"}, "/", "search workspace"),
 			Up:         b([]string{"k", "up"}, "↑/k", "scroll up"),
 			Down:       b([]string{"j", "down"}, "↓/j", "scroll down"),
+			Rerun:      b([]string{"r"}, "r", "re-run this block"),
 		},
 	}
 }
@@ -88,6 +89,7 @@ func (k *KeyMap) actions() map[string]*key.Binding {
 		"chain.prev_change": &k.Chain.PrevChange, "chain.cycle_baseline": &k.Chain.Baseline,
 		"chain.side_by_side": &k.Chain.SideBySide, "chain.copy": &k.Chain.Copy,
 		"chain.search": &k.Chain.Search, "chain.up": &k.Chain.Up, "chain.down": &k.Chain.Down,
+		"chain.rerun": &k.Chain.Rerun,
 	}
 	count := map[string]int{}
 	for name := range m {

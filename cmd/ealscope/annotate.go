@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/tui"
+)
+
+// annotateCmd labels free-text memories: the annotation screen by default, and headless
+// twins for scripts (set, agreement, export, import).
+type annotateCmd struct {
+	Label     annotateLabelCmd     `cmd:"" default:"withargs" help:"Open the annotation screen on a queue of free-text memories (the default)."`
+	Set       annotateSetCmd       `cmd:"" help:"Save one label: a typed state file for a memory, by an annotator."`
+	Agreement annotateAgreementCmd `cmd:"" help:"Agreement between annotators: per memory and overall, with Cohen's kappa or Krippendorff's alpha."`
+	Export    annotateExportCmd    `cmd:"" help:"Write a run's human labels as an EAL-Bench annotation child run."`
+	Import    annotateImportCmd    `cmd:"" help:"Import annotation child runs (ealscope's or EAL-Bench's LLM extractor runs)."`
+}
+
+type annotateLabelCmd struct {
+	DB        string `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	Queue     string `name:"queue" enum:"unannotated,disagreements,mine,all" default:"unannotated" help:"Which memories: unannotated, disagreements (adjudication), mine, all."`
+	Annotator string `name:"annotator" help:"Your name as an annotator (default: $EALSCOPE_ANNOTATOR, else $USER)."`
+	RunID     string `name:"run" help:"Only this run's memories."`
+	Blind     bool   `name:"blind" help:"Hide the automatic pre-fill and other annotators' labels."`
+	viewFlags
+}
+
+func annotatorName(flag string) string {
+	for _, v := range []string{flag, os.Getenv("EALSCOPE_ANNOTATOR"), os.Getenv("USER")} {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "annotator"
+}
+
+func (c *annotateLabelCmd) Run(g *Globals) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	store, err := runs.Open(c.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if !isTTY(g.Stdout) || !isTTY(os.Stdin) {
+		return errors.New("stdout is not a terminal: the annotation screen needs one (scripts use `ealscope annotate set`)")
+	}
+	keys, err := loadKeys(c.Config)
+	if err != nil {
+		return err
+	}
+	noColor := c.NoColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
+	return tui.Run(ctx, tui.Options{Store: store, DBPath: store.Path(), NoColor: noColor, Mouse: c.Mouse, Keys: keys,
+		Annotate: &tui.AnnotateStart{Queue: c.Queue, Annotator: annotatorName(c.Annotator), RunID: c.RunID, Blind: c.Blind}}, os.Stdin, g.Stdout)
+}
+
+type annotateSetCmd struct {
+	DB        string `name:"db" type:"path" help:"Workspace database."`
+	Memory    string `name:"memory" required:"" help:"Memory id of a free-text memory."`
+	Annotator string `name:"annotator" required:"" help:"Annotator name."`
+	State     string `name:"state" required:"" help:"Typed state JSON file ({schema_version \"3\", authorizations [...]}); - reads stdin."`
+	Accept    bool   `name:"accept" help:"Save the label as accepted (it then scores the memory)."`
+	Draft     bool   `name:"draft" help:"Save the label as a draft (not counted for agreement)."`
+	JSON      bool   `name:"json" help:"Print the stored label as JSON."`
+}
+
+func readStateFile(path string, stdin io.Reader) (any, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	tree, err := engine.DecodeTree(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not JSON: %w", path, err)
+	}
+	return tree, nil
+}
+
+func (c *annotateSetCmd) Run(g *Globals) error {
+	if c.Accept && c.Draft {
+		return errors.New("--accept and --draft exclude each other")
+	}
+	state, err := readStateFile(c.State, os.Stdin)
+	if err != nil {
+		return err
+	}
+	store, err := runs.Open(c.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	status := runs.AnnotationSubmitted
+	switch {
+	case c.Accept:
+		status = runs.AnnotationAccepted
+	case c.Draft:
+		status = runs.AnnotationDraft
+	}
+	a, err := store.SaveAnnotation(context.Background(), runs.AnnotationInput{MemoryID: c.Memory, Annotator: c.Annotator, State: state, Status: status, Origin: runs.OriginCLI})
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.State, err)
+	}
+	if c.JSON {
+		return writeJSON(g.Stdout, a)
+	}
+	fmt.Fprintf(g.Stdout, "saved %s: %s by %s (%s, content hash %s)\n", a.AnnotationID, a.MemoryID, a.Annotator, a.Status, a.SourceContentHash[:12])
+	return nil
+}
+
+type annotateAgreementCmd struct {
+	DB    string `name:"db" type:"path" help:"Workspace database."`
+	RunID string `name:"run" help:"Only this run's memories."`
+	JSON  bool   `name:"json" help:"Print the report as JSON."`
+}
+
+func figure(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
+
+func (c *annotateAgreementCmd) Run(g *Globals) error {
+	store, err := runs.Open(c.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	rep, err := store.Agreement(context.Background(), c.RunID)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(g.Stdout, rep)
+	}
+	out := g.Stdout
+	fmt.Fprintf(out, "annotators: %s\n\n", strings.Join(rep.Annotators, ", "))
+	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "units\tlabelled twice+\tagreed\tobserved\tmethod\tcoefficient")
+	for _, row := range []struct {
+		name string
+		f    runs.AgreementFigures
+	}{{"record fields", rep.Fields}, {"formation per probe", rep.Formation}, {"all", rep.All}} {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", row.name, row.f.Units, row.f.Agreed, figure(row.f.Observed), dashStr(&row.f.Method), figure(row.f.Coefficient))
+	}
+	tw.Flush()
+	if len(rep.Pairs) > 0 {
+		fmt.Fprintln(out, "\nPAIRS (Cohen's kappa)")
+		tw = tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, "a\tb\tshared\tagreed\tobserved\tkappa")
+		for _, p := range rep.Pairs {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", p.A, p.B, p.Shared, p.Agreed, figure(p.Observed), figure(p.Kappa))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(out, "\nMEMORIES")
+	tw = tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "memory\tannotators\tobserved\tcoefficient\tdisagreements")
+	for _, m := range rep.Memories {
+		var dis []string
+		for _, d := range m.Disagreements {
+			names := make([]string, 0, len(d.Values))
+			for a := range d.Values {
+				names = append(names, a)
+			}
+			sort.Strings(names)
+			var vals []string
+			for _, a := range names {
+				vals = append(vals, a+"="+d.Values[a])
+			}
+			dis = append(dis, d.Label()+" ("+strings.Join(vals, " ")+")")
+		}
+		if len(dis) == 0 {
+			dis = []string{"-"}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", shortID(m.MemoryID), strings.Join(m.Annotators, ","), figure(m.All.Observed), figure(m.All.Coefficient), strings.Join(dis, "; "))
+	}
+	tw.Flush()
+	return nil
+}
+
+type annotateExportCmd struct {
+	DB    string `name:"db" type:"path" help:"Workspace database."`
+	RunID string `name:"run" required:"" help:"Source run (id or unique prefix) whose memories' labels to export."`
+	Out   string `name:"out" required:"" type:"path" help:"Directory for the annotation child run (must not exist or be empty)."`
+	JSON  bool   `name:"json" help:"Print the report as JSON."`
+}
+
+func (c *annotateExportCmd) Run(g *Globals) error {
+	store, err := runs.Open(c.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	rep, err := store.ExportAnnotations(context.Background(), c.RunID, c.Out, "ealscope annotate export --run "+c.RunID+" --out "+c.Out)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(g.Stdout, rep)
+	}
+	fmt.Fprintf(g.Stdout, "%s: %d labels (%d accepted, %d not) by %s; skipped %d drafts and %d extractor labels\n",
+		rep.Dir, rep.Rows, rep.Accepted, rep.Unaccepted, strings.Join(rep.Annotators, ", "), rep.SkippedDrafts, rep.SkippedExtractor)
+	return nil
+}
+
+type annotateImportCmd struct {
+	Dirs        []string `arg:"" type:"path" help:"Annotation child run directories."`
+	DB          string   `name:"db" type:"path" help:"Workspace database."`
+	AsSubmitted bool     `name:"as-submitted" help:"File accepted rows as submitted: compare with them without letting them score memories."`
+	JSON        bool     `name:"json" help:"Print the reports as JSON."`
+}
+
+func (c *annotateImportCmd) Run(g *Globals) error {
+	store, err := runs.Open(c.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	var reps []runs.ImportAnnotationsReport
+	for _, dir := range c.Dirs {
+		rep, err := store.ImportAnnotations(context.Background(), dir, runs.ImportAnnotationsOptions{AsSubmitted: c.AsSubmitted})
+		if err != nil {
+			return err
+		}
+		reps = append(reps, rep)
+		if !c.JSON {
+			fmt.Fprintf(g.Stdout, "%s: %d labels (%d accepted, %d not) by %s; %d memories rescored; %d not in the workspace yet\n",
+				dir, rep.Rows, rep.Accepted, rep.Unaccepted, strings.Join(rep.Annotators, ", "), rep.Rescored, rep.UnknownMemories)
+		}
+	}
+	if c.JSON {
+		return writeJSON(g.Stdout, reps)
+	}
+	return nil
+}

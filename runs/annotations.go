@@ -1,0 +1,812 @@
+package runs
+
+// Free-text memory annotations: a reading of a free-text memory as a typed authorization
+// state, bound to the content hash of the text that was read. Only accepted annotations score
+// a memory, under EAL-Bench's rules (preservation._resolve_annotations, FORMAT.md §7.2):
+//
+//   - no annotation at all                      -> unscored "missing_annotation"
+//   - none accepted                             -> "annotation_not_accepted:<sorted statuses>"
+//   - an accepted one read other text           -> "annotation_content_hash_mismatch"
+//   - accepted states differ (canonical JSON)   -> "conflicting_accepted_annotations"
+//   - else the accepted state is scored          -> scored_from "free_text_annotation"
+//
+// Labels change after import, so every save that changes a memory's resolution re-derives,
+// in the same transaction, what depends on it: its scores at every block where it was scored,
+// the chain blocks where it is current, the chain's first false-authority block and flags,
+// and the attribution rows of trials on it.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/domains/procurement"
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/runs/rundir"
+)
+
+// Score source and unscored reasons of annotated free text (EAL-Bench's names).
+const (
+	ScoredFreeTextAnnotation     = "free_text_annotation"
+	ReasonAnnotationNotAccepted  = "annotation_not_accepted"
+	ReasonAnnotationHashMismatch = "annotation_content_hash_mismatch"
+	ReasonConflictingAnnotations = "conflicting_accepted_annotations"
+)
+
+// Annotation statuses. People's labels are drafts (saved field by field while editing),
+// submitted (the annotator is done) or accepted (they score the memory). Imported extractor
+// rows keep EAL-Bench's statuses: accepted, invalid_response, provider_error.
+const (
+	AnnotationDraft           = "draft"
+	AnnotationSubmitted       = "submitted"
+	AnnotationAccepted        = "accepted"
+	AnnotationInvalidResponse = "invalid_response"
+	AnnotationProviderError   = "provider_error"
+)
+
+// Annotator kinds.
+const (
+	AnnotatorHuman     = "human"
+	AnnotatorExtractor = "extractor"
+)
+
+// Label origins.
+const (
+	OriginTUI          = "tui"
+	OriginCLI          = "cli"
+	OriginAdjudication = "adjudication"
+	OriginImport       = "import"
+)
+
+// AnnotationSchemaVersion is the typed state's schema_version (procurement typed v3).
+const AnnotationSchemaVersion = procurement.TypedSchemaVersion
+
+// HumanExtractorVersion stands in EAL-Bench's extractor_version slot for people; it also
+// enters the annotation id recipe.
+const HumanExtractorVersion = "human"
+
+// NeedsAnnotation reports whether an unscored reason is one an annotator can resolve.
+func NeedsAnnotation(reason string) bool {
+	return reason == ReasonMissingAnnot || strings.HasPrefix(reason, ReasonAnnotationNotAccepted) ||
+		reason == ReasonAnnotationHashMismatch || reason == ReasonConflictingAnnotations
+}
+
+// Annotation is one stored label.
+type Annotation struct {
+	AnnotationID      string `json:"annotation_id"`
+	MemoryID          string `json:"memory_id"`
+	Annotator         string `json:"annotator"`
+	AnnotatorKind     string `json:"annotator_kind"`
+	CreatedAt         string `json:"created_at"`
+	UpdatedAt         string `json:"updated_at"`
+	SchemaVersion     string `json:"schema_version"`
+	SourceContentHash string `json:"source_content_hash"`
+	Status            string `json:"status"`
+	Detail            string `json:"detail"`
+	// State is the typed state tree ({schema_version, authorizations}); nil when an extractor
+	// returned none.
+	State  map[string]any `json:"state"`
+	Origin string         `json:"origin"`
+	// Stale: the memory's text no longer hashes to SourceContentHash, so the label read other
+	// text and is not used (an accepted stale label leaves the memory unscored).
+	Stale bool `json:"stale"`
+}
+
+// AnnotationID is EAL-Bench's recipe: "annotation_" + sha256(extractor_version \x1f memory_id
+// \x1f extractor_model)[:24], with the annotator's name as the model.
+func AnnotationID(extractorVersion, memoryID, annotator string) string {
+	return "annotation_" + engine.SHA256Hex([]byte(extractorVersion + "\x1f" + memoryID + "\x1f" + annotator))[:24]
+}
+
+// noSourcePlaceholder lets ParseTypedPayload (which requires cited sources, as the typed
+// memory schema does) read an extraction with none: EAL-Bench's extraction schema allows an
+// empty source_turn_ids (allow_empty=True), and such a record then never authorizes
+// (missing_or_unknown), which is what an uncited record should do.
+const noSourcePlaceholder = "\x00ealscope_no_source"
+
+// ParseAnnotationState validates an annotation's typed state (procurement typed v3 with
+// possibly empty source lists) and returns its records and its normalised tree.
+func ParseAnnotationState(tree any) ([]*procurement.Envelope, map[string]any, error) {
+	// Go values built by callers (int64 amounts) become the json.Number tree the strict
+	// reader expects.
+	tree, err := engine.Retree(tree)
+	if err != nil {
+		return nil, nil, engine.Errf("", "the annotated state is not JSON: %v", err)
+	}
+	m, ok := tree.(map[string]any)
+	if !ok {
+		return nil, nil, engine.Errf("", "the annotated state must be an object {schema_version, authorizations}")
+	}
+	auths, _ := m["authorizations"].([]any)
+	patched := make([]any, len(auths))
+	empty := map[int]bool{}
+	for i, a := range auths {
+		patched[i] = a
+		rec, ok := a.(map[string]any)
+		if !ok {
+			continue
+		}
+		if ids, ok := rec["source_turn_ids"].([]any); ok && len(ids) == 0 {
+			cp := make(map[string]any, len(rec))
+			for k, v := range rec {
+				cp[k] = v
+			}
+			cp["source_turn_ids"] = []any{noSourcePlaceholder}
+			patched[i] = cp
+			empty[i] = true
+		}
+	}
+	cp := make(map[string]any, len(m))
+	for k, v := range m {
+		cp[k] = v
+	}
+	if _, present := m["authorizations"]; present && auths != nil {
+		cp["authorizations"] = patched
+	}
+	envs, err := procurement.ParseTypedPayload(cp)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range envs {
+		if empty[i] {
+			envs[i].SourceTurnIDs = []string{}
+		}
+	}
+	norm, err := engine.Retree(procurement.TypedPayloadOf(envs))
+	if err != nil {
+		return nil, nil, err
+	}
+	return envs, norm.(map[string]any), nil
+}
+
+func envelopeRecords(envs []*procurement.Envelope) []engine.Record {
+	out := make([]engine.Record, len(envs))
+	for i, e := range envs {
+		out[i] = e
+	}
+	return out
+}
+
+// annotationResolution is a memory's annotation outcome: the accepted records to score, or
+// the reason it stays unscored.
+type annotationResolution struct {
+	reason  string
+	records []engine.Record
+	state   map[string]any
+}
+
+// querier is what resolution reads through: the import transaction or the database.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// resolveAnnotations applies EAL-Bench's rules to the labels of one memory whose current
+// content hash is contentHash.
+func resolveAnnotations(ctx context.Context, q querier, memoryID, contentHash string) (*annotationResolution, error) {
+	rows, err := q.QueryContext(ctx, `SELECT annotation_id, status, source_content_hash, state_json FROM annotations WHERE memory_id = ? ORDER BY annotation_pk`, memoryID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type acc struct{ id, hash, state string }
+	statuses := map[string]bool{}
+	var accepted []acc
+	for rows.Next() {
+		var id, status, hash string
+		var state sql.NullString
+		if err := rows.Scan(&id, &status, &hash, &state); err != nil {
+			return nil, err
+		}
+		statuses[status] = true
+		if status == AnnotationAccepted {
+			accepted = append(accepted, acc{id, hash, state.String})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(statuses) == 0 {
+		return &annotationResolution{reason: ReasonMissingAnnot}, nil
+	}
+	if len(accepted) == 0 {
+		names := make([]string, 0, len(statuses))
+		for s := range statuses {
+			names = append(names, s)
+		}
+		sort.Strings(names)
+		return &annotationResolution{reason: ReasonAnnotationNotAccepted + ":" + strings.Join(names, ",")}, nil
+	}
+	for _, a := range accepted {
+		if a.hash != contentHash {
+			return &annotationResolution{reason: ReasonAnnotationHashMismatch}, nil
+		}
+	}
+	var res *annotationResolution
+	canon := ""
+	for i, a := range accepted {
+		tree, err := engine.DecodeTree([]byte(a.state))
+		if err != nil || a.state == "" {
+			return nil, fmt.Errorf("invalid accepted annotation %d (%s) for source %s: no readable state", i, a.id, contentHash)
+		}
+		envs, norm, err := ParseAnnotationState(tree)
+		if err != nil {
+			return nil, fmt.Errorf("invalid accepted annotation %d (%s) for source %s: %w", i, a.id, contentHash, err)
+		}
+		c := engine.MustCanonicalJSON(norm)
+		if i == 0 {
+			canon, res = c, &annotationResolution{records: envelopeRecords(envs), state: norm}
+		} else if c != canon {
+			return &annotationResolution{reason: ReasonConflictingAnnotations}, nil
+		}
+	}
+	return res, nil
+}
+
+// annotation returns (and caches) a free-text memory's resolution within the deriver's
+// transaction.
+func (dv *deriver) annotation(mr *memRec) (*annotationResolution, error) {
+	if r, ok := dv.annotations[mr.id]; ok {
+		return r, nil
+	}
+	r, err := resolveAnnotations(dv.w.ctx, dv.w.tx, mr.id, mr.hash)
+	if err != nil {
+		return nil, fmt.Errorf("memory %s: %w", mr.id, err)
+	}
+	if dv.annotations == nil {
+		dv.annotations = map[string]*annotationResolution{}
+	}
+	dv.annotations[mr.id] = r
+	return r, nil
+}
+
+// scoreFreeText scores a free-text memory from its accepted annotation, or records why it
+// cannot be scored.
+func (dv *deriver) scoreFreeText(s *memScore, mr *memRec, block int) error {
+	s.scoredFrom = ScoredFreeTextNone
+	r, err := dv.annotation(mr)
+	if err != nil {
+		return err
+	}
+	c := mr.chain.c
+	switch {
+	case r.reason != "":
+		s.unscored = strp(r.reason)
+	case dv.d == nil || c == nil:
+		reason := dv.missingReason
+		if reason == "" {
+			reason = "missing_case:" + mr.chain.key.caseID
+		}
+		s.unscored = strp(reason)
+	case block < 0 || block > c.LastBlock():
+		s.unscored = strp(fmt.Sprintf("block_out_of_range:%d", block))
+	default:
+		s.scoredFrom = ScoredFreeTextAnnotation
+		return dv.scoreRecords(s, mr, block, r.records)
+	}
+	return nil
+}
+
+// citable is the memory whose cited sources the chain header shows: a free-text memory cites
+// through its accepted annotation's source_turn_ids.
+func (dv *deriver) citable(mr *memRec) *memRec {
+	if mr == nil || mr.arch != "free_text" {
+		return mr
+	}
+	if r, err := dv.annotation(mr); err == nil && r.reason == "" {
+		cp := *mr
+		cp.payload = r.state
+		return &cp
+	}
+	return mr
+}
+
+// AnnotationInput is one label to save.
+type AnnotationInput struct {
+	MemoryID  string
+	Annotator string
+	// State is the typed state tree ({schema_version "3", authorizations [...]}).
+	State any
+	// Status is draft, submitted or accepted.
+	Status string
+	// SourceContentHash is the content hash of the text the annotator read; "" means the
+	// memory's text as stored now (scripts that name a memory rather than show it).
+	SourceContentHash string
+	Origin            string
+}
+
+var humanStatuses = map[string]bool{AnnotationDraft: true, AnnotationSubmitted: true, AnnotationAccepted: true}
+
+// memoryHash is the content hash of a free-text memory and its run's domain.
+func memoryHash(ctx context.Context, q querier, memoryID string) (hash, domainID string, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT m.content_hash, r.domain_id FROM memories m JOIN runs r ON r.run_pk = m.run_pk WHERE m.memory_id = ? AND m.architecture = 'free_text' ORDER BY m.mem_pk LIMIT 1`, memoryID)
+	if err != nil {
+		return "", "", err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return "", "", err
+		}
+		return "", "", fmt.Errorf("memory %q: no free-text memory with this id in the workspace: %w", memoryID, ErrNotFound)
+	}
+	err = rows.Scan(&hash, &domainID)
+	return hash, domainID, err
+}
+
+// touchAnnotator records an annotator. It is the first statement of every annotation
+// transaction on purpose: a transaction whose first statement writes takes SQLite's write
+// lock up front (waiting out the busy timeout), so two processes saving at once queue
+// instead of one failing with a stale read snapshot.
+func touchAnnotator(w *txWriter, name, kind, detailJSON, now string) error {
+	if strings.TrimSpace(name) == "" {
+		return errors.New("annotator: a name is required")
+	}
+	_, err := w.exec("annotators", `INSERT INTO annotators (name, kind, created_at, detail_json) VALUES (?,?,?,?)
+		ON CONFLICT (name) DO UPDATE SET detail_json = CASE WHEN excluded.detail_json <> '{}' THEN excluded.detail_json ELSE annotators.detail_json END`, name, kind, now, detailJSON)
+	return err
+}
+
+type storedLabel struct {
+	id, memoryID, annotator, hash, status, detail, origin, sourceRow string
+	state                                                            map[string]any
+}
+
+func upsertLabel(w *txWriter, l storedLabel, now string) error {
+	var state any
+	if l.state != nil {
+		state = engine.MustCanonicalJSON(l.state)
+	}
+	_, err := w.exec("annotations", `INSERT INTO annotations (annotation_id, memory_id, annotator, created_at, updated_at, schema_version, source_content_hash, status, detail, state_json, origin, source_row_json)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (memory_id, annotator) DO UPDATE SET updated_at = excluded.updated_at, schema_version = excluded.schema_version,
+		source_content_hash = excluded.source_content_hash, status = excluded.status, detail = excluded.detail, state_json = excluded.state_json,
+		origin = excluded.origin, source_row_json = excluded.source_row_json`,
+		l.id, l.memoryID, l.annotator, now, now, AnnotationSchemaVersion, l.hash, l.status, l.detail, state, l.origin, l.sourceRow)
+	return err
+}
+
+// SaveAnnotation stores one label in its own committed transaction and, when it changes the
+// memory's annotation outcome, re-derives the memory's scores and its chain's facts there too.
+func (s *Store) SaveAnnotation(ctx context.Context, in AnnotationInput) (Annotation, error) {
+	if !humanStatuses[in.Status] {
+		return Annotation{}, fmt.Errorf("annotation status %q: must be draft, submitted or accepted", in.Status)
+	}
+	_, norm, err := ParseAnnotationState(in.State)
+	if err != nil {
+		return Annotation{}, fmt.Errorf("memory %s: annotated state: %w", in.MemoryID, err)
+	}
+	origin := in.Origin
+	if origin == "" {
+		origin = OriginCLI
+	}
+	now := s.stampNano()
+	_, err = s.inTx(ctx, func(w *txWriter) error {
+		if err := touchAnnotator(w, in.Annotator, AnnotatorHuman, "{}", now); err != nil {
+			return err
+		}
+		return s.changeLabels(w, in.MemoryID, func(hash string) error {
+			src := in.SourceContentHash
+			if src == "" {
+				src = hash
+			}
+			return upsertLabel(w, storedLabel{id: AnnotationID(HumanExtractorVersion, in.MemoryID, in.Annotator), memoryID: in.MemoryID, annotator: in.Annotator,
+				hash: src, status: in.Status, detail: in.Status, origin: origin, state: norm}, now)
+		})
+	})
+	if err != nil {
+		return Annotation{}, err
+	}
+	return s.annotationOf(ctx, in.MemoryID, in.Annotator)
+}
+
+// Adjudicate makes state the memory's one accepted annotation, recorded under the
+// adjudicator's name: other accepted labels become submitted (their states stay for
+// agreement), so EAL-Bench's conflicting-annotations rule no longer applies.
+func (s *Store) Adjudicate(ctx context.Context, memoryID, adjudicator string, state any, sourceHash string) (Annotation, error) {
+	_, norm, err := ParseAnnotationState(state)
+	if err != nil {
+		return Annotation{}, fmt.Errorf("memory %s: adjudicated state: %w", memoryID, err)
+	}
+	now := s.stampNano()
+	_, err = s.inTx(ctx, func(w *txWriter) error {
+		if err := touchAnnotator(w, adjudicator, AnnotatorHuman, "{}", now); err != nil {
+			return err
+		}
+		return s.changeLabels(w, memoryID, func(hash string) error {
+			if _, err := w.exec("", `UPDATE annotations SET status = ?, detail = ?, updated_at = ? WHERE memory_id = ? AND status = ? AND annotator <> ?`,
+				AnnotationSubmitted, "superseded by adjudication ("+adjudicator+")", now, memoryID, AnnotationAccepted, adjudicator); err != nil {
+				return err
+			}
+			if sourceHash == "" {
+				sourceHash = hash
+			}
+			return upsertLabel(w, storedLabel{id: AnnotationID(HumanExtractorVersion, memoryID, adjudicator), memoryID: memoryID, annotator: adjudicator,
+				hash: sourceHash, status: AnnotationAccepted, detail: "adjudicated", origin: OriginAdjudication, state: norm}, now)
+		})
+	})
+	if err != nil {
+		return Annotation{}, err
+	}
+	return s.annotationOf(ctx, memoryID, adjudicator)
+}
+
+// changeLabels runs edit (given the memory's current content hash) and re-derives the memory
+// when its annotation outcome changed.
+func (s *Store) changeLabels(w *txWriter, memoryID string, edit func(hash string) error) error {
+	hash, domainID, err := memoryHash(w.ctx, w.tx, memoryID)
+	if err != nil {
+		return err
+	}
+	if domainID != procurement.DomainID {
+		return fmt.Errorf("memory %s belongs to domain %s: annotations follow EAL-Bench's procurement protocol only", memoryID, domainID)
+	}
+	before, err := resolveAnnotations(w.ctx, w.tx, memoryID, hash)
+	if err != nil {
+		return err
+	}
+	if err := edit(hash); err != nil {
+		return err
+	}
+	after, err := resolveAnnotations(w.ctx, w.tx, memoryID, hash)
+	if err != nil {
+		return err
+	}
+	if sameResolution(before, after) {
+		return nil
+	}
+	return s.rederiveMemory(w, memoryID)
+}
+
+func sameResolution(a, b *annotationResolution) bool {
+	if a.reason != b.reason {
+		return false
+	}
+	if a.reason != "" {
+		return true
+	}
+	return engine.MustCanonicalJSON(a.state) == engine.MustCanonicalJSON(b.state)
+}
+
+// stampNano is a label's time: RFC 3339 with nanoseconds, so two saves within a second still
+// order.
+func (s *Store) stampNano() string {
+	return s.now().UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
+}
+
+func (s *Store) annotationOf(ctx context.Context, memoryID, annotator string) (Annotation, error) {
+	list, err := s.Annotations(ctx, memoryID)
+	if err != nil {
+		return Annotation{}, err
+	}
+	for _, a := range list {
+		if a.Annotator == annotator {
+			return a, nil
+		}
+	}
+	return Annotation{}, fmt.Errorf("annotation of %s by %s: %w", memoryID, annotator, ErrNotFound)
+}
+
+const annotationColumns = `a.annotation_id, a.memory_id, a.annotator, n.kind, a.created_at, a.updated_at, a.schema_version, a.source_content_hash, a.status, a.detail, a.state_json, a.origin,
+	COALESCE((SELECT m.content_hash FROM memories m WHERE m.memory_id = a.memory_id AND m.architecture = 'free_text' ORDER BY m.mem_pk LIMIT 1), a.source_content_hash)`
+
+func scanAnnotation(sc interface{ Scan(...any) error }) (Annotation, error) {
+	var a Annotation
+	var state sql.NullString
+	var current string
+	if err := sc.Scan(&a.AnnotationID, &a.MemoryID, &a.Annotator, &a.AnnotatorKind, &a.CreatedAt, &a.UpdatedAt, &a.SchemaVersion, &a.SourceContentHash,
+		&a.Status, &a.Detail, &state, &a.Origin, &current); err != nil {
+		return a, err
+	}
+	a.Stale = current != a.SourceContentHash
+	if state.Valid {
+		tree, err := engine.DecodeTree([]byte(state.String))
+		if err != nil {
+			return a, fmt.Errorf("annotation %s: stored state: %w", a.AnnotationID, err)
+		}
+		a.State, _ = tree.(map[string]any)
+	}
+	return a, nil
+}
+
+// Annotations lists a memory's labels, by annotator (annotations unique key).
+func (s *Store) Annotations(ctx context.Context, memoryID string) ([]Annotation, error) {
+	return s.queryAnnotations(ctx, `WHERE a.memory_id = ? ORDER BY a.annotator`, memoryID)
+}
+
+func (s *Store) queryAnnotations(ctx context.Context, where string, args ...any) ([]Annotation, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+annotationColumns+` FROM annotations a JOIN annotators n ON n.name = a.annotator `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Annotation{}
+	for rows.Next() {
+		a, err := scanAnnotation(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// rederiveMemory recomputes, inside w's transaction, everything that depends on one free-text
+// memory's annotation outcome, in every run holding it.
+func (s *Store) rederiveMemory(w *txWriter, memoryID string) error {
+	type hit struct {
+		runPK, chainPK      int64
+		block               int
+		hash, payload       string
+		caseID, chainReason string
+		casePK              sql.NullInt64
+		domainID            string
+	}
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT m.run_pk, m.chain_pk, m.block_index, m.content_hash, m.payload_json, c.case_id, c.case_pk, c.unscored_reason, r.domain_id
+		FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk JOIN runs r ON r.run_pk = m.run_pk WHERE m.memory_id = ? AND m.architecture = 'free_text'`, memoryID)
+	if err != nil {
+		return err
+	}
+	var hits []hit
+	for rows.Next() {
+		var h hit
+		if err := rows.Scan(&h.runPK, &h.chainPK, &h.block, &h.hash, &h.payload, &h.caseID, &h.casePK, &h.chainReason, &h.domainID); err != nil {
+			rows.Close()
+			return err
+		}
+		hits = append(hits, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, h := range hits {
+		d, derr := domains.Get(h.domainID)
+		if derr != nil {
+			d = nil
+		}
+		var c *engine.Case
+		if d != nil && h.casePK.Valid {
+			if c, err = storedCase(w, d, h.casePK.Int64); err != nil {
+				return err
+			}
+		}
+		payload, err := engine.DecodeTree([]byte(h.payload))
+		if err != nil {
+			return fmt.Errorf("memory %s: stored payload: %w", memoryID, err)
+		}
+		chain := &chainAcc{key: chainKey{caseID: h.caseID}, pk: h.chainPK, c: c, casePK: h.casePK.Int64}
+		mr := &memRec{id: memoryID, block: h.block, arch: "free_text", hash: h.hash, payload: payload, chain: chain}
+		dv := &deriver{w: w, runPK: h.runPK, d: d, missingReason: h.chainReason, scores: map[scoreKey]*memScore{}, ledgers: map[ledgerKey]ledgerAt{}}
+		if err := dv.rescoreMemory(mr); err != nil {
+			return fmt.Errorf("memory %s: %w", memoryID, err)
+		}
+	}
+	return nil
+}
+
+// storedCase parses one stored case.
+func storedCase(w *txWriter, d engine.Domain, casePK int64) (*engine.Case, error) {
+	var text, version string
+	var line int
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT case_json, line, corpus_version FROM cases WHERE case_pk = ?`, casePK).Scan(&text, &line, &version); err != nil {
+		return nil, err
+	}
+	cases, err := d.ParseCorpus("workspace:"+d.ID()+"/"+version, []byte(text))
+	if err != nil || len(cases) != 1 {
+		return nil, fmt.Errorf("stored case %d no longer parses: %v", casePK, err)
+	}
+	cases[0].Line = line
+	return cases[0], nil
+}
+
+// rescoreMemory replaces a memory's scores at every block it was scored at, then refreshes
+// the chain blocks, the chain and the attribution rows that read them.
+func (dv *deriver) rescoreMemory(mr *memRec) error {
+	w := dv.w
+	var blocks []int
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT block_index FROM memory_scores WHERE run_pk = ? AND memory_id = ? ORDER BY block_index`, dv.runPK, mr.id)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var b int
+		if err := rows.Scan(&b); err != nil {
+			rows.Close()
+			return err
+		}
+		blocks = append(blocks, b)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, table := range []string{"fidelity_rows", "formation", "memory_scores"} {
+		if _, err := w.exec("", `DELETE FROM `+table+` WHERE run_pk = ? AND memory_id = ?`, dv.runPK, mr.id); err != nil {
+			return err
+		}
+	}
+	for _, b := range blocks {
+		sc, err := dv.score(mr, b)
+		if err != nil {
+			return err
+		}
+		if _, err := w.exec("", `UPDATE chain_blocks SET exact=?, exact_fields=?, overgrant_fields=?, undergrant_fields=?, forms_false_authority=?, formed_probe_ids_json=?, scored_from=?, unscored_reason=?
+			WHERE chain_pk = ? AND block_index = ? AND memory_id = ?`,
+			nullBool(sc.exact), sc.exactFields, sc.over, sc.under, nullBool(sc.forms), jsonText(sc.formed), sc.scoredFrom, nullStr(sc.unscored), mr.chain.pk, b, mr.id); err != nil {
+			return err
+		}
+	}
+	if err := dv.refreshChain(mr.chain); err != nil {
+		return err
+	}
+	return dv.reattribute(mr)
+}
+
+// refreshChain recomputes a chain's first false-authority block, its cited turns and its
+// flags from its stored chain blocks, as deriveChain does at import.
+func (dv *deriver) refreshChain(c *chainAcc) error {
+	w := dv.w
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT block_index, memory_id, forms_false_authority, unscored_reason FROM chain_blocks WHERE chain_pk = ? ORDER BY block_index`, c.pk)
+	if err != nil {
+		return err
+	}
+	var bfs []engine.BlockFormation
+	memAt := map[int]string{}
+	var formedFinal *bool
+	for rows.Next() {
+		var k int
+		var mem, unscored sql.NullString
+		var forms sql.NullInt64
+		if err := rows.Scan(&k, &mem, &forms, &unscored); err != nil {
+			rows.Close()
+			return err
+		}
+		formedFinal = nil
+		if mem.Valid {
+			memAt[k] = mem.String
+			bfs = append(bfs, engine.BlockFormation{BlockIndex: k, Estimable: !unscored.Valid, Formed: forms.Valid && forms.Int64 != 0})
+			formedFinal = boolPtr(forms)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	ffa, found := engine.FirstFalseAuthorityBlock(bfs)
+	cited := []string{}
+	var ffaVal any
+	flag := -1
+	if found {
+		ffaVal, flag = ffa, ffa
+		if c.c != nil {
+			mr, err := dv.storedMemory(memAt[ffa], c)
+			if err != nil {
+				return err
+			}
+			cited = citedTurns(dv.citable(mr), c.c, ffa)
+		}
+	}
+	if _, err := w.exec("", `UPDATE chain_blocks SET first_false_authority = (block_index = ?) WHERE chain_pk = ?`, flag, c.pk); err != nil {
+		return err
+	}
+	needs := 0
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM memories m JOIN memory_scores ms ON ms.run_pk = m.run_pk AND ms.memory_id = m.memory_id AND ms.block_index = m.block_index
+		WHERE m.chain_pk = ? AND ms.unscored_reason IS NOT NULL AND (ms.unscored_reason = ? OR ms.unscored_reason LIKE ? OR ms.unscored_reason IN (?, ?))`,
+		c.pk, ReasonMissingAnnot, ReasonAnnotationNotAccepted+":%", ReasonAnnotationHashMismatch, ReasonConflictingAnnotations).Scan(&needs); err != nil {
+		return err
+	}
+	_, err = w.exec("", `UPDATE chains SET first_false_authority_block = ?, ffa_cited_turns_json = ?, formed_final = ?, needs_annotation = ? WHERE chain_pk = ?`,
+		ffaVal, jsonText(cited), nullBool(formedFinal), b2i(needs > 0), c.pk)
+	return err
+}
+
+// storedMemory rebuilds a memory record of a chain from its stored row.
+func (dv *deriver) storedMemory(memoryID string, c *chainAcc) (*memRec, error) {
+	var arch, hash, payload string
+	var block int
+	if err := dv.w.tx.QueryRowContext(dv.w.ctx, `SELECT architecture, content_hash, payload_json, block_index FROM memories WHERE run_pk = ? AND memory_id = ?`, dv.runPK, memoryID).
+		Scan(&arch, &hash, &payload, &block); err != nil {
+		return nil, fmt.Errorf("memory %s: %w", memoryID, err)
+	}
+	tree, err := engine.DecodeTree([]byte(payload))
+	if err != nil {
+		return nil, fmt.Errorf("memory %s: stored payload: %w", memoryID, err)
+	}
+	return &memRec{id: memoryID, arch: arch, hash: hash, payload: tree, block: block, chain: c}, nil
+}
+
+// reattribute recomputes the attribution rows of the trials run on this memory: formation
+// (and whether it is estimable) is what an annotation changes.
+func (dv *deriver) reattribute(mr *memRec) error {
+	w := dv.w
+	type arow struct {
+		trialPK                                  int64
+		exactPK                                  sql.NullInt64
+		requestAuthorized                        int
+		evidenceID, caseID, probeID, conditionID string
+		writer                                   sql.NullString
+		oracleBlock                              sql.NullInt64
+		trialRow                                 string
+		chainPK                                  int64
+	}
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT a.trial_pk, a.exact_trial_pk, a.request_authorized, a.evidence_id, a.case_id, a.probe_id, a.condition_id, a.writer_target, t.oracle_block_index, t.row_json, a.chain_pk
+		FROM attribution a JOIN trials t ON t.trial_pk = a.trial_pk WHERE t.run_pk = ? AND t.memory_id = ?`, dv.runPK, mr.id)
+	if err != nil {
+		return err
+	}
+	var list []arow
+	for rows.Next() {
+		var a arow
+		if err := rows.Scan(&a.trialPK, &a.exactPK, &a.requestAuthorized, &a.evidenceID, &a.caseID, &a.probeID, &a.conditionID, &a.writer, &a.oracleBlock, &a.trialRow, &a.chainPK); err != nil {
+			rows.Close()
+			return err
+		}
+		list = append(list, a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	chains := map[int64]bool{}
+	for _, a := range list {
+		block := -1
+		if mr.chain.c != nil {
+			block = mr.chain.c.LastBlock()
+		}
+		if a.oracleBlock.Valid {
+			block = int(a.oracleBlock.Int64)
+		}
+		sc, err := dv.score(mr, block)
+		if err != nil {
+			return err
+		}
+		written, err := storedArm(a.trialRow)
+		if err != nil {
+			return fmt.Errorf("trial %d: %w", a.trialPK, err)
+		}
+		ra := a.requestAuthorized != 0
+		in := engine.AttributionInput{EvidenceID: a.evidenceID, CaseID: a.caseID, ProbeID: a.probeID, ConditionID: a.conditionID, WriterTarget: a.writer.String,
+			Written: written, FormationEstimable: sc.estimable(), RequestAuthorized: &ra}
+		for _, id := range sc.formed {
+			if id == a.probeID {
+				in.MemoryFormed = true
+			}
+		}
+		if a.exactPK.Valid {
+			var exactRow string
+			if err := w.tx.QueryRowContext(w.ctx, `SELECT row_json FROM trials WHERE trial_pk = ?`, a.exactPK.Int64).Scan(&exactRow); err != nil {
+				return err
+			}
+			if in.Exact, err = storedArm(exactRow); err != nil {
+				return fmt.Errorf("trial %d: %w", a.exactPK.Int64, err)
+			}
+		}
+		row := engine.Attribute(in)
+		if _, err := w.exec("", `UPDATE attribution SET memory_formed=?, formation_estimable=?, estimable=?, authorized_use=?, exact_authorized_use=?, unauthorized_submission=?, exact_unauthorized_submission=?, attributed=?, reasons_json=?
+			WHERE run_pk = ? AND trial_pk = ?`,
+			b2i(row.MemoryFormed), b2i(row.FormationEstimable), b2i(row.Estimable), b2i(row.AuthorizedUse), b2i(row.ExactAuthorizedUse), b2i(row.UnauthorizedSubmission),
+			b2i(row.ExactUnauthorizedSubmission), b2i(row.Attributed), jsonText(row.Reasons), dv.runPK, a.trialPK); err != nil {
+			return err
+		}
+		chains[a.chainPK] = true
+	}
+	for pk := range chains {
+		if _, err := w.exec("", `UPDATE chains SET attributed_memory_induced = (SELECT COUNT(*) FROM attribution WHERE chain_pk = ? AND attributed = 1) WHERE chain_pk = ?`, pk, pk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func storedArm(rowJSON string) (*engine.ArmOutcome, error) {
+	tree, err := engine.DecodeTree([]byte(rowJSON))
+	if err != nil {
+		return nil, err
+	}
+	m, _ := tree.(map[string]any)
+	return armOf(rundir.Row{Tree: m}), nil
+}

@@ -1,0 +1,223 @@
+package runs
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/ealscope/ealscope/engine"
+)
+
+// Durability: each save is its own committed transaction, so a process killed mid-session
+// keeps every label it reported saved, and two processes saving into one workspace at the
+// same time lose nothing. The writers are this test binary re-executed in helper mode
+// (TestAnnotationWriterProcess); the parent synchronises on the lines they print, never on
+// sleeps.
+
+const (
+	envHelper    = "EALSCOPE_ANNOTATION_WRITER"
+	envDB        = "EALSCOPE_ANNOTATION_DB"
+	envMemory    = "EALSCOPE_ANNOTATION_MEMORY"
+	envState     = "EALSCOPE_ANNOTATION_STATE"
+	envPrefix    = "EALSCOPE_ANNOTATION_PREFIX"
+	envCount     = "EALSCOPE_ANNOTATION_COUNT"
+	envWaitForGo = "EALSCOPE_ANNOTATION_WAIT"
+)
+
+// TestAnnotationWriterProcess is not a test of its own: run by the durability tests with
+// envHelper set, it saves labels on one memory (annotator <prefix>-<i>, every fifth one
+// accepted so re-derivation runs too) and prints "saved <i>" after each commit. With count 0
+// it saves until killed. With envWaitForGo it prints "ready" and waits for a line on stdin
+// first, so two writers start together.
+func TestAnnotationWriterProcess(t *testing.T) {
+	if os.Getenv(envHelper) != "1" {
+		t.Skip("helper process for the durability tests")
+	}
+	s, err := Open(os.Getenv(envDB))
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(2)
+	}
+	state, err := engine.DecodeTree([]byte(os.Getenv(envState)))
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(2)
+	}
+	if os.Getenv(envWaitForGo) == "1" {
+		fmt.Println("ready")
+		if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+			os.Exit(2)
+		}
+	}
+	n, _ := strconv.Atoi(os.Getenv(envCount))
+	for i := 0; n == 0 || i < n; i++ {
+		status := AnnotationSubmitted
+		if i%5 == 0 {
+			status = AnnotationAccepted
+		}
+		if _, err := s.SaveAnnotation(context.Background(), AnnotationInput{MemoryID: os.Getenv(envMemory), Annotator: fmt.Sprintf("%s-%d", os.Getenv(envPrefix), i),
+			State: state, Status: status, Origin: OriginTUI}); err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		fmt.Printf("saved %d\n", i) // stdout is a pipe: unbuffered writes, one line per commit
+	}
+	s.Close()
+	os.Exit(0)
+}
+
+type writerProc struct {
+	cmd   *exec.Cmd
+	out   *bufio.Scanner
+	stdin io.WriteCloser
+}
+
+func startWriter(t *testing.T, f annotationFixture, prefix string, count int, wait bool) *writerProc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAnnotationWriterProcess$", "-test.count=1")
+	state := engine.MustCanonicalJSON(ledgerState(t, f.c, f.mem.BlockIndex))
+	cmd.Env = append(os.Environ(), envHelper+"=1", envDB+"="+f.path, envMemory+"="+f.mem.MemoryID, envState+"="+state,
+		envPrefix+"="+prefix, envCount+"="+strconv.Itoa(count))
+	if wait {
+		cmd.Env = append(cmd.Env, envWaitForGo+"=1")
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return &writerProc{cmd: cmd, out: bufio.NewScanner(stdout), stdin: stdin}
+}
+
+// next reads the writer's next line.
+func (w *writerProc) next(t *testing.T) string {
+	t.Helper()
+	if !w.out.Scan() {
+		t.Fatalf("writer ended early: %v", w.out.Err())
+	}
+	line := w.out.Text()
+	if strings.HasPrefix(line, "error") {
+		t.Fatalf("writer: %s", line)
+	}
+	return line
+}
+
+func labelCount(t *testing.T, s *Store, prefix string) int {
+	t.Helper()
+	var n int
+	if err := s.db.QueryRow(`SELECT COUNT(*) FROM annotations WHERE annotator LIKE ?`, prefix+"-%").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestAnnotationSurvivesSIGKILL kills a writer with SIGKILL after it reported 25 saves (it
+// keeps saving meanwhile, so the kill lands mid-session, usually mid-transaction): the
+// database passes integrity_check and every label reported saved is there, intact.
+func TestAnnotationSurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the subprocess durability test")
+	}
+	f := newAnnotationFixture(t)
+	f.s.Close() // the writer owns the workspace while it runs
+	w := startWriter(t, f, "killed", 0, false)
+	const reported = 25
+	for i := 0; i < reported; i++ {
+		if got := w.next(t); got != fmt.Sprintf("saved %d", i) {
+			t.Fatalf("line %d: %q", i, got)
+		}
+	}
+	if err := w.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	w.cmd.Wait()
+
+	s, err := Open(f.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var integrity string
+	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
+		t.Fatalf("integrity_check after SIGKILL: %q %v", integrity, err)
+	}
+	if n := labelCount(t, s, "killed"); n < reported {
+		t.Fatalf("%d labels after the kill, %d were reported saved", n, reported)
+	}
+	want := engine.MustCanonicalJSON(ledgerState(t, f.c, f.mem.BlockIndex))
+	labels, err := s.Annotations(context.Background(), f.mem.MemoryID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, l := range labels {
+		seen[l.Annotator] = true
+		if engine.MustCanonicalJSON(l.State) != want || l.SourceContentHash != f.mem.ContentHash || l.Stale {
+			t.Fatalf("label %s damaged: %+v", l.Annotator, l)
+		}
+	}
+	for i := 0; i < reported; i++ {
+		if !seen[fmt.Sprintf("killed-%d", i)] {
+			t.Fatalf("label killed-%d was reported saved but is missing", i)
+		}
+	}
+	// The accepted labels (identical states) score the memory; derived rows are consistent.
+	if got := scoreAt(t, s, f.mem.MemoryID, f.mem.BlockIndex); got.scoredFrom != ScoredFreeTextAnnotation {
+		t.Fatalf("after the kill: %+v", got)
+	}
+}
+
+// TestAnnotationConcurrentWriters runs two writer processes saving 40 labels each into the
+// same workspace at the same moment: all 80 are stored.
+func TestAnnotationConcurrentWriters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the subprocess durability test")
+	}
+	f := newAnnotationFixture(t)
+	const each = 40
+	a := startWriter(t, f, "one", each, true)
+	b := startWriter(t, f, "two", each, true)
+	for _, w := range []*writerProc{a, b} {
+		if got := w.next(t); got != "ready" {
+			t.Fatalf("writer said %q", got)
+		}
+	}
+	for _, w := range []*writerProc{a, b} {
+		io.WriteString(w.stdin, "go\n")
+	}
+	for _, w := range []*writerProc{a, b} {
+		for i := 0; i < each; i++ {
+			w.next(t)
+		}
+		if err := w.cmd.Wait(); err != nil {
+			t.Fatalf("writer: %v", err)
+		}
+	}
+	if n1, n2 := labelCount(t, f.s, "one"), labelCount(t, f.s, "two"); n1 != each || n2 != each {
+		t.Fatalf("stored %d + %d labels, want %d + %d", n1, n2, each, each)
+	}
+	var integrity string
+	if err := f.s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
+		t.Fatalf("integrity_check: %q %v", integrity, err)
+	}
+}

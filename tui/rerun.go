@@ -1,0 +1,714 @@
+package tui
+
+// The re-run panel (issue 6): `r` in the chain view re-runs the executor on the current
+// block's probes with written, oracle-exact or hand-edited memory, and shows the arms side by
+// side. Every arm runs through replay.StartRerun and is stored through the Rerunner as it
+// finishes; events are drained one message at a time (CONVENTIONS §10) and esc cancels
+// through the context.CancelFunc the panel holds, keeping what finished.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/runs"
+)
+
+// Rerunner is what the re-run panel reads and writes; *runs.Store satisfies it.
+type Rerunner interface {
+	RerunSource(ctx context.Context, key runs.ChainKey, block int) (runs.RerunSource, error)
+	ReplaysForChain(ctx context.Context, key runs.ChainKey) ([]runs.Replay, error)
+	AttributionForChain(ctx context.Context, key runs.ChainKey) ([]runs.ReplayAttribution, error)
+	SaveReplay(ctx context.Context, in runs.ReplayInput) error
+}
+
+var _ Rerunner = (*runs.Store)(nil)
+
+var rerunVariants = []string{replay.VariantWritten, replay.VariantExact, replay.VariantEdited}
+
+// Form rows of the panel.
+const (
+	rowVariant = iota
+	rowProbes
+	rowExecutor
+	rowRuns
+	rowCount
+)
+
+// rerunPanel is a plain struct owned by the chain screen (not a nested tea.Model).
+type rerunPanel struct {
+	c      *common
+	store  Rerunner
+	models *replay.Config
+	chain  ChainKey
+	block  int
+
+	src         *runs.RerunSource
+	replays     []runs.Replay
+	attribution []runs.ReplayAttribution
+	err         error
+
+	row, variant, probe, executor, runs int
+	// scroll is the first line of the results view.
+	scroll int
+
+	seq     int
+	running bool
+	cancel  context.CancelFunc
+	done    int
+	total   int
+	note    string
+	// shown are the batches whose arms the results view compares (written first).
+	shown []string
+}
+
+func newRerunPanel(c *common, store Rerunner, models *replay.Config, chain ChainKey, block int) *rerunPanel {
+	return &rerunPanel{c: c, store: store, models: models, chain: chain, block: block, variant: 1, runs: 1}
+}
+
+// Messages of the panel, all addressed by chain, block and sequence number.
+type rerunLoadedMsg struct {
+	chain       runs.ChainKey
+	block       int
+	src         *runs.RerunSource
+	replays     []runs.Replay
+	attribution []runs.ReplayAttribution
+	err         error
+}
+
+type rerunEventMsg struct {
+	seq    int
+	ev     replay.Event
+	events <-chan replay.Event
+}
+
+type rerunDoneMsg struct {
+	seq       int
+	err       error
+	cancelled bool
+	batches   []string
+}
+
+type rerunEditedMsg struct {
+	seq  int
+	mem  replay.RerunMemory
+	err  error
+	path string
+}
+
+func loadRerunCmd(store Rerunner, key runs.ChainKey, block int) tea.Cmd {
+	return func() tea.Msg {
+		ctx := context.Background()
+		msg := rerunLoadedMsg{chain: key, block: block}
+		src, err := store.RerunSource(ctx, key, block)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		msg.src = &src
+		if msg.replays, msg.err = store.ReplaysForChain(ctx, key); msg.err != nil {
+			return msg
+		}
+		msg.attribution, msg.err = store.AttributionForChain(ctx, key)
+		return msg
+	}
+}
+
+func (p *rerunPanel) Init() tea.Cmd { return loadRerunCmd(p.store, p.chain.ID, p.block) }
+
+func (p *rerunPanel) executors() []string {
+	out := []string{"builtin"}
+	if p.models != nil {
+		names := make([]string, 0, len(p.models.Models))
+		for n := range p.models.Models {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		out = append(out, names...)
+	}
+	return out
+}
+
+// batches lists the earlier re-runs at this block, newest first.
+func (p *rerunPanel) batches() []runs.Replay {
+	seen := map[string]bool{}
+	var out []runs.Replay
+	for i := len(p.replays) - 1; i >= 0; i-- {
+		r := p.replays[i]
+		if r.BlockIndex == p.block && !seen[r.BatchID] {
+			seen[r.BatchID] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (p *rerunPanel) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case rerunLoadedMsg:
+		if msg.chain != p.chain.ID || msg.block != p.block {
+			return nil
+		}
+		if msg.err != nil {
+			p.err = msg.err
+			return nil
+		}
+		if msg.src != nil {
+			p.src = msg.src
+		}
+		p.replays, p.attribution = msg.replays, msg.attribution
+	case rerunEventMsg:
+		if msg.seq != p.seq {
+			return nil
+		}
+		switch msg.ev.Kind {
+		case replay.EventResult:
+			p.done, p.total = msg.ev.Done, msg.ev.Total
+			return waitRerunEvent(p.seq, msg.events)
+		case replay.EventDone:
+			return nil
+		}
+	case rerunDoneMsg:
+		if msg.seq != p.seq {
+			return nil
+		}
+		p.running, p.cancel = false, nil
+		p.err = msg.err
+		if msg.cancelled {
+			p.note = fmt.Sprintf("cancelled: %d finished arms kept", p.done)
+		}
+		p.shown, p.scroll = msg.batches, 0
+		return loadRerunCmd(p.store, p.chain.ID, p.block)
+	case rerunEditedMsg:
+		if msg.seq != p.seq {
+			return nil
+		}
+		if msg.err != nil {
+			p.running, p.err = false, msg.err
+			return nil
+		}
+		return p.start(msg.mem)
+	}
+	return nil
+}
+
+// back handles esc: cancel a running re-run (keeping what finished), else leave the results,
+// else close the panel (close = true).
+func (p *rerunPanel) back() (close bool) {
+	switch {
+	case p.running && p.cancel != nil:
+		p.cancel()
+		p.note = "cancelling…"
+	case p.shown != nil:
+		p.shown, p.scroll = nil, 0
+	default:
+		return true
+	}
+	return false
+}
+
+func (p *rerunPanel) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if p.running {
+		return nil
+	}
+	k, l := &p.c.keys.Chain, &p.c.keys.List
+	if p.shown != nil {
+		switch {
+		case key.Matches(msg, l.Down), key.Matches(msg, k.Down):
+			p.scroll++
+		case key.Matches(msg, l.Up), key.Matches(msg, k.Up):
+			p.scroll = max(p.scroll-1, 0)
+		}
+		return nil
+	}
+	batches := p.batches()
+	last := rowCount + len(batches) - 1
+	step := func(d int) {
+		switch p.row {
+		case rowVariant:
+			p.variant = (p.variant + d + len(rerunVariants)) % len(rerunVariants)
+		case rowProbes:
+			if p.src != nil {
+				n := len(p.src.Probes) + 1
+				p.probe = (p.probe + d + n) % n
+			}
+		case rowExecutor:
+			n := len(p.executors())
+			p.executor = (p.executor + d + n) % n
+		case rowRuns:
+			p.runs = clamp(p.runs+d, 1, 20)
+		}
+	}
+	switch {
+	case key.Matches(msg, l.Down), key.Matches(msg, k.Down):
+		p.row = clamp(p.row+1, 0, last)
+	case key.Matches(msg, l.Up), key.Matches(msg, k.Up):
+		p.row = clamp(p.row-1, 0, last)
+	case key.Matches(msg, k.NextBlock):
+		step(1)
+	case key.Matches(msg, k.PrevBlock):
+		step(-1)
+	case key.Matches(msg, l.Open):
+		if p.row >= rowCount {
+			b := batches[p.row-rowCount]
+			p.shown = p.pairFor(b)
+			return nil
+		}
+		return p.run()
+	}
+	return nil
+}
+
+// pairFor is the batches a stored batch is compared with: the latest written batch of the
+// same executor at this block, then the batch itself.
+func (p *rerunPanel) pairFor(b runs.Replay) []string {
+	if b.MemoryVariant == replay.VariantWritten {
+		return []string{b.BatchID}
+	}
+	for i := len(p.replays) - 1; i >= 0; i-- {
+		r := p.replays[i]
+		if r.BlockIndex == p.block && r.MemoryVariant == replay.VariantWritten && r.Executor == b.Executor {
+			return []string{r.BatchID, b.BatchID}
+		}
+	}
+	return []string{b.BatchID}
+}
+
+// run starts the chosen re-run. A variant other than written runs the written arm too, with
+// the same executor and seeds, so the two arms differ only in memory (EAL-Bench's matched
+// replay).
+func (p *rerunPanel) run() tea.Cmd {
+	if p.src == nil {
+		p.note = "still loading the chain's case and memory…"
+		return nil
+	}
+	p.err, p.note, p.shown = nil, "", nil
+	p.seq++
+	src := *p.src
+	switch rerunVariants[p.variant] {
+	case replay.VariantWritten:
+		if src.MemoryID == "" {
+			p.err = fmt.Errorf("no written memory at block %d yet: try exact", p.block)
+			return nil
+		}
+		m, err := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
+		if err != nil {
+			p.err = err
+			return nil
+		}
+		return p.start(m)
+	case replay.VariantExact:
+		m, err := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
+		if err != nil {
+			p.err = err
+			return nil
+		}
+		return p.start(m)
+	}
+	p.running = true
+	return editMemoryCmd(p.seq, src)
+}
+
+// editMemoryCmd opens the written (else exact) memory in $VISUAL/$EDITOR and validates the
+// result before anything runs.
+func editMemoryCmd(seq int, src runs.RerunSource) tea.Cmd {
+	editor := os.Getenv("VISUAL")
+	if editor == "" {
+		editor = os.Getenv("EDITOR")
+	}
+	if editor == "" {
+		return func() tea.Msg {
+			return rerunEditedMsg{seq: seq, err: fmt.Errorf("edited memory needs $EDITOR (or $VISUAL)")}
+		}
+	}
+	var start replay.RerunMemory
+	var err error
+	if src.MemoryID != "" {
+		start, err = replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
+	} else {
+		start, err = replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
+	}
+	if err != nil {
+		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
+	}
+	text := start.Text()
+	ext := ".txt"
+	if tree, ok := start.Payload.(map[string]any); ok {
+		b, _ := json.MarshalIndent(tree, "", "  ")
+		text, ext = string(b)+"\n", ".json"
+	}
+	dir, err := os.MkdirTemp("", "ealscope-edit-")
+	if err != nil {
+		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
+	}
+	path := filepath.Join(dir, "memory"+ext)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
+	}
+	fields := strings.Fields(editor)
+	c := exec.Command(fields[0], append(fields[1:], path)...)
+	return tea.ExecProcess(c, func(err error) tea.Msg {
+		defer os.RemoveAll(dir)
+		if err != nil {
+			return rerunEditedMsg{seq: seq, err: fmt.Errorf("editor %s: %w", editor, err)}
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return rerunEditedMsg{seq: seq, err: err}
+		}
+		m, err := replay.ParseMemoryText(src.Domain, src.Architecture, "edited memory", replay.VariantEdited, data)
+		return rerunEditedMsg{seq: seq, mem: m, err: err}
+	})
+}
+
+func (p *rerunPanel) start(mem replay.RerunMemory) tea.Cmd {
+	src := *p.src
+	probes := src.Probes
+	if p.probe > 0 && p.probe <= len(probes) {
+		probes = probes[p.probe-1 : p.probe]
+	}
+	name := p.executors()[p.executor]
+	var cfg *replay.Model
+	if name != "builtin" && p.models != nil {
+		m := p.models.Models[name]
+		cfg = &m
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.running, p.cancel, p.done, p.total = true, cancel, 0, 0
+	return startRerunCmd(ctx, p.seq, p.store, src, mem, probes, name, cfg, p.runs)
+}
+
+// startRerunCmd runs the written arm (when the variant is another) and then the chosen arm,
+// storing each arm as it finishes and streaming progress; the final message carries the
+// batches to compare.
+func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunSource, mem replay.RerunMemory, probes []runs.RerunProbeSource, name string, model *replay.Model, n int) tea.Cmd {
+	events := make(chan replay.Event, 1)
+	run := func() tea.Msg {
+		defer close(events)
+		var ex replay.Executor = replay.NewBuiltinExecutor(src.Domain, 20260821)
+		if model != nil {
+			ex = replay.NewModelExecutor(src.Domain, replay.NewModelClient(*model, replay.DefaultRetryPolicy(), nil))
+		}
+		save := func(ctx context.Context, r replay.RerunResult) error {
+			return store.SaveReplay(ctx, replayInputOf(src, r))
+		}
+		var specs []replay.RerunSpec
+		if mem.Variant != replay.VariantWritten && src.MemoryID != "" {
+			written, err := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
+			if err != nil {
+				return rerunDoneMsg{seq: seq, err: err}
+			}
+			specs = append(specs, rerunSpec(src, written, probes, ex, n))
+		}
+		specs = append(specs, rerunSpec(src, mem, probes, ex, n))
+		total := len(specs) * len(probes) * n
+		done := 0
+		var batches []string
+		for _, spec := range specs {
+			ch, err := replay.StartRerun(ctx, spec, save)
+			if err != nil {
+				return rerunDoneMsg{seq: seq, err: err, batches: batches}
+			}
+			for ev := range ch {
+				switch ev.Kind {
+				case replay.EventResult:
+					done++
+					if len(batches) == 0 || batches[len(batches)-1] != ev.Result.BatchID {
+						batches = append(batches, ev.Result.BatchID)
+					}
+					select {
+					case events <- replay.Event{Kind: replay.EventResult, Done: done, Total: total, Result: ev.Result}:
+					default: // progress is best effort; the result itself is stored
+					}
+				case replay.EventDone:
+					if ev.Err != nil || ev.Cancelled {
+						return rerunDoneMsg{seq: seq, err: ev.Err, cancelled: ev.Cancelled, batches: batches}
+					}
+				}
+			}
+		}
+		return rerunDoneMsg{seq: seq, batches: batches}
+	}
+	started := func() tea.Msg { return taskStartedMsg{seq, "rerun"} }
+	return tea.Batch(started, run, waitRerunEvent(seq, events))
+}
+
+// waitRerunEvent delivers one progress event; Update re-arms it until the stream closes.
+func waitRerunEvent(seq int, events <-chan replay.Event) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-events
+		if !ok {
+			return rerunEventMsg{seq: seq, ev: replay.Event{Kind: replay.EventDone}}
+		}
+		return rerunEventMsg{seq: seq, ev: ev, events: events}
+	}
+}
+
+// rerunSpec mirrors the headless command's construction: the written arm carries the
+// store's formation verdict and the trials it mirrors; every arm carries EAL-Bench's
+// operational context for the probe, so only the memory differs between arms.
+func rerunSpec(src runs.RerunSource, mem replay.RerunMemory, probes []runs.RerunProbeSource, ex replay.Executor, n int) replay.RerunSpec {
+	spec := replay.RerunSpec{Domain: src.Domain, Case: src.Case, Block: src.Block, Memory: mem, Executor: ex, Runs: n, Seed: 20260821,
+		ChainRef: fmt.Sprintf("%s/%d", src.Chain.RunID, src.Chain.Key)}
+	for _, p := range probes {
+		rp := replay.RerunProbe{Probe: p.Probe, OperationalContext: replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage)}
+		if mem.Variant == replay.VariantWritten {
+			rp.Formation = &replay.Formation{Formed: p.Formed, Estimable: p.FormationEstimable}
+			for _, m := range p.Mirrors {
+				rp.Mirrors = append(rp.Mirrors, replay.Mirror{TrialID: m.TrialID, ContextHash: m.ContextHash, ExecutorTarget: m.ExecutorTarget, ExecutorRunID: m.ExecutorRunID})
+			}
+		}
+		spec.Probes = append(spec.Probes, rp)
+	}
+	return spec
+}
+
+func replayInputOf(src runs.RerunSource, r replay.RerunResult) runs.ReplayInput {
+	in := runs.ReplayInput{
+		Chain: src.Chain.Key, ReplayID: r.ReplayID, BatchID: r.BatchID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
+		Variant: r.Memory.Variant, Architecture: r.Memory.Architecture, Source: r.Memory.Source, WrittenMemoryID: src.MemoryID,
+		Payload: r.Memory.Payload, ContentHash: r.Memory.ContentHash, MemoryFormed: r.MemoryFormed, FormationEstimable: r.FormationEstimable,
+		ExecutorTarget: r.Executor.TargetID, Executor: r.Executor, Repetition: r.Repetition, Seed: r.Seed, Messages: r.Messages, Tools: r.Tools,
+		RequestHash: r.RequestHash, Response: r.Response, Usage: r.Usage, Attempts: r.Attempts, LatencyMS: r.LatencyMS, Outcome: r.Outcome, CreatedAt: r.CreatedAt,
+	}
+	if r.Mirror != nil {
+		in.MirroredTrialID, in.MirroredContextHash = r.Mirror.TrialID, r.Mirror.ContextHash
+	}
+	return in
+}
+
+// View draws the panel in w×h cells: the form and earlier re-runs, or the arms side by side.
+func (p *rerunPanel) View(w, h int) string {
+	var lines []string
+	if p.shown != nil && !p.running {
+		lines = p.armLines(w - 2)
+		lines = lines[clamp(p.scroll, 0, max(len(lines)-(h-2), 0)):]
+	} else {
+		lines = p.formLines(w - 2)
+	}
+	return box(p.c.styles, fmt.Sprintf("re-run · block %d", p.block), window(lines, 0, h-2), w, h, true)
+}
+
+func (p *rerunPanel) formLines(w int) []string {
+	st := p.c.styles
+	var out []string
+	field := func(row int, label, value string) {
+		sel := "  "
+		if p.row == row {
+			sel = "▸ "
+		}
+		out = append(out, ansi.Truncate(sel+st.Chain.Field.Render(fit(label, 10))+" ‹ "+value+" ›", w, "…"))
+	}
+	probe := "all probes"
+	switch {
+	case p.src != nil && p.probe > 0 && p.probe <= len(p.src.Probes):
+		probe = sanitizeLine(p.src.Probes[p.probe-1].Probe.ID)
+	case p.src != nil:
+		probe = fmt.Sprintf("all probes (%d)", len(p.src.Probes))
+	}
+	field(rowVariant, "memory", rerunVariants[p.variant])
+	field(rowProbes, "probes", probe)
+	field(rowExecutor, "executor", sanitizeLine(p.executors()[p.executor]))
+	field(rowRuns, "runs", fmt.Sprintf("%d (seeds 20260821+r)", p.runs))
+	out = append(out, st.App.Subtle.Render(ansi.Truncate("←/→ change · ↑/↓ move · enter run · esc close · other variants run the written arm too", w, "…")))
+	switch {
+	case p.running:
+		bar := progressBar(p.done, p.total, 20)
+		out = append(out, "", st.App.Status.Render(fmt.Sprintf("running %s %d/%d · esc cancels (finished arms are kept)", bar, p.done, p.total)))
+	case p.err != nil:
+		out = append(out, "", st.App.Error.Render(ansi.Truncate("! "+sanitizeLine(p.err.Error()), w, "…")))
+	case p.note != "":
+		out = append(out, "", st.App.Status.Render(p.note))
+	case p.src == nil:
+		out = append(out, "", st.App.Subtle.Render("loading…"))
+	}
+	out = append(out, "", st.List.Header.Render("earlier re-runs at this block (enter reopens)"))
+	batches := p.batches()
+	if len(batches) == 0 {
+		out = append(out, st.App.Subtle.Render("  (none yet)"))
+	}
+	for i, b := range batches {
+		sel := "  "
+		if p.row == rowCount+i {
+			sel = "▸ "
+		}
+		n := 0
+		for _, r := range p.replays {
+			if r.BatchID == b.BatchID {
+				n++
+			}
+		}
+		out = append(out, ansi.Truncate(fmt.Sprintf("%s%s · %s · %s · %d arms · %s", sel, b.BatchID[:min(8, len(b.BatchID))], b.MemoryVariant,
+			sanitizeLine(b.Executor), n, b.CreatedAt), w, "…"))
+	}
+	return out
+}
+
+func progressBar(done, total, w int) string {
+	if total <= 0 {
+		return "[" + strings.Repeat("·", w) + "]"
+	}
+	n := done * w / total
+	return "[" + strings.Repeat("#", n) + strings.Repeat("·", w-n) + "]"
+}
+
+// armLines compares the shown batches probe by probe: the memory of the other arm diffed
+// against the written one, then each arm's decision, tool call, compliance, unauthorized
+// action and the attribution verdict.
+func (p *rerunPanel) armLines(w int) []string {
+	st := p.c.styles
+	inBatch := map[string]bool{}
+	for _, b := range p.shown {
+		inBatch[b] = true
+	}
+	byProbe := map[string][]runs.Replay{}
+	var probes []string
+	for _, r := range p.replays {
+		if !inBatch[r.BatchID] {
+			continue
+		}
+		if _, ok := byProbe[r.ProbeID]; !ok {
+			probes = append(probes, r.ProbeID)
+		}
+		byProbe[r.ProbeID] = append(byProbe[r.ProbeID], r)
+	}
+	// Probes whose arms disagree come first: they are what the comparison is for.
+	differs := func(id string) bool {
+		seen := map[string]bool{}
+		for _, r := range byProbe[id] {
+			seen[r.Decision] = true
+		}
+		return len(seen) > 1
+	}
+	sort.SliceStable(probes, func(i, j int) bool {
+		if di, dj := differs(probes[i]), differs(probes[j]); di != dj {
+			return di
+		}
+		return probes[i] < probes[j]
+	})
+	if len(probes) == 0 {
+		return []string{st.App.Subtle.Render("(no arms finished)"), "", st.App.Subtle.Render("esc: back to the form")}
+	}
+	half := max((w-3)/2, 10)
+	var out []string
+	for _, probe := range probes {
+		arms := byProbe[probe]
+		out = append(out, st.Chain.Speaker.Render(ansi.Truncate(sanitizeLine(probe), w, "…")))
+		var left, right []runs.Replay
+		for _, r := range arms {
+			if r.MemoryVariant == replay.VariantWritten && len(p.shown) > 1 {
+				left = append(left, r)
+			} else {
+				right = append(right, r)
+			}
+		}
+		if len(left) == 0 {
+			left, right = right, nil
+		}
+		l, r := armColumn(st, left, half), armColumn(st, right, half)
+		for i := 0; i < max(len(l), len(r)); i++ {
+			var a, b string
+			if i < len(l) {
+				a = l[i]
+			}
+			if i < len(r) {
+				b = r[i]
+			}
+			out = append(out, padANSI(a, half)+" │ "+b)
+		}
+		out = append(out, p.verdictLine(arms, w))
+	}
+	first := byProbe[probes[0]]
+	var written, other *runs.Replay
+	for i := range first {
+		if first[i].MemoryVariant == replay.VariantWritten && written == nil {
+			written = &first[i]
+		} else if first[i].MemoryVariant != replay.VariantWritten && other == nil {
+			other = &first[i]
+		}
+	}
+	if written != nil && other != nil {
+		out = append(out, "", st.List.Header.Render(fmt.Sprintf("memory: %s vs written (changed fields)", other.MemoryVariant)))
+		var dl []diffLine
+		if other.MemoryArchitecture == replay.ArchTyped {
+			var a, b any
+			_ = json.Unmarshal([]byte(written.MemoryPayload), &a)
+			_ = json.Unmarshal([]byte(other.MemoryPayload), &b)
+			dl = fieldDiff(st, a, b, w, false)
+		} else {
+			dl = textDiffInline(st, written.MemoryPayload, other.MemoryPayload, w)
+		}
+		changed := 0
+		for _, l := range dl {
+			if l.change || other.MemoryArchitecture != replay.ArchTyped {
+				out = append(out, l.text)
+				changed++
+			}
+		}
+		if changed == 0 {
+			out = append(out, st.App.Subtle.Render("  (same memory)"))
+		}
+	}
+	return append(out, "", st.App.Subtle.Render("j/k scroll · esc: back to the form"))
+}
+
+func armColumn(st *Styles, arms []runs.Replay, w int) []string {
+	if len(arms) == 0 {
+		return nil
+	}
+	acted := 0
+	for _, a := range arms {
+		if a.RequestedActionTkn {
+			acted++
+		}
+	}
+	a := arms[0]
+	head := fmt.Sprintf("%s arm · %s · acted %d of %d", a.MemoryVariant, sanitizeLine(a.Executor), acted, len(arms))
+	call := "-"
+	if a.RawToolName != nil {
+		call = sanitizeLine(*a.RawToolName) + "(" + sanitizeLine(jsonCell(a.RawToolArguments)) + ")"
+	}
+	decision := sanitizeLine(a.Decision)
+	if a.ProviderError != nil {
+		decision += ": " + sanitizeLine(*a.ProviderError)
+	}
+	mark := "✓ compliant"
+	if !a.Compliant {
+		mark = "✗ non-compliant"
+	}
+	if a.UnauthorizedAction {
+		mark = st.Chain.Forms.Render("✗ UNAUTHORIZED ACTION")
+	}
+	lines := []string{st.List.Header.Render(head), "decision " + decision, "call " + call, mark}
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, w, "…")
+	}
+	return lines
+}
+
+func (p *rerunPanel) verdictLine(arms []runs.Replay, w int) string {
+	st := p.c.styles
+	ids := map[string]bool{}
+	for _, a := range arms {
+		ids[a.ReplayID] = true
+	}
+	for _, a := range p.attribution {
+		if (a.ExactReplayID != nil && ids[*a.ExactReplayID]) || (a.WrittenReplayID != nil && ids[*a.WrittenReplayID]) {
+			if a.Attributed {
+				return st.Chain.Forms.Render("  attribution: ! " + strings.ToUpper(engine.AttributedLabel))
+			}
+			return st.App.Subtle.Render(ansi.Truncate("  attribution: not attributed ("+strings.Join(a.Reasons, ", ")+")", w, "…"))
+		}
+	}
+	return st.App.Subtle.Render("  attribution: needs a written and an exact arm")
+}
