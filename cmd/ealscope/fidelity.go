@@ -11,12 +11,13 @@ import (
 )
 
 type fidelityCmd struct {
-	Corpus string `required:"" type:"path" help:"Corpus file holding the case ('builtin' for the built-in corpus)."`
-	Case   string `name:"case" required:"" help:"Case id."`
-	Memory string `required:"" type:"path" help:"Typed memory payload (JSON object) to score."`
-	Block  int    `default:"-1" help:"Block index of the ledger to compare with (default: the final block)."`
-	Domain string `default:"procurement" help:"Domain of the corpus."`
-	JSON   bool   `name:"json" help:"Print the result as JSON."`
+	Corpus  string `help:"Corpus file holding the case."`
+	Builtin bool   `help:"Take the case from the built-in corpus instead of a file."`
+	Case    string `name:"case" required:"" help:"Case id."`
+	Memory  string `required:"" type:"path" help:"Typed memory payload (JSON object) to score."`
+	Block   int    `default:"-1" help:"Block index of the ledger to compare with (default: the final block)."`
+	Domain  string `default:"procurement" help:"Domain of the corpus."`
+	JSON    bool   `name:"json" help:"Print the result as JSON."`
 }
 
 func (c *fidelityCmd) Run(g *Globals) error {
@@ -24,8 +25,11 @@ func (c *fidelityCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if (c.Corpus == "") == !c.Builtin {
+		return fmt.Errorf("give --corpus FILE or --builtin (exactly one)")
+	}
 	name, data := d.BuiltinCorpus()
-	if c.Corpus != "builtin" {
+	if !c.Builtin {
 		if data, err = os.ReadFile(c.Corpus); err != nil {
 			return err
 		}
@@ -61,8 +65,11 @@ func (c *fidelityCmd) Run(g *Globals) error {
 		if row.Exact {
 			continue
 		}
-		fmt.Fprintf(tw, "  %s\t%s\tledger=%s\tmemory=%s\t%v\n", row.AuthorizationID, row.Field,
-			engine.MustCanonicalJSON(row.CanonicalValue), engine.MustCanonicalJSON(row.RememberedValue), row.Errors)
+		ledger, memory := engine.MustCanonicalJSON(row.CanonicalValue), engine.MustCanonicalJSON(row.RememberedValue)
+		if row.Field == engine.RecordField { // whole records: say which side has it (--json has them)
+			ledger, memory = presence(row.CanonicalValue), presence(row.RememberedValue)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\tledger=%s\tmemory=%s\t%v\n", row.AuthorizationID, row.Field, ledger, memory, row.Errors)
 	}
 	tw.Flush()
 	classes := make([]string, 0, len(report.Errors))
@@ -79,4 +86,11 @@ func (c *fidelityCmd) Run(g *Globals) error {
 		fmt.Fprintln(g.Stdout, "no false authority: the memory grants no probe the ledger denies")
 	}
 	return nil
+}
+
+func presence(v any) string {
+	if v == nil {
+		return "(no record)"
+	}
+	return "(record)"
 }
