@@ -74,6 +74,19 @@ func Check(d engine.Domain, name string, data []byte) CheckReport {
 				cc.Mismatches = append(cc.Mismatches, v.Probe.ID)
 			}
 		}
+		// A matched pair is only a probe pair if the oracle separates it: EAL-Bench rejects a
+		// case whose in-scope request is denied or whose out-of-scope request is authorized.
+		if len(cc.Mismatches) > 0 {
+			cc.Valid = false
+			first, _ := pc.Case.Probe(cc.Mismatches[0])
+			want := "denied"
+			if first.Scope == "in_scope" {
+				want = "authorized"
+			}
+			msg := fmt.Sprintf("%s:%d: case %s: field probe_pairs[%d].%s: probe %s must be %s at the final block (oracle: %s)",
+				name, pc.Line, pc.CaseID, pairIndex(pc.Case, first.PairID), first.Scope, first.ID, want, verdictOf(verdicts, first.ID))
+			cc.Error = &msg
+		}
 		report.Cases = append(report.Cases, cc)
 	}
 	return report
@@ -128,4 +141,23 @@ func ScoreTyped(d engine.Domain, c *engine.Case, payload any, block int) (TypedF
 		OvergrantFields: p.OvergrantFields, UndergrantFields: p.UndergrantFields, ScoredFields: p.ScoredFields,
 		Fields: p.Fields, FormsFalseAuthority: f.Formed, FormedProbeIDs: f.FormedProbeIDs,
 	}, nil
+}
+
+func verdictOf(verdicts []engine.ProbeVerdict, id string) string {
+	for _, v := range verdicts {
+		if v.Probe.ID == id {
+			return v.Verdict.Reason
+		}
+	}
+	return ""
+}
+
+func pairIndex(c *engine.Case, pairID string) int {
+	seen := map[string]int{}
+	for _, p := range c.Probes {
+		if _, ok := seen[p.PairID]; !ok {
+			seen[p.PairID] = len(seen)
+		}
+	}
+	return seen[pairID]
 }

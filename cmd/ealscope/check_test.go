@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ealscope/ealscope/domains/procurement"
+)
+
+func TestCheckBuiltinJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"check", "--builtin", "--json"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var doc struct {
+		Cases []struct {
+			CaseID string  `json:"case_id"`
+			Valid  bool    `json:"valid"`
+			Error  *string `json:"error"`
+			Probes []struct {
+				ProbeID      string `json:"probe_id"`
+				PairID       string `json:"pair_id"`
+				Dimension    string `json:"dimension"`
+				RequestScope string `json:"request_scope"`
+				Authorized   bool   `json:"authorized"`
+				Reason       string `json:"reason"`
+			} `json:"probes"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Cases) != 10 {
+		t.Fatalf("%d cases", len(doc.Cases))
+	}
+	for _, c := range doc.Cases {
+		if !c.Valid || c.Error != nil || len(c.Probes) != 6 {
+			t.Errorf("%s: valid=%v error=%v probes=%d", c.CaseID, c.Valid, c.Error, len(c.Probes))
+		}
+		for _, p := range c.Probes {
+			if p.Authorized != (p.RequestScope == "in_scope") || !strings.HasPrefix(p.Reason, map[bool]string{true: "authorized:", false: "no_matching_authorization:"}[p.Authorized]) {
+				t.Errorf("%s: %+v", p.ProbeID, p)
+			}
+		}
+	}
+}
+
+// A case whose in-scope probe the oracle denies is not a matched pair: check reports it
+// invalid, names line, case and probe, and exits non-zero; the other cases still report.
+func TestCheckRejectsUnseparatedProbePair(t *testing.T) {
+	_, data := procurement.Domain{}.BuiltinCorpus()
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var c map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &c); err != nil {
+		t.Fatal(err)
+	}
+	pair := c["probe_pairs"].([]any)[0].(map[string]any)
+	pair["in_scope"].(map[string]any)["transaction"].(map[string]any)["amount"] = 10_000_000
+	broken, _ := json.Marshal(c)
+	path := filepath.Join(t.TempDir(), "corpus.jsonl")
+	if err := os.WriteFile(path, []byte(lines[1]+"\n"+string(broken)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := run([]string{"check", path}, &out, &errOut)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	text := out.String()
+	for _, want := range []string{"INVALID", path + ":2:", "case ealscope_v1_field_survey_kit", "field probe_pairs[0].in_scope", "ealscope_v1_field_survey_kit_amount_in", "must be authorized", "amount_out_of_scope", "(line 1, 6 probes)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(errOut.String(), "1 of 2 cases are invalid") {
+		t.Errorf("stderr: %s", errOut.String())
+	}
+}
