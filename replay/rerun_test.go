@@ -112,6 +112,8 @@ func TestRerunOverLoopback(t *testing.T) {
 			if !strings.Contains(r.Messages[1].Content, mem.Text()) {
 				t.Fatal("the request does not carry the arm's memory")
 			}
+			srv.mu.Lock()
+			defer srv.mu.Unlock()
 			for _, a := range srv.auth {
 				if a != "Bearer "+testAPIKey {
 					t.Fatalf("authorization header %q", a)
@@ -148,9 +150,11 @@ func TestRerunRepetitionsAndSeeds(t *testing.T) {
 		hashes[r.ProbeID] = r.RequestHash
 	}
 	sent := map[float64]int{}
+	srv.mu.Lock()
 	for _, b := range srv.bodies {
 		sent[b["seed"].(float64)]++
 	}
+	srv.mu.Unlock()
 	if len(seeds) != 2 || sent[100] != 2 || sent[101] != 2 || sent[102] != 2 {
 		t.Fatalf("seeds %v, sent %v", seeds, sent)
 	}

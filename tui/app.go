@@ -34,6 +34,19 @@ type Options struct {
 	// Models are the config file's model entries offered as re-run executors besides the
 	// built-in one (nil: built-in only).
 	Models *replay.Config
+	// Annotate opens the program on the annotation screen (`ealscope annotate`).
+	Annotate *AnnotateStart
+	// Annotations stores labels; nil uses Store when it implements AnnotationStore.
+	Annotations AnnotationStore
+}
+
+// annotations is the label store, or nil when the program has none.
+func (o Options) annotations() AnnotationStore {
+	if o.Annotations != nil {
+		return o.Annotations
+	}
+	a, _ := o.Store.(AnnotationStore)
+	return a
 }
 
 // rerunner is the re-run store, or nil when the program has none.
@@ -59,6 +72,7 @@ const (
 	screenRuns screenID = iota
 	screenChains
 	screenChain
+	screenAnnotate
 )
 
 // Model is the root: a thin router owning the screen stack, the size, global keys, help,
@@ -73,6 +87,8 @@ type Model struct {
 	runs   runsScreen
 	chains chainsScreen
 	chain  chainScreen
+	// annotate is the annotation screen (tui/annotate.go).
+	annotate annotateScreen
 
 	help     help.Model
 	showHelp bool
@@ -112,6 +128,10 @@ func New(opts Options) (Model, error) {
 		m.chain = newChainScreen(c, opts.Store, opts.Store, *opts.Start.Chain, opts.Start.Block).withRerun(opts.rerunner(), opts.Models)
 		m.stack = append(m.stack, screenChain)
 	}
+	if opts.Annotate != nil {
+		m.annotate = newAnnotateScreen(c, opts.annotations(), *opts.Annotate)
+		m.stack = []screenID{screenAnnotate}
+	}
 	return m, nil
 }
 
@@ -139,6 +159,8 @@ func (m Model) initTop() tea.Cmd {
 		return m.chains.Init()
 	case screenChain:
 		return m.chain.Init()
+	case screenAnnotate:
+		return m.annotate.Init()
 	}
 	return m.runs.Init()
 }
@@ -180,6 +202,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openRunMsg:
 		m.chains = newChainsScreen(m.c, m.opts.Store, msg.run)
 		return m.push(screenChains, m.chains.Init())
+	case openAnnotateMsg:
+		m.annotate = newAnnotateScreen(m.c, m.opts.annotations(), AnnotateStart{MemoryID: msg.memoryID, Annotator: annotatorOf(m.opts)})
+		return m.push(screenAnnotate, m.annotate.Init())
 	case openChainMsg:
 		prev := m.chain
 		m.chain = newChainScreen(m.c, m.opts.Store, m.opts.Store, msg.key, msg.block).withRerun(m.opts.rerunner(), m.opts.Models)
@@ -207,13 +232,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	// Results go to their owner even when it is not on top (CONVENTIONS §2): each screen
 	// drops results that are not addressed to it.
-	var cmds [3]tea.Cmd
+	var cmds [4]tea.Cmd
 	m.runs, cmds[0] = m.runs.Update(msg)
 	if m.chains.c != nil { // screens never opened have nothing to receive
 		m.chains, cmds[1] = m.chains.Update(msg)
 	}
 	if m.chain.c != nil {
 		m.chain, cmds[2] = m.chain.Update(msg)
+	}
+	if m.annotate.c != nil {
+		m.annotate, cmds[3] = m.annotate.Update(msg)
 	}
 	return m, tea.Batch(cmds[:]...)
 }
@@ -269,6 +297,8 @@ func (m Model) capturing() bool {
 		return m.chains.capturing()
 	case screenChain:
 		return m.chain.capturing()
+	case screenAnnotate:
+		return m.annotate.capturing()
 	}
 	return false
 }
@@ -299,6 +329,8 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.chains, cmd = m.chains.Update(msg)
 	case screenChain:
 		m.chain, cmd = m.chain.Update(msg)
+	case screenAnnotate:
+		m.annotate, cmd = m.annotate.Update(msg)
 	}
 	return m, cmd
 }
@@ -309,6 +341,8 @@ func (m Model) helpKeys() help.KeyMap {
 		return m.chains
 	case screenChain:
 		return m.chain
+	case screenAnnotate:
+		return m.annotate
 	}
 	return m.runs
 }
@@ -336,6 +370,8 @@ func (m Model) Render() string {
 		body = m.chains.View()
 	case m.top() == screenChain:
 		body = m.chain.View()
+	case m.top() == screenAnnotate:
+		body = m.annotate.View()
 	default:
 		body = m.runs.View()
 	}
@@ -364,6 +400,8 @@ func (m Model) statusLine() string {
 		s = m.chains.status()
 	case m.top() == screenChain:
 		s = m.chain.status()
+	case m.top() == screenAnnotate:
+		s = m.annotate.status()
 	}
 	if len(m.tasks) > 0 {
 		s = m.spin.View() + " working… " + s

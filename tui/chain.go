@@ -223,6 +223,12 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 		}
 		s.rerun = newRerunPanel(s.c, s.rerunner, s.models, s.key, s.block)
 		return s, s.rerun.Init()
+	case key.Matches(msg, k.Annotate):
+		if b, ok := s.blocks[s.block]; ok && b.Memory != nil && b.Memory.Architecture == "free_text" {
+			id := b.Memory.MemoryID
+			return s, func() tea.Msg { return openAnnotateMsg{memoryID: id} }
+		}
+		s.notice = "only free-text memory versions are annotated"
 	case key.Matches(msg, k.PrevBlock):
 		return s, s.setBlock(s.block - 1)
 	case key.Matches(msg, k.NextBlock):

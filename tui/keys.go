@@ -14,6 +14,8 @@ type KeyMap struct {
 	Global globalKeys
 	List   listKeys
 	Chain  chainKeys
+	// Annotate is the annotation screen (tui/annotate.go).
+	Annotate annotateKeys
 }
 
 type globalKeys struct {
@@ -26,7 +28,12 @@ type listKeys struct {
 
 type chainKeys struct {
 	PrevBlock, NextBlock, FirstFalse, NextChange, PrevChange, Baseline, SideBySide,
-	Copy, Search, Up, Down, Rerun key.Binding
+	Copy, Search, Up, Down, Rerun, Annotate key.Binding
+}
+
+type annotateKeys struct {
+	NextField, PrevField, Edit, Save, Undo, Guidelines, AddRecord, RemoveRecord, Prefill, Blind,
+	NextCandidate, TakeCandidate, NextMemory, PrevMemory, ScrollText key.Binding
 }
 
 // DefaultKeyMap returns the bindings of UX.md. No action is bound only to [ / ] or alt, so
@@ -69,6 +76,24 @@ func DefaultKeyMap() KeyMap {
 			Up:         b([]string{"k", "up"}, "↑/k", "scroll up"),
 			Down:       b([]string{"j", "down"}, "↓/j", "scroll down"),
 			Rerun:      b([]string{"r"}, "r", "re-run this block"),
+			Annotate:   b([]string{"a"}, "a", "annotate this free-text memory"),
+		},
+		Annotate: annotateKeys{
+			NextField:     b([]string{"tab", "j", "down"}, "tab/j", "next field"),
+			PrevField:     b([]string{"shift+tab", "k", "up"}, "shift+tab/k", "previous field"),
+			Edit:          b([]string{"enter"}, "enter", "edit/confirm field (1-9 pick a value)"),
+			Save:          b([]string{"ctrl+s"}, "ctrl+s", "save and next"),
+			Undo:          b([]string{"u"}, "u", "undo"),
+			Guidelines:    b([]string{"g"}, "g", "guidelines"),
+			AddRecord:     b([]string{"a", "+"}, "a", "add record"),
+			RemoveRecord:  b([]string{"x", "-"}, "x", "remove record"),
+			Prefill:       b([]string{"p"}, "p", "pre-fill from the layout"),
+			Blind:         b([]string{"b"}, "b", "blind mode"),
+			NextCandidate: b([]string{"c"}, "c", "next annotator's label"),
+			TakeCandidate: b([]string{"t"}, "t", "take that label"),
+			NextMemory:    b([]string{"right", "]"}, "→/]", "next memory"),
+			PrevMemory:    b([]string{"left", "["}, "←/[", "previous memory"),
+			ScrollText:    b([]string{"ctrl+d", "pgdown"}, "ctrl+d", "scroll the text"),
 		},
 	}
 }
@@ -89,7 +114,14 @@ func (k *KeyMap) actions() map[string]*key.Binding {
 		"chain.prev_change": &k.Chain.PrevChange, "chain.cycle_baseline": &k.Chain.Baseline,
 		"chain.side_by_side": &k.Chain.SideBySide, "chain.copy": &k.Chain.Copy,
 		"chain.search": &k.Chain.Search, "chain.up": &k.Chain.Up, "chain.down": &k.Chain.Down,
-		"chain.rerun": &k.Chain.Rerun,
+		"chain.rerun": &k.Chain.Rerun, "chain.annotate": &k.Chain.Annotate,
+		"annotate.next_field": &k.Annotate.NextField, "annotate.prev_field": &k.Annotate.PrevField,
+		"annotate.edit": &k.Annotate.Edit, "annotate.save": &k.Annotate.Save, "annotate.undo": &k.Annotate.Undo,
+		"annotate.guidelines": &k.Annotate.Guidelines, "annotate.add_record": &k.Annotate.AddRecord,
+		"annotate.remove_record": &k.Annotate.RemoveRecord, "annotate.prefill": &k.Annotate.Prefill,
+		"annotate.blind": &k.Annotate.Blind, "annotate.next_candidate": &k.Annotate.NextCandidate,
+		"annotate.take_candidate": &k.Annotate.TakeCandidate, "annotate.next_memory": &k.Annotate.NextMemory,
+		"annotate.prev_memory": &k.Annotate.PrevMemory, "annotate.scroll_text": &k.Annotate.ScrollText,
 	}
 	count := map[string]int{}
 	for name := range m {

@@ -30,6 +30,7 @@ type CLI struct {
 	Open     openCmd     `cmd:"" help:"Import run directories (if given) and open the inspector, optionally at an exact chain and block."`
 	Render   renderCmd   `cmd:"" help:"Print one frame of the chain view (or one pane) to stdout."`
 	Replay   replayCmd   `cmd:"" help:"Re-run the executor on a chain's case with written, oracle-exact, edited or file memory; store, score and attribute every arm."`
+	Annotate annotateCmd `cmd:"" help:"Label free-text memories as typed states: the annotation screen, set, agreement, export and import of EAL-Bench annotation child runs."`
 }
 
 // exitError carries a specific exit code (e.g. "some cases are invalid") without printing

@@ -257,8 +257,11 @@ func TestReplayCommandOverLoopback(t *testing.T) {
 	if len(doc.Replays) != 2*6 {
 		t.Fatalf("%d rows for all probes x 2 runs", len(doc.Replays))
 	}
-	if !env.srv.auth["Bearer "+replayTestKey] || len(env.srv.auth) != 1 {
-		t.Fatalf("the server saw authorization %v", env.srv.auth)
+	env.srv.mu.Lock()
+	auth := env.srv.auth
+	env.srv.mu.Unlock()
+	if !auth["Bearer "+replayTestKey] || len(auth) != 1 {
+		t.Fatalf("the server saw authorization %v", auth)
 	}
 	store, err := runs.Open(env.db)
 	if err != nil {
@@ -329,8 +332,11 @@ func TestReplayCommandErrors(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, bad+":3: field authorizations[0]") {
 		t.Fatalf("invalid payload file: exit %d %s", r.code, r.stderr)
 	}
-	if env.srv.calls != 0 {
-		t.Fatalf("%d calls made despite the errors", env.srv.calls)
+	env.srv.mu.Lock()
+	calls := env.srv.calls
+	env.srv.mu.Unlock()
+	if calls != 0 {
+		t.Fatalf("%d calls made despite the errors", calls)
 	}
 	if r := env.replay(t, "act", env.chainArgs(env.formed, "written")...); r.code != 0 {
 		t.Fatalf("exit %d", r.code)

@@ -1,0 +1,649 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/runs"
+)
+
+// The annotation screen: a free-text memory on the left (sanitised, cited source ids
+// highlighted), the typed state it asserts as a form on the right. Keyboard first: move
+// between fields, number keys pick enumerated values, enter edits and confirms a field (each
+// confirmed field is saved as a draft in its own transaction, so a killed session loses at
+// most the field being typed), ctrl+s submits and advances. On the disagreements queue the
+// same screen adjudicates: the annotators' states side by side, pick one (t) or edit, ctrl+s
+// makes the result the accepted annotation.
+
+// AnnotateStart opens the program on the annotation screen.
+type AnnotateStart struct {
+	// Queue is unannotated, disagreements, mine or all.
+	Queue     string
+	Annotator string
+	RunID     string
+	// Blind hides the automatic pre-fill and other annotators' labels.
+	Blind bool
+	// MemoryID opens one memory (the chain view's `a`) instead of a queue.
+	MemoryID string
+}
+
+// AnnotationStore is what the annotation screen reads and writes.
+type AnnotationStore interface {
+	AnnotationQueue(ctx context.Context, queue, annotator, runID string) ([]runs.AnnotationItem, error)
+	AnnotationTaskOf(ctx context.Context, memoryID string) (runs.AnnotationTask, error)
+	SaveAnnotation(ctx context.Context, in runs.AnnotationInput) (runs.Annotation, error)
+	Adjudicate(ctx context.Context, memoryID, adjudicator string, state any, sourceHash string) (runs.Annotation, error)
+}
+
+var _ AnnotationStore = (*runs.Store)(nil)
+
+// annotatorOf is who labels when the chain view opens the screen: the configured annotator,
+// else $EALSCOPE_ANNOTATOR, else $USER.
+func annotatorOf(o Options) string {
+	if o.Annotate != nil && o.Annotate.Annotator != "" {
+		return o.Annotate.Annotator
+	}
+	for _, v := range []string{os.Getenv("EALSCOPE_ANNOTATOR"), os.Getenv("USER")} {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return "annotator"
+}
+
+// openAnnotateMsg asks the root to push the annotation screen on one memory.
+type openAnnotateMsg struct{ memoryID string }
+
+type annotQueueMsg struct {
+	items []runs.AnnotationItem
+	err   error
+}
+
+type annotTaskMsg struct {
+	seq  int
+	task runs.AnnotationTask
+	err  error
+}
+
+type annotSavedMsg struct {
+	memoryID string
+	label    runs.Annotation
+	err      error
+	advance  bool
+}
+
+type annotateScreen struct {
+	c     *common
+	store AnnotationStore
+	start AnnotateStart
+	blind bool
+
+	queue  []runs.AnnotationItem
+	pos    int
+	loaded bool
+	seq    int
+	task   *runs.AnnotationTask
+
+	form       annotationForm
+	undo       []annotationForm
+	rec, field int
+	edit       lineInput
+	showGuide  bool
+	candidate  int
+	submitted  int
+	notice     string
+	textScroll int
+
+	// Saves run one at a time, in the order asked: a field's draft and the ctrl+s that
+	// follows it must not race, or the draft could land last. A newer request for the same
+	// memory replaces a waiting one (each carries the whole form).
+	saving  bool
+	pending []saveRequest
+}
+
+type saveRequest struct {
+	memoryID string
+	run      tea.Cmd
+}
+
+func newAnnotateScreen(c *common, store AnnotationStore, start AnnotateStart) annotateScreen {
+	if start.Queue == "" && start.MemoryID == "" {
+		start.Queue = runs.QueueUnannotated
+	}
+	return annotateScreen{c: c, store: store, start: start, blind: start.Blind}
+}
+
+func (s annotateScreen) adjudicating() bool { return s.start.Queue == runs.QueueDisagreements }
+
+func (s annotateScreen) Init() tea.Cmd {
+	if s.store == nil {
+		return func() tea.Msg { return annotQueueMsg{err: fmt.Errorf("annotation needs a workspace store")} }
+	}
+	if s.start.MemoryID != "" {
+		items := []runs.AnnotationItem{{MemoryID: s.start.MemoryID}}
+		return func() tea.Msg { return annotQueueMsg{items: items} }
+	}
+	store, st := s.store, s.start
+	return func() tea.Msg {
+		items, err := store.AnnotationQueue(context.Background(), st.Queue, st.Annotator, st.RunID)
+		return annotQueueMsg{items: items, err: err}
+	}
+}
+
+func loadAnnotationCmd(store AnnotationStore, seq int, memoryID string) tea.Cmd {
+	return func() tea.Msg {
+		t, err := store.AnnotationTaskOf(context.Background(), memoryID)
+		return annotTaskMsg{seq: seq, task: t, err: err}
+	}
+}
+
+// capturing: while a field is being typed every key is text.
+func (s annotateScreen) capturing() bool { return s.edit.active }
+
+// open loads queue item i.
+func (s *annotateScreen) open(i int) tea.Cmd {
+	if len(s.queue) == 0 {
+		return nil
+	}
+	s.pos = clamp(i, 0, len(s.queue)-1)
+	s.seq++
+	s.task = nil
+	return loadAnnotationCmd(s.store, s.seq, s.queue[s.pos].MemoryID)
+}
+
+// myLabel is this annotator's label on the open memory.
+func (s annotateScreen) myLabel() *runs.Annotation {
+	if s.task == nil {
+		return nil
+	}
+	for i := range s.task.Labels {
+		if s.task.Labels[i].Annotator == s.start.Annotator {
+			return &s.task.Labels[i]
+		}
+	}
+	return nil
+}
+
+// others are the other annotators' labels with a state (the adjudication candidates).
+func (s annotateScreen) others() []runs.Annotation {
+	var out []runs.Annotation
+	if s.task == nil {
+		return out
+	}
+	for _, l := range s.task.Labels {
+		if l.Annotator != s.start.Annotator && l.State != nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (s annotateScreen) Update(msg tea.Msg) (annotateScreen, tea.Cmd) {
+	switch msg := msg.(type) {
+	case annotQueueMsg:
+		if msg.err != nil {
+			return s, func() tea.Msg { return errMsg{msg.err} }
+		}
+		s.queue, s.loaded = msg.items, true
+		return s, s.open(0)
+	case annotTaskMsg:
+		if msg.seq != s.seq {
+			return s, nil // the annotator moved on before this memory arrived
+		}
+		if msg.err != nil {
+			return s, func() tea.Msg { return errMsg{msg.err} }
+		}
+		t := msg.task
+		s.task = &t
+		s.queue[s.pos] = t.Item
+		s.resetForm()
+	case annotSavedMsg:
+		next := s.saved()
+		if msg.err != nil {
+			s.notice = "not saved: " + sanitizeLine(msg.err.Error())
+			return s, next
+		}
+		if s.task != nil && s.task.Item.MemoryID == msg.memoryID {
+			s.setLabel(msg.label)
+		}
+		s.notice = fmt.Sprintf("saved %s (%s)", msg.label.Status, msg.label.UpdatedAt)
+		if msg.advance {
+			s.submitted++
+			if s.pos+1 < len(s.queue) {
+				return s, tea.Batch(next, s.open(s.pos+1))
+			}
+			s.notice += " · end of the queue"
+		}
+		return s, next
+	case tea.KeyPressMsg:
+		return s.handleKey(msg)
+	}
+	return s, nil
+}
+
+func (s *annotateScreen) setLabel(l runs.Annotation) {
+	for i := range s.task.Labels {
+		if s.task.Labels[i].Annotator == l.Annotator {
+			s.task.Labels[i] = l
+			return
+		}
+	}
+	s.task.Labels = append(s.task.Labels, l)
+}
+
+// resetForm fills the form for a newly opened memory: the annotator's own current label,
+// else (not blind) the automatic reading of the canonical layout, else an empty state.
+func (s *annotateScreen) resetForm() {
+	s.form, s.undo, s.rec, s.field, s.candidate, s.textScroll = annotationForm{}, nil, 0, 0, 0, 0
+	if l := s.myLabel(); l != nil && l.State != nil && !l.Stale {
+		s.form = formFromState(l.State)
+		return
+	}
+	if !s.blind && s.task.Prefill != nil {
+		s.form = formFromState(s.task.Prefill)
+	}
+}
+
+// change records an undo point before the form changes.
+func (s *annotateScreen) change() { s.undo = append(s.undo, s.form.clone()) }
+
+func (s annotateScreen) currentField() formField { return annotationFields[s.field] }
+
+// move steps d fields through all records, crossing record boundaries.
+func (s *annotateScreen) move(d int) {
+	if len(s.form.records) == 0 {
+		return
+	}
+	n := len(annotationFields)
+	pos := clamp(s.rec*n+s.field+d, 0, len(s.form.records)*n-1)
+	s.rec, s.field = pos/n, pos%n
+}
+
+// draft saves the form as a draft after a confirmed change (not while adjudicating: the
+// adjudicator's result is saved once, on ctrl+s).
+func (s *annotateScreen) draft() tea.Cmd {
+	if s.adjudicating() || s.task == nil {
+		return nil
+	}
+	return s.saveCmd(runs.AnnotationDraft, false)
+}
+
+// enqueue runs a save now, or after the one in flight.
+func (s *annotateScreen) enqueue(r saveRequest) tea.Cmd {
+	if !s.saving {
+		s.saving = true
+		return r.run
+	}
+	pending := make([]saveRequest, 0, len(s.pending)+1)
+	replaced := false
+	for _, p := range s.pending {
+		if p.memoryID == r.memoryID {
+			p, replaced = r, true
+		}
+		pending = append(pending, p)
+	}
+	if !replaced {
+		pending = append(pending, r)
+	}
+	s.pending = pending
+	return nil
+}
+
+// saved starts the next waiting save, if any.
+func (s *annotateScreen) saved() tea.Cmd {
+	s.saving = false
+	if len(s.pending) == 0 {
+		return nil
+	}
+	next := s.pending[0]
+	s.pending = append([]saveRequest(nil), s.pending[1:]...)
+	s.saving = true
+	return next.run
+}
+
+func (s *annotateScreen) saveCmd(status string, advance bool) tea.Cmd {
+	st, err := s.form.state()
+	if err != nil {
+		s.notice = "not saved: " + sanitizeLine(err.Error())
+		return nil
+	}
+	store, item := s.store, s.task.Item
+	// The label binds to the hash of exactly the text this screen read.
+	hash := engine.MustContentHash(item.Text)
+	if s.adjudicating() && status != runs.AnnotationDraft {
+		adjudicator := s.start.Annotator
+		return s.enqueue(saveRequest{item.MemoryID, func() tea.Msg {
+			l, err := store.Adjudicate(context.Background(), item.MemoryID, adjudicator, st, hash)
+			return annotSavedMsg{memoryID: item.MemoryID, label: l, err: err, advance: advance}
+		}})
+	}
+	in := runs.AnnotationInput{MemoryID: item.MemoryID, Annotator: s.start.Annotator, State: st, Status: status, SourceContentHash: hash, Origin: runs.OriginTUI}
+	return s.enqueue(saveRequest{item.MemoryID, func() tea.Msg {
+		l, err := store.SaveAnnotation(context.Background(), in)
+		return annotSavedMsg{memoryID: item.MemoryID, label: l, err: err, advance: advance}
+	}})
+}
+
+func (s annotateScreen) handleKey(msg tea.KeyPressMsg) (annotateScreen, tea.Cmd) {
+	if s.edit.active {
+		switch s.edit.update(msg) {
+		case inputSubmitted:
+			if s.form.records[s.rec][s.currentField().key] != strings.TrimSpace(s.edit.value) {
+				s.change()
+				s.form.records[s.rec][s.currentField().key] = strings.TrimSpace(s.edit.value)
+				return s, s.draft()
+			}
+		}
+		return s, nil
+	}
+	if s.showGuide {
+		s.showGuide = false // any key closes the guidelines
+		return s, nil
+	}
+	s.notice = ""
+	k := &s.c.keys.Annotate
+	if s.task == nil {
+		return s, nil
+	}
+	switch {
+	case key.Matches(msg, k.Save):
+		return s, s.saveCmd(runs.AnnotationSubmitted, true)
+	case key.Matches(msg, k.NextField):
+		s.move(1)
+	case key.Matches(msg, k.PrevField):
+		s.move(-1)
+	case key.Matches(msg, k.Guidelines):
+		s.showGuide = true
+	case key.Matches(msg, k.Undo):
+		if n := len(s.undo); n > 0 {
+			s.form, s.undo = s.undo[n-1], s.undo[:n-1]
+			s.rec = clamp(s.rec, 0, max(len(s.form.records)-1, 0))
+			return s, s.draft()
+		}
+		s.notice = "nothing to undo"
+	case key.Matches(msg, k.AddRecord):
+		s.change()
+		at := min(s.rec+1, len(s.form.records))
+		s.form.records = append(s.form.records[:at], append([]formRecord{newRecord()}, s.form.records[at:]...)...)
+		s.rec, s.field = at, 0
+	case key.Matches(msg, k.RemoveRecord):
+		if len(s.form.records) == 0 {
+			return s, nil
+		}
+		s.change()
+		s.form.records = append(s.form.records[:s.rec], s.form.records[s.rec+1:]...)
+		s.rec, s.field = clamp(s.rec, 0, max(len(s.form.records)-1, 0)), 0
+		return s, s.draft()
+	case key.Matches(msg, k.Prefill):
+		if s.blind || s.task.Prefill == nil {
+			s.notice = "no automatic reading here (blind mode, or the text is not in the canonical layout)"
+			return s, nil
+		}
+		s.change()
+		s.form = formFromState(s.task.Prefill)
+		s.rec, s.field = 0, 0
+		return s, s.draft()
+	case key.Matches(msg, k.Blind):
+		s.blind = !s.blind
+	case key.Matches(msg, k.NextCandidate):
+		if n := len(s.others()); n > 0 && !s.blind {
+			s.candidate = (s.candidate + 1) % n
+		}
+	case key.Matches(msg, k.TakeCandidate):
+		others := s.others()
+		if s.blind || len(others) == 0 {
+			s.notice = "no other label to take"
+			return s, nil
+		}
+		s.change()
+		s.form = formFromState(others[s.candidate%len(others)].State)
+		s.rec, s.field = 0, 0
+		return s, s.draft()
+	case key.Matches(msg, k.NextMemory):
+		return s, s.open(s.pos + 1)
+	case key.Matches(msg, k.PrevMemory):
+		return s, s.open(s.pos - 1)
+	case key.Matches(msg, k.ScrollText):
+		s.textScroll++
+	case key.Matches(msg, k.Edit):
+		if len(s.form.records) == 0 {
+			s.notice = "no record: press " + k.AddRecord.Help().Key + " to add one"
+			return s, nil
+		}
+		f := s.currentField()
+		if f.kind == kindEnum {
+			return s, s.pick(s.enumIndex() + 1)
+		}
+		s.edit.start(f.label+": ", s.form.records[s.rec][f.key])
+	default:
+		if t := msg.Text; len(t) == 1 && t[0] >= '1' && t[0] <= '9' && len(s.form.records) > 0 && s.currentField().kind == kindEnum {
+			n, _ := strconv.Atoi(t)
+			return s, s.pick(n - 1)
+		}
+	}
+	return s, nil
+}
+
+func (s annotateScreen) enumIndex() int {
+	f := s.currentField()
+	for i, o := range f.options {
+		if o == s.form.records[s.rec][f.key] {
+			return i
+		}
+	}
+	return -1
+}
+
+// pick sets the current enumerated field to option i (wrapping, so enter cycles).
+func (s *annotateScreen) pick(i int) tea.Cmd {
+	f := s.currentField()
+	if i >= len(f.options) {
+		if i > len(f.options) { // a number key past the options does nothing
+			return nil
+		}
+		i = 0
+	}
+	if s.form.records[s.rec][f.key] == f.options[i] {
+		return nil
+	}
+	s.change()
+	s.form.records[s.rec][f.key] = f.options[i]
+	return s.draft()
+}
+
+func (s annotateScreen) ShortHelp() []key.Binding {
+	k, g := s.c.keys.Annotate, s.c.keys.Global
+	return []key.Binding{k.NextField, k.Edit, k.Save, k.Undo, k.AddRecord, k.Guidelines, k.NextMemory, g.Help, g.Back}
+}
+
+func (s annotateScreen) FullHelp() [][]key.Binding {
+	k, g := s.c.keys.Annotate, s.c.keys.Global
+	return [][]key.Binding{
+		{k.NextField, k.PrevField, k.Edit, k.Save, k.Undo},
+		{k.AddRecord, k.RemoveRecord, k.Prefill, k.Blind, k.NextCandidate, k.TakeCandidate},
+		{k.NextMemory, k.PrevMemory, k.ScrollText, k.Guidelines, g.Help, g.Back, g.Quit, g.ForceQuit},
+	}
+}
+
+// status is the footer line: the field being typed, else the last notice.
+func (s annotateScreen) status() string {
+	if s.edit.active {
+		return s.edit.view()
+	}
+	return s.notice
+}
+
+// progress is "12 / 80": the open memory's place in the queue.
+func (s annotateScreen) progress() string {
+	if len(s.queue) == 0 {
+		return "0 / 0"
+	}
+	return fmt.Sprintf("%d / %d", s.pos+1, len(s.queue))
+}
+
+func (s annotateScreen) View() string {
+	st := s.c.styles
+	w, h := s.c.width, s.c.height
+	bodyH := max(h-headerHeight-footerHeight, 0)
+	mode := "annotate"
+	if s.adjudicating() {
+		mode = "adjudicate"
+	}
+	queue := s.start.Queue
+	if s.start.MemoryID != "" {
+		queue = "memory"
+	}
+	head := fmt.Sprintf("%s · %s · %s · %s", mode, queue, s.progress(), sanitizeLine(s.start.Annotator))
+	if s.blind {
+		head += " · BLIND"
+	}
+	if s.task != nil {
+		it := s.task.Item
+		head += fmt.Sprintf(" · %s · %s block %d", sanitizeLine(it.CaseID), sanitizeLine(it.ConditionID), it.BlockIndex)
+	}
+	header := st.App.Title.Render(ansi.Truncate(head, w, "…"))
+	if s.showGuide {
+		return header + "\n" + strings.Join(window(strings.Split(guidelines, "\n"), 0, bodyH), "\n")
+	}
+	switch {
+	case !s.loaded:
+		return header + "\nloading the queue…"
+	case len(s.queue) == 0:
+		return header + "\n" + st.App.Subtle.Render("nothing to annotate in this queue")
+	case s.task == nil:
+		return header + "\nloading the memory…"
+	}
+	lw := clamp(w*45/100, 20, w)
+	if s.adjudicating() {
+		lw = clamp(w*55/100, 20, w) // room for the readings side by side
+	}
+	rw := max(w-lw, 0)
+	left := s.leftPane(lw, bodyH)
+	right := box(st, "typed state", s.formLines(rw-2, bodyH-2), rw, bodyH, true)
+	return header + "\n" + joinColumns(left, right)
+}
+
+func shortMemID(id string) string {
+	if len(id) > 24 {
+		return id[:24] + "…"
+	}
+	return id
+}
+
+// joinColumns puts two equally tall blocks side by side.
+func joinColumns(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	out := make([]string, len(la))
+	for i := range la {
+		r := ""
+		if i < len(lb) {
+			r = lb[i]
+		}
+		out[i] = la[i] + r
+	}
+	return strings.Join(out, "\n")
+}
+
+// textLines is the memory text, sanitised and wrapped, cited source ids in bold with a ›
+// mark so they stand out without colour.
+func (s annotateScreen) textLines(w, h int) []string {
+	st := s.c.styles
+	text := sanitize(s.task.Item.Text)
+	var lines []string
+	for _, l := range strings.Split(ansi.Wrap(text, max(w, 1), ""), "\n") {
+		lines = append(lines, srcIDPattern.ReplaceAllStringFunc(l, func(id string) string { return st.Chain.CitedMemory.Render(id) }))
+	}
+	if cited := citedIDs(text); len(cited) > 0 {
+		lines = append(lines, "", st.App.Subtle.Render("cites: ")+st.Chain.CitedMemory.Render(strings.Join(cited, ", ")))
+	}
+	return window(lines, s.textScroll, h)
+}
+
+// formLines is the form (one block per record, the selected field marked ▶ and its enum
+// options numbered), then this annotator's label status and, unless blind, the others'.
+func (s annotateScreen) formLines(w, h int) []string {
+	st := s.c.styles
+	var lines []string
+	if len(s.form.records) == 0 {
+		lines = append(lines, st.App.Subtle.Render("no records (an empty state) · "+s.c.keys.Annotate.AddRecord.Help().Key+" adds one"))
+	}
+	selLine := 0
+	for ri, r := range s.form.records {
+		lines = append(lines, st.List.Header.Render(fmt.Sprintf("record %d/%d", ri+1, len(s.form.records))))
+		for fi, f := range annotationFields {
+			v := r[f.key]
+			if v == "" {
+				v = "∅"
+			}
+			mark := "  "
+			style := st.List.Row
+			if ri == s.rec && fi == s.field {
+				mark, style = "▶ ", st.List.Selected
+				selLine = len(lines)
+			}
+			line := mark + fmt.Sprintf("%-15s %s", f.label, sanitizeLine(v))
+			lines = append(lines, style.Render(ansi.Truncate(line, w, "…")))
+			if ri == s.rec && fi == s.field && f.kind == kindEnum {
+				var opts []string
+				for i, o := range f.options {
+					if o == "" {
+						o = "∅"
+					}
+					opts = append(opts, fmt.Sprintf("[%d] %s", i+1, o))
+				}
+				lines = append(lines, st.App.Subtle.Render(ansi.Truncate("    "+strings.Join(opts, " "), w, "…")))
+			}
+		}
+	}
+	var foot []string
+	if l := s.myLabel(); l != nil {
+		state := l.Status
+		if l.Stale {
+			state += " · STALE (read other text; not used)"
+		}
+		foot = append(foot, "your label: "+state)
+	} else {
+		foot = append(foot, "your label: none yet")
+	}
+	if !s.blind {
+		if s.task.Prefill == nil && s.task.PrefillError != "" {
+			foot = append(foot, st.App.Subtle.Render("no automatic reading: "+sanitizeLine(s.task.PrefillError)))
+		}
+		for i, l := range s.others() {
+			mark := "  "
+			if i == s.candidate%max(len(s.others()), 1) {
+				mark = "› "
+			}
+			stale := ""
+			if l.Stale {
+				stale = " STALE"
+			}
+			foot = append(foot, mark+sanitizeLine(fmt.Sprintf("%s (%s%s): %s", l.Annotator, l.Status, stale, stateSummary(l.State))))
+		}
+	}
+	if r := s.task.Item.Resolution; r != "" {
+		foot = append(foot, st.List.Flag.Render("! unscored: "+r))
+	} else {
+		foot = append(foot, "scored from the accepted annotation")
+	}
+	// Keep the selected field in view above the footer.
+	room := max(h-len(foot)-1, 1)
+	off := max(selLine-room+2, 0)
+	out := window(lines, off, room)
+	for len(out) < room {
+		out = append(out, "")
+	}
+	out = append(out, strings.Repeat("─", max(w, 0)))
+	for _, f := range foot {
+		out = append(out, ansi.Truncate(f, w, "…"))
+	}
+	return out
+}
