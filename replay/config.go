@@ -55,6 +55,10 @@ type Config struct {
 	// Path is the file the config was read from ("" when no file exists).
 	Path   string
 	Models map[string]Model
+	// Keys remaps TUI actions: action name -> keys ("chain.first_false" = ["f", "F"]).
+	Keys map[string][]string
+	// Theme is "dark", "light" or "" (ask the terminal).
+	Theme string
 }
 
 // rawModel mirrors the TOML shape; pointers tell "absent" from "zero".
@@ -70,6 +74,8 @@ type rawModel struct {
 
 type rawConfig struct {
 	Models map[string]rawModel `toml:"models"`
+	Keys   map[string][]string `toml:"keys"`
+	Theme  *string             `toml:"theme"`
 }
 
 // ConfigPath resolves the config file: the explicit path, else $EALSCOPE_CONFIG, else
@@ -119,7 +125,17 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 		sort.Strings(keys)
 		return nil, fmt.Errorf("%s: %s: unknown key", path, keys[0])
 	}
-	cfg := &Config{Path: path, Models: map[string]Model{}}
+	cfg := &Config{Path: path, Models: map[string]Model{}, Keys: raw.Keys}
+	if raw.Theme != nil {
+		switch *raw.Theme {
+		case "dark", "light", "auto":
+			if *raw.Theme != "auto" {
+				cfg.Theme = *raw.Theme
+			}
+		default:
+			return nil, fmt.Errorf("%s: theme: must be \"dark\", \"light\" or \"auto\", got %q", path, *raw.Theme)
+		}
+	}
 	names := make([]string, 0, len(raw.Models))
 	for name := range raw.Models {
 		names = append(names, name)

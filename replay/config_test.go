@@ -38,7 +38,9 @@ model = "m"
 		{"[models.local]\nmodel = \"m\"\n", "config.toml: models.local.base_url: required"},
 		{"[models.local]\nbase_url = \"http://x/v1\"\n", "config.toml: models.local.model: required"},
 		{"[models.local]\nbase_url = \"http://x/v1\"\nmodel = \"m\"\napi_key = \"sk-oops\"\n", "config.toml: models.local.api_key: unknown key"},
-		{"[theme]\nname = \"x\"\n", "config.toml: theme"},
+		{"[palette]\nname = \"x\"\n", "config.toml: palette"},
+		{"theme = \"sepia\"\n", "config.toml: theme: must be"},
+		{"[keys]\n\"chain.first_false_authority\" = \"F\"\n", "config.toml"},
 		{"[models.local]\nbase_url = \"ftp://x\"\nmodel = \"m\"\n", "models.local.base_url: must be an http"},
 		{"[models.local]\nbase_url = \"http://x/v1\"\nmodel = \"m\"\nconcurrency = 0\n", "models.local.concurrency: must be positive"},
 		{"[models.local\n", "config.toml:2: expected"},
@@ -84,5 +86,17 @@ func TestModelAPIKeyFromEnvironment(t *testing.T) {
 	t.Setenv("EALSCOPE_TEST_KEY_VAR", "second")
 	if m.APIKey() != "second" {
 		t.Fatal("key cached instead of read at call time")
+	}
+}
+
+// The TUI's sections live in the same file: a config with keys and theme is valid for the
+// model commands too.
+func TestParseConfigKeysAndTheme(t *testing.T) {
+	cfg, err := ParseConfig("config.toml", []byte("theme = \"light\"\n[keys]\n\"chain.first_false_authority\" = [\"F\", \"f\"]\n[models.local]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Theme != "light" || len(cfg.Keys["chain.first_false_authority"]) != 2 || cfg.Models["local"].Model != "m" {
+		t.Fatalf("%+v", cfg)
 	}
 }

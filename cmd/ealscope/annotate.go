@@ -55,13 +55,13 @@ func (c *annotateLabelCmd) Run(g *Globals) error {
 	if !isTTY(g.Stdout) || !isTTY(os.Stdin) {
 		return errors.New("stdout is not a terminal: the annotation screen needs one (scripts use `ealscope annotate set`)")
 	}
-	keys, err := loadKeys(c.Config)
+	noColor := c.NoColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
+	opts, err := baseOptions(c.Config, store, noColor, c.Mouse)
 	if err != nil {
 		return err
 	}
-	noColor := c.NoColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
-	return tui.Run(ctx, tui.Options{Store: store, DBPath: store.Path(), NoColor: noColor, Mouse: c.Mouse, Keys: keys,
-		Annotate: &tui.AnnotateStart{Queue: c.Queue, Annotator: annotatorName(c.Annotator), RunID: c.RunID, Blind: c.Blind}}, os.Stdin, g.Stdout)
+	opts.Annotate = &tui.AnnotateStart{Queue: c.Queue, Annotator: annotatorName(c.Annotator), RunID: c.RunID, Blind: c.Blind}
+	return tui.Run(ctx, opts, os.Stdin, g.Stdout)
 }
 
 type annotateSetCmd struct {

@@ -8,8 +8,6 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/tui"
@@ -19,7 +17,7 @@ import (
 type viewFlags struct {
 	NoColor bool   `name:"no-color" help:"No colours (also when NO_COLOR is set to anything, or TERM=dumb)."`
 	Mouse   bool   `help:"Turn on mouse wheel scrolling (off by default so text selection keeps working)."`
-	Config  string `type:"path" help:"Config file for [keys] (default: $EALSCOPE_CONFIG, else $XDG_CONFIG_HOME/ealscope/config.toml)."`
+	Config  string `type:"path" help:"Config file: [keys] remapping, theme, and [models.NAME] executors for re-runs (default: $EALSCOPE_CONFIG, else $XDG_CONFIG_HOME/ealscope/config.toml)."`
 }
 
 type openCmd struct {
@@ -107,32 +105,27 @@ func (v viewFlags) show(ctx context.Context, g *Globals, store *runs.Store, star
 		fmt.Fprintln(g.Stdout, frame)
 		return nil
 	}
-	keys, err := loadKeys(v.Config)
+	opts, err := baseOptions(v.Config, store, noColor, v.Mouse)
 	if err != nil {
 		return err
 	}
-	return tui.Run(ctx, tui.Options{Store: store, DBPath: store.Path(), NoColor: noColor, Mouse: v.Mouse, Keys: keys, Start: start},
-		os.Stdin, g.Stdout)
+	opts.Start = start
+	return tui.Run(ctx, opts, os.Stdin, g.Stdout)
 }
 
-// loadKeys reads the [keys] table of the config file (action = ["key", ...]); replay's
-// config loader reads only the model entries, so the table is decoded here.
-func loadKeys(explicit string) (map[string][]string, error) {
-	path := replay.ConfigPath(explicit)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) && explicit == "" {
-		return nil, nil
-	}
+// baseOptions reads the config file (key remapping, theme, model entries offered as re-run
+// executors) into the TUI options every interactive command shares.
+func baseOptions(configPath string, store *runs.Store, noColor, mouse bool) (tui.Options, error) {
+	cfg, err := replay.LoadConfig(configPath)
 	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return tui.Options{}, err
 	}
-	var cfg struct {
-		Keys map[string][]string `toml:"keys"`
+	opts := tui.Options{Store: store, DBPath: store.Path(), NoColor: noColor, Mouse: mouse, Keys: cfg.Keys, Models: cfg}
+	if cfg.Theme != "" {
+		dark := cfg.Theme == "dark"
+		opts.Dark = &dark
 	}
-	if _, err := toml.Decode(string(data), &cfg); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
-	}
-	return cfg.Keys, nil
+	return opts, nil
 }
 
 func isTTY(w any) bool {
