@@ -21,6 +21,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/replay/rerunstore"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -400,7 +401,7 @@ func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunS
 			ex = replay.NewModelExecutor(src.Domain, replay.NewModelClient(*model, replay.DefaultRetryPolicy(), nil))
 		}
 		save := func(ctx context.Context, r replay.RerunResult) error {
-			return store.SaveReplay(ctx, replayInputOf(src, r))
+			return store.SaveReplay(ctx, rerunstore.ReplayInputOf(src.Chain.Key, src.MemoryID, r))
 		}
 		var specs []replay.RerunSpec
 		if mem.Variant != replay.VariantWritten && src.MemoryID != "" {
@@ -408,9 +409,9 @@ func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunS
 			if err != nil {
 				return rerunDoneMsg{seq: seq, err: err}
 			}
-			specs = append(specs, rerunSpec(src, written, probes, ex, n))
+			specs = append(specs, rerunstore.RerunSpecFor(src, written, probes, ex, n, 20260821))
 		}
-		specs = append(specs, rerunSpec(src, mem, probes, ex, n))
+		specs = append(specs, rerunstore.RerunSpecFor(src, mem, probes, ex, n, 20260821))
 		total := len(specs) * len(probes) * n
 		done := 0
 		var batches []string
@@ -452,39 +453,6 @@ func waitRerunEvent(seq int, events <-chan replay.Event) tea.Cmd {
 		}
 		return rerunEventMsg{seq: seq, ev: ev, events: events}
 	}
-}
-
-// rerunSpec mirrors the headless command's construction: the written arm carries the
-// store's formation verdict and the trials it mirrors; every arm carries EAL-Bench's
-// operational context for the probe, so only the memory differs between arms.
-func rerunSpec(src runs.RerunSource, mem replay.RerunMemory, probes []runs.RerunProbeSource, ex replay.Executor, n int) replay.RerunSpec {
-	spec := replay.RerunSpec{Domain: src.Domain, Case: src.Case, Block: src.Block, Memory: mem, Executor: ex, Runs: n, Seed: 20260821,
-		ChainRef: fmt.Sprintf("%s/%d", src.Chain.RunID, src.Chain.Key)}
-	for _, p := range probes {
-		rp := replay.RerunProbe{Probe: p.Probe, OperationalContext: replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage)}
-		if mem.Variant == replay.VariantWritten {
-			rp.Formation = &replay.Formation{Formed: p.Formed, Estimable: p.FormationEstimable}
-			for _, m := range p.Mirrors {
-				rp.Mirrors = append(rp.Mirrors, replay.Mirror{TrialID: m.TrialID, ContextHash: m.ContextHash, ExecutorTarget: m.ExecutorTarget, ExecutorRunID: m.ExecutorRunID})
-			}
-		}
-		spec.Probes = append(spec.Probes, rp)
-	}
-	return spec
-}
-
-func replayInputOf(src runs.RerunSource, r replay.RerunResult) runs.ReplayInput {
-	in := runs.ReplayInput{
-		Chain: src.Chain.Key, ReplayID: r.ReplayID, BatchID: r.BatchID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
-		Variant: r.Memory.Variant, Architecture: r.Memory.Architecture, Source: r.Memory.Source, WrittenMemoryID: src.MemoryID,
-		Payload: r.Memory.Payload, ContentHash: r.Memory.ContentHash, MemoryFormed: r.MemoryFormed, FormationEstimable: r.FormationEstimable,
-		ExecutorTarget: r.Executor.TargetID, Executor: r.Executor, Repetition: r.Repetition, Seed: r.Seed, Messages: r.Messages, Tools: r.Tools,
-		RequestHash: r.RequestHash, Response: r.Response, Usage: r.Usage, Attempts: r.Attempts, LatencyMS: r.LatencyMS, Outcome: r.Outcome, CreatedAt: r.CreatedAt,
-	}
-	if r.Mirror != nil {
-		in.MirroredTrialID, in.MirroredContextHash = r.Mirror.TrialID, r.Mirror.ContextHash
-	}
-	return in
 }
 
 // View draws the panel in w×h cells: the form and earlier re-runs, or the arms side by side.

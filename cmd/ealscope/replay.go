@@ -16,6 +16,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/replay/rerunstore"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -91,9 +92,9 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	spec := RerunSpecFor(src, mem, probes, ex, c.Runs, c.Seed)
+	spec := rerunstore.RerunSpecFor(src, mem, probes, ex, c.Runs, c.Seed)
 	spec.Workers = c.Concurrency
-	results, cancelled, runErr := replay.Rerun(ctx, spec, SaveRerun(store, src))
+	results, cancelled, runErr := replay.Rerun(ctx, spec, rerunstore.SaveRerun(store, src))
 	if runErr != nil && len(results) == 0 {
 		return runErr
 	}
@@ -282,56 +283,6 @@ func rerunExecutor(d engine.Domain, name string, seed int64, cfg *replay.Config,
 	return replay.NewModelExecutor(d, replay.NewModelClient(m, retry, nil)), nil
 }
 
-// RerunSpecFor builds a re-run of the given probes from what the workspace holds: the
-// written arm carries the store's formation verdict (which covers annotated free text) and
-// the imported trials it mirrors; every arm carries the operational context EAL-Bench sent
-// for the probe, so only the memory differs between arms.
-func RerunSpecFor(src runs.RerunSource, mem replay.RerunMemory, probes []runs.RerunProbeSource, ex replay.Executor, n int, seed int64) replay.RerunSpec {
-	spec := replay.RerunSpec{
-		Domain: src.Domain, Case: src.Case, Block: src.Block, Memory: mem, Executor: ex, Runs: n, Seed: seed,
-		ChainRef: fmt.Sprintf("%s/%d", src.Chain.RunID, src.Chain.Key),
-	}
-	for _, p := range probes {
-		rp := replay.RerunProbe{Probe: p.Probe}
-		if p.ContextUserMessage != "" {
-			rp.OperationalContext = replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage)
-		}
-		if mem.Variant == replay.VariantWritten {
-			rp.Formation = &replay.Formation{Formed: p.Formed, Estimable: p.FormationEstimable}
-			for _, m := range p.Mirrors {
-				rp.Mirrors = append(rp.Mirrors, replay.Mirror{TrialID: m.TrialID, ContextHash: m.ContextHash, ExecutorTarget: m.ExecutorTarget, ExecutorRunID: m.ExecutorRunID})
-			}
-		}
-		spec.Probes = append(spec.Probes, rp)
-	}
-	return spec
-}
-
-// SaveRerun stores each finished arm of a chain's re-run (one transaction per arm). Every
-// arm records the chain memory it answers for, so that written and exact arms of the same
-// (memory, probe) meet in attribution.
-func SaveRerun(store *runs.Store, src runs.RerunSource) replay.SaveFunc {
-	return func(ctx context.Context, r replay.RerunResult) error {
-		return store.SaveReplay(ctx, ReplayInputOf(src.Chain.Key, src.MemoryID, r))
-	}
-}
-
-// ReplayInputOf converts a finished arm to the stored row.
-func ReplayInputOf(key runs.ChainKey, writtenMemory string, r replay.RerunResult) runs.ReplayInput {
-	in := runs.ReplayInput{
-		Chain: key, ReplayID: r.ReplayID, BatchID: r.BatchID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
-		Variant: r.Memory.Variant, Architecture: r.Memory.Architecture, Source: r.Memory.Source, WrittenMemoryID: writtenMemory,
-		Payload: r.Memory.Payload, ContentHash: r.Memory.ContentHash, MemoryFormed: r.MemoryFormed, FormationEstimable: r.FormationEstimable,
-		ExecutorTarget: r.Executor.TargetID, Executor: r.Executor, Repetition: r.Repetition, Seed: r.Seed,
-		Messages: r.Messages, Tools: r.Tools, RequestHash: r.RequestHash, Response: r.Response, Usage: r.Usage,
-		Attempts: r.Attempts, LatencyMS: r.LatencyMS, Outcome: r.Outcome, CreatedAt: r.CreatedAt,
-	}
-	if r.Mirror != nil {
-		in.MirroredTrialID, in.MirroredContextHash = r.Mirror.TrialID, r.Mirror.ContextHash
-	}
-	return in
-}
-
 // replayJSON is the issue's replay row shape (EAL-Bench's trial field names).
 type replayJSON struct {
 	ReplayID                string  `json:"replay_id"`
@@ -509,9 +460,9 @@ func (c *replayCmd) runFormed(ctx context.Context, g *Globals, store *runs.Store
 		if err != nil {
 			return err
 		}
-		spec := RerunSpecFor(src, mem, probes, ex, c.Runs, c.Seed)
+		spec := rerunstore.RerunSpecFor(src, mem, probes, ex, c.Runs, c.Seed)
 		spec.Workers = c.Concurrency
-		results, stopped, runErr := replay.Rerun(ctx, spec, SaveRerun(store, src))
+		results, stopped, runErr := replay.Rerun(ctx, spec, rerunstore.SaveRerun(store, src))
 		if runErr != nil {
 			return runErr
 		}

@@ -1,0 +1,62 @@
+// Package rerunstore joins live re-runs (replay) to the workspace (runs): it builds a re-run
+// from what the workspace holds and turns each finished arm into its stored row. The headless
+// command and the TUI panel share it so both record re-runs identically.
+package rerunstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/runs"
+)
+
+// RerunSpecFor builds a re-run of the given probes from what the workspace holds: the
+// written arm carries the store's formation verdict (which covers annotated free text) and
+// the imported trials it mirrors; every arm carries the operational context EAL-Bench sent
+// for the probe, so only the memory differs between arms.
+func RerunSpecFor(src runs.RerunSource, mem replay.RerunMemory, probes []runs.RerunProbeSource, ex replay.Executor, n int, seed int64) replay.RerunSpec {
+	spec := replay.RerunSpec{
+		Domain: src.Domain, Case: src.Case, Block: src.Block, Memory: mem, Executor: ex, Runs: n, Seed: seed,
+		ChainRef: fmt.Sprintf("%s/%d", src.Chain.RunID, src.Chain.Key),
+	}
+	for _, p := range probes {
+		rp := replay.RerunProbe{Probe: p.Probe}
+		if p.ContextUserMessage != "" {
+			rp.OperationalContext = replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage)
+		}
+		if mem.Variant == replay.VariantWritten {
+			rp.Formation = &replay.Formation{Formed: p.Formed, Estimable: p.FormationEstimable}
+			for _, m := range p.Mirrors {
+				rp.Mirrors = append(rp.Mirrors, replay.Mirror{TrialID: m.TrialID, ContextHash: m.ContextHash, ExecutorTarget: m.ExecutorTarget, ExecutorRunID: m.ExecutorRunID})
+			}
+		}
+		spec.Probes = append(spec.Probes, rp)
+	}
+	return spec
+}
+
+// SaveRerun stores each finished arm of a chain's re-run (one transaction per arm). Every
+// arm records the chain memory it answers for, so that written and exact arms of the same
+// (memory, probe) meet in attribution.
+func SaveRerun(store *runs.Store, src runs.RerunSource) replay.SaveFunc {
+	return func(ctx context.Context, r replay.RerunResult) error {
+		return store.SaveReplay(ctx, ReplayInputOf(src.Chain.Key, src.MemoryID, r))
+	}
+}
+
+// ReplayInputOf converts a finished arm to the stored row.
+func ReplayInputOf(key runs.ChainKey, writtenMemory string, r replay.RerunResult) runs.ReplayInput {
+	in := runs.ReplayInput{
+		Chain: key, ReplayID: r.ReplayID, BatchID: r.BatchID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
+		Variant: r.Memory.Variant, Architecture: r.Memory.Architecture, Source: r.Memory.Source, WrittenMemoryID: writtenMemory,
+		Payload: r.Memory.Payload, ContentHash: r.Memory.ContentHash, MemoryFormed: r.MemoryFormed, FormationEstimable: r.FormationEstimable,
+		ExecutorTarget: r.Executor.TargetID, Executor: r.Executor, Repetition: r.Repetition, Seed: r.Seed,
+		Messages: r.Messages, Tools: r.Tools, RequestHash: r.RequestHash, Response: r.Response, Usage: r.Usage,
+		Attempts: r.Attempts, LatencyMS: r.LatencyMS, Outcome: r.Outcome, CreatedAt: r.CreatedAt,
+	}
+	if r.Mirror != nil {
+		in.MirroredTrialID, in.MirroredContextHash = r.Mirror.TrialID, r.Mirror.ContextHash
+	}
+	return in
+}
