@@ -442,7 +442,7 @@ func (s chainScreen) FullHelp() [][]key.Binding {
 	case paneHistory:
 		local = []key.Binding{k.Down, k.Up, k.Copy}
 	case paneMemory:
-		local = []key.Binding{k.Baseline, k.SideBySide, k.NextChange, k.PrevChange, k.Down, k.Up, k.Copy}
+		local = []key.Binding{k.Baseline, k.SideBySide, k.NextChange, k.PrevChange, k.Down, k.Up, k.Copy, k.Annotate}
 	case paneProbes:
 		local = []key.Binding{k.Down, k.Up, k.Copy}
 	}
