@@ -227,7 +227,7 @@ type importedLabel struct {
 // count) and stores its rows as labels, all in one transaction.
 func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAnnotationsOptions) (ImportAnnotationsReport, error) {
 	rep := ImportAnnotationsReport{Dir: dir, Annotators: []string{}}
-	run, err := rundir.Open(dir, rundir.Options{})
+	run, err := rundir.Open(dir, rundir.Options{Streaming: true})
 	if err != nil {
 		return rep, err
 	}
@@ -243,20 +243,31 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 	file := filepath.Join(run.Dir, entry.Path)
 	var labels []importedLabel
 	seen := map[[2]string]int{}
-	for _, r := range run.Files[AnnotationsArtifact] {
+	// Labels are small next to the rows they come from (no memory text), so they are
+	// collected before the transaction.
+	rows := func(fn func(rundir.Row) error) error {
+		if !run.Has(AnnotationsArtifact) {
+			return nil // listed, but not as JSONL: no rows (as before streaming)
+		}
+		return run.Rows(AnnotationsArtifact, fn)
+	}
+	if err := rows(func(r rundir.Row) error {
 		l, err := readAnnotationRow(file, r)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		k := [2]string{l.label.memoryID, l.label.annotator}
 		if prev, dup := seen[k]; dup {
-			return rep, &rundir.VerifyError{File: file, Line: r.Line, Field: "memory_id", Msg: fmt.Sprintf("memory %s is annotated by %s again (line %d)", k[0], k[1], prev)}
+			return &rundir.VerifyError{File: file, Line: r.Line, Field: "memory_id", Msg: fmt.Sprintf("memory %s is annotated by %s again (line %d)", k[0], k[1], prev)}
 		}
 		seen[k] = r.Line
 		if opts.AsSubmitted && l.label.status == AnnotationAccepted {
 			l.label.status = AnnotationSubmitted
 		}
 		labels = append(labels, l)
+		return nil
+	}); err != nil {
+		return rep, err
 	}
 	now := s.stampNano()
 	annotators := map[string]bool{}

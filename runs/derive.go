@@ -184,52 +184,6 @@ func sortedCounts(m map[string]int) map[string]int {
 	return m
 }
 
-// derive stores the run's chains with their rows, then every derived fact.
-func (dv *deriver) derive(m *runModel) error {
-	w := dv.w
-	for _, c := range m.order {
-		var casePK any
-		if c.c != nil {
-			casePK = c.casePK
-		}
-		pk, err := w.insertID("chains", `INSERT INTO chains (run_pk, case_id, case_pk, condition_id, writer_target, writer_run_id, architecture, eal_chain_ids_json, memory_count, final_memory_id, ffa_cited_turns_json, unauthorized_actions, attributed_memory_induced, needs_annotation, trial_count, unscored_reason) VALUES (?,?,?,?,?,?,?,?,?,'','[]',0,0,0,0,'')`,
-			dv.runPK, c.key.caseID, casePK, c.key.condition, c.key.writer, c.key.writerRun, chainArchitecture(c), jsonText(sortedKeys(c.ealChainIDs)), len(c.memories))
-		if err != nil {
-			return err
-		}
-		c.pk = pk
-		if err := dv.insertChainRows(c); err != nil {
-			return err
-		}
-	}
-	for _, c := range m.order {
-		if err := dv.deriveChain(c); err != nil {
-			return fmt.Errorf("chain %s/%s/%s/%d: %w", c.key.caseID, c.key.condition, c.key.writer, c.key.writerRun, err)
-		}
-	}
-	return dv.attribute(m)
-}
-
-func chainArchitecture(c *chainAcc) string {
-	archs := sortedKeys(c.archs)
-	switch len(archs) {
-	case 0:
-		return "none"
-	case 1:
-		return archs[0]
-	}
-	return strings.Join(archs, "+")
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // rowJSON is the row as stored: its verified line verbatim, or (rows built in memory, such as
 // writer-memories entries) its canonical JSON.
 func rowJSON(r rundir.Row) string {
@@ -241,56 +195,6 @@ func rowJSON(r rundir.Row) string {
 		return jsonText(r.Tree)
 	}
 	return s
-}
-
-func (dv *deriver) insertChainRows(c *chainAcc) error {
-	w := dv.w
-	for _, mr := range c.memories {
-		payloadJSON, err := engine.CanonicalJSON(mr.payload)
-		if err != nil {
-			return err
-		}
-		text := payloadJSON
-		if s, ok := mr.payload.(string); ok {
-			text = s
-		}
-		memPK, err := w.insertID("memories", `INSERT INTO memories (run_pk, memory_id, chain_pk, eal_chain_id, parent_memory_id, block_index, architecture, origin, content_hash, payload_json, payload_text, line, row_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-			dv.runPK, mr.id, c.pk, mr.ealChain, nullStr(mr.parent), mr.block, mr.arch, mr.origin, mr.hash, payloadJSON, text, mr.row.Line, rowJSON(mr.row))
-		if err != nil {
-			return err
-		}
-		if mr.arch == "free_text" {
-			if _, err := w.exec("memories_fts", `INSERT INTO memories_fts (rowid, payload) VALUES (?,?)`, memPK, text); err != nil {
-				return err
-			}
-		}
-	}
-	for _, a := range c.attempts {
-		r := a.row
-		if _, err := w.exec("attempts", `INSERT INTO attempts (run_pk, attempt_id, chain_pk, block_index, attempt_index, status, detail, accepted_memory_id, retained_memory_id, line, row_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-			dv.runPK, a.id, c.pk, a.block, r.Int("attempt_index"), r.Str("status"), nullStr(r.OptStr("detail")), nullStr(r.OptStr("accepted_memory_id")), nullStr(r.OptStr("retained_memory_id")), r.Line, rowJSON(r)); err != nil {
-			return err
-		}
-	}
-	for _, st := range c.states {
-		if _, err := w.exec("states", `INSERT INTO states (run_pk, state_id, chain_pk, block_index, status, current_memory_id, changed, line, row_json) VALUES (?,?,?,?,?,?,?,?,?)`,
-			dv.runPK, st.id, c.pk, st.block, st.status, nullStr(st.current), b2i(st.changed), st.row.Line, rowJSON(st.row)); err != nil {
-			return err
-		}
-	}
-	for _, ev := range c.evidence {
-		r := ev.row
-		if _, err := w.exec("evidence", `INSERT INTO evidence (run_pk, evidence_id, chain_pk, memory_id, architecture, content_hash, line, row_json) VALUES (?,?,?,?,?,?,?,?)`,
-			dv.runPK, ev.id, c.pk, nullStr(r.OptStr("memory_id")), nullStr(r.OptStr("architecture")), r.Str("content_hash"), r.Line, rowJSON(r)); err != nil {
-			return err
-		}
-	}
-	for _, t := range c.trials {
-		if err := dv.insertTrial(c, t); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // currentMemories is the chain's current memory and update status at each block: from the
@@ -426,8 +330,12 @@ func (dv *deriver) deriveChain(c *chainAcc) error {
 			chainReason = "missing_case:" + c.key.caseID
 		}
 	}
-	_, err := dv.w.exec("", `UPDATE chains SET final_memory_id=?, first_false_authority_block=?, ffa_cited_turns_json=?, formed_final=?, unauthorized_actions=?, needs_annotation=?, trial_count=?, unscored_reason=? WHERE chain_pk=?`,
-		finalID, ffaVal, jsonText(cited), nullBool(formedFinal), unauthorized, b2i(needsAnnotation), len(c.trials), chainReason, c.pk)
+	var casePK any
+	if c.c != nil {
+		casePK = c.casePK
+	}
+	_, err := dv.w.exec("", `UPDATE chains SET case_pk=?, final_memory_id=?, first_false_authority_block=?, ffa_cited_turns_json=?, formed_final=?, unauthorized_actions=?, needs_annotation=?, trial_count=?, unscored_reason=? WHERE chain_pk=?`,
+		casePK, finalID, ffaVal, jsonText(cited), nullBool(formedFinal), unauthorized, b2i(needsAnnotation), len(c.trials), chainReason, c.pk)
 	return err
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/ealscope/ealscope/domains"
@@ -54,10 +53,13 @@ type PathResult struct {
 	// RescoreDisagreements counts trials whose stored decision our scorer does not reproduce.
 	RescoreDisagreements int `json:"rescore_disagreements"`
 	// MissingCorpora are the corpora a run needs and the workspace lacks: ledger-dependent
-	// views of those chains say so.
+	// views of those chains say so until the corpus is imported, which derives them.
 	MissingCorpora []CorpusRef `json:"missing_corpora"`
 	// Corpora reports corpus files.
 	Corpora []CorpusResult `json:"corpora,omitempty"`
+	// DerivedRuns are the runs imported earlier without this corpus whose derived facts were
+	// computed now that it is here (corpus files).
+	DerivedRuns []string `json:"derived_runs,omitempty"`
 	// Notes are other things worth telling (entries skipped, and why).
 	Notes []string `json:"notes"`
 }
@@ -71,7 +73,8 @@ type ImportReport struct {
 // is verified in full before anything is written and then written in one transaction, so a
 // failure leaves the workspace as it was. Paths are processed corpora first (so runs find their
 // cases), then in the order given; the first failure stops the import and is returned with the
-// results of the paths already done.
+// results of the paths already done. A corpus that brings new cases also derives, one
+// transaction per run, every run imported earlier that was waiting for it.
 func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) (ImportReport, error) {
 	var report ImportReport
 	type job struct {
@@ -186,6 +189,9 @@ func (s *Store) importCorpusFile(ctx context.Context, path string) (PathResult, 
 	if rows["cases"] == 0 {
 		res.Status = StatusAlreadyImported
 	}
+	if err := s.rederiveWaiting(ctx, &res); err != nil {
+		return res, fmt.Errorf("%s: %w", path, err)
+	}
 	return res, nil
 }
 
@@ -217,9 +223,14 @@ func (s *Store) runExists(ctx context.Context, manifestSHA string) (string, bool
 
 func (s *Store) importRunDir(ctx context.Context, path string, opts ImportOptions) (PathResult, error) {
 	res := emptyResult(path, KindRun)
-	run, err := rundir.Open(path, rundir.Options{AllowIncomplete: opts.AllowIncomplete})
+	// Streaming: the run is verified file by file and its rows are read again, file by file,
+	// as they are stored, so an import's memory does not grow with the run.
+	run, err := rundir.Open(path, rundir.Options{AllowIncomplete: opts.AllowIncomplete, Streaming: true})
 	if err != nil {
 		return res, err
+	}
+	if verifiedHook != nil {
+		verifiedHook(run)
 	}
 	res.Unknown = append(res.Unknown, run.Unknown...)
 	if res.Unknown == nil {
@@ -273,6 +284,10 @@ func (s *Store) importRunDir(ctx context.Context, path string, opts ImportOption
 	return res, nil
 }
 
+// verifiedHook, set by tests only, runs between a run's verification and its import: the
+// window in which a file that changes must still be caught.
+var verifiedHook func(run *rundir.Run)
+
 // runIDOf is a run's short id: the first 12 hex digits of its manifest's sha256.
 func runIDOf(manifestSHA string) string { return manifestSHA[:12] }
 
@@ -282,54 +297,15 @@ type writeOutcome struct {
 	notes         []string
 }
 
-// writeRun stores one verified run and everything derived from it, inside w's transaction.
+// writeRun stores one verified run and everything derived from it, inside w's transaction:
+// the run's rows are streamed from its files (streamRun), then its facts derived one case at a
+// time from the stored rows (deriveRun).
 func (s *Store) writeRun(w *txWriter, info runInfo, run *rundir.Run) (writeOutcome, error) {
 	var out writeOutcome
-	m := buildModel(run)
-	d, derr := domains.Get(info.domainID)
-	var cs *caseSet
-	missingReason := ""
-	if derr != nil {
-		missingReason = "unsupported_domain:" + info.domainID
-		out.notes = append(out.notes, fmt.Sprintf("domain %s is not supported by this ealscope: rows are stored, ledger-dependent facts are not derived", info.domainID))
-	} else {
-		ids := map[string]bool{}
-		for _, c := range m.order {
-			ids[c.key.caseID] = true
-		}
-		caseIDs := make([]string, 0, len(ids))
-		for id := range ids {
-			caseIDs = append(caseIDs, id)
-		}
-		sort.Strings(caseIDs)
-		if info.corpusVersion != "" {
-			if _, err := s.ensureCorpus(w, d, info.corpusVersion); err != nil {
-				return out, err
-			}
-		}
-		var err error
-		cs, err = loadCases(w, d, info.corpusVersion, caseIDs)
-		if err != nil {
+	if d, err := domains.Get(info.domainID); err == nil && info.corpusVersion != "" {
+		if _, err := s.ensureCorpus(w, d, info.corpusVersion); err != nil {
 			return out, err
 		}
-		if len(cs.cases) < len(caseIDs) {
-			ref := CorpusRef{DomainID: info.domainID, CorpusVersion: info.corpusVersion}
-			if ref.CorpusVersion == "" {
-				ref.CorpusVersion = "unknown"
-			}
-			out.missing = append(out.missing, ref)
-			missingReason = "missing_corpus:" + ref.String()
-			out.notes = append(out.notes, fmt.Sprintf("corpus %s is not in the workspace (%d of %d cases missing): import it with --corpus FILE; ledger-dependent views of those chains say so",
-				ref, len(caseIDs)-len(cs.cases), len(caseIDs)))
-		}
-		for _, c := range m.order {
-			c.c = cs.cases[c.key.caseID]
-			c.casePK = cs.pks[c.key.caseID]
-		}
-	}
-	missingJSON := jsonText(out.missing)
-	if out.missing == nil {
-		missingJSON = "[]"
 	}
 	unknownJSON := jsonText(info.unknown)
 	if info.unknown == nil {
@@ -339,22 +315,20 @@ func (s *Store) writeRun(w *txWriter, info runInfo, run *rundir.Run) (writeOutco
 	if err != nil {
 		return out, err
 	}
-	runPK, err := w.insertID("runs", `INSERT INTO runs (run_id, manifest_sha256, kind, manifest_json, status, verification, incomplete, imported_from, imported_at, domain_id, study, corpus_version, started_at, counts_json, unknown_files_json, missing_corpora_json, rescore_disagreements) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0)`,
+	// missing_corpora_json and rescore_disagreements are set by deriveRun.
+	runPK, err := w.insertID("runs", `INSERT INTO runs (run_id, manifest_sha256, kind, manifest_json, status, verification, incomplete, imported_from, imported_at, domain_id, study, corpus_version, started_at, counts_json, unknown_files_json, missing_corpora_json, rescore_disagreements) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'[]',0)`,
 		runIDOf(info.manifestSHA), info.manifestSHA, info.kind, manifestJSON, info.status, info.verificationOK, b2i(info.incomplete), info.importedFrom, s.stamp(),
-		info.domainID, info.study, info.corpusVersion, info.startedAt, jsonText(info.counts), unknownJSON, missingJSON)
+		info.domainID, info.study, info.corpusVersion, info.startedAt, jsonText(info.counts), unknownJSON)
 	if err != nil {
 		return out, err
 	}
-	if err := insertRawRows(w, runPK, m, run); err != nil {
+	if err := streamRun(w, runPK, run); err != nil {
 		return out, err
 	}
-	dv := &deriver{w: w, runPK: runPK, d: d, missingReason: missingReason, scores: map[scoreKey]*memScore{}, ledgers: map[ledgerKey]ledgerAt{}}
-	if err := dv.derive(m); err != nil {
+	dr, err := s.deriveRun(w, runPK, info.domainID, info.corpusVersion)
+	if err != nil {
 		return out, err
 	}
-	out.disagreements = dv.disagreements
-	if _, err := w.exec("", `UPDATE runs SET rescore_disagreements=? WHERE run_pk=?`, dv.disagreements, runPK); err != nil {
-		return out, err
-	}
+	out.missing, out.disagreements, out.notes = dr.missing, dr.disagreements, dr.notes
 	return out, nil
 }

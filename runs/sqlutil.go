@@ -56,6 +56,25 @@ func (w *txWriter) insertID(table, query string, args ...any) (int64, error) {
 	return res.LastInsertId()
 }
 
+// query runs a prepared query and calls fn for each row.
+func (w *txWriter) query(fn func(*sql.Rows) error, query string, args ...any) error {
+	st, err := w.stmt(query)
+	if err != nil {
+		return err
+	}
+	rows, err := st.QueryContext(w.ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 func (w *txWriter) close() {
 	for _, st := range w.stmts {
 		st.Close()

@@ -82,57 +82,52 @@ func compareOutcome(r rundir.Row, o engine.Outcome) []fieldDiff {
 	return out
 }
 
-// insertTrial stores a trial with our re-score of it; disagreements are listed, the stored
-// decision is never changed.
-func (dv *deriver) insertTrial(c *chainAcc, t *trialRec) error {
+// rescore re-scores a stored trial with our scorer against its chain's case and records the
+// outcome on its row; disagreements are listed, the stored decision is never changed. Without
+// the case the row keeps the status import gave it (missing_corpus).
+func (dv *deriver) rescore(c *chainAcc, t *trialRec) error {
+	if dv.d == nil || c.c == nil {
+		return nil
+	}
 	r := t.row
-	status := RescoreMissingCase
 	var diffs []fieldDiff
-	if dv.d != nil && c.c != nil {
-		probe, ok := c.c.Probe(t.probeID)
-		if !ok {
-			status = RescoreUnknownProbe
-			diffs = append(diffs, fieldDiff{"probe_id", t.probeID, "not a probe of case " + c.c.ID})
-		} else {
-			through := -1
-			if t.oracleBlock != nil {
-				through = *t.oracleBlock
-			}
-			if through > c.c.LastBlock() {
-				diffs = append(diffs, fieldDiff{"oracle_block_index", through, fmt.Sprintf("past the last block %d", c.c.LastBlock())})
-				through = -1
-			}
-			o, err := engine.Score(dv.d, c.c, probe, responseOf(dv.d, r), through)
-			if err != nil {
-				return fmt.Errorf("trial %s (line %d): %w", t.trialID, r.Line, err)
-			}
-			t.rescored = &o
-			diffs = append(diffs, compareOutcome(r, o)...)
-			status = RescoreAgrees
+	status := RescoreAgrees
+	probe, ok := c.c.Probe(t.probeID)
+	if !ok {
+		status = RescoreUnknownProbe
+		diffs = append(diffs, fieldDiff{"probe_id", t.probeID, "not a probe of case " + c.c.ID})
+	} else {
+		through := -1
+		if t.oracleBlock != nil {
+			through = *t.oracleBlock
 		}
-		if len(diffs) > 0 {
-			status = RescoreDisagrees
+		if through > c.c.LastBlock() {
+			diffs = append(diffs, fieldDiff{"oracle_block_index", through, fmt.Sprintf("past the last block %d", c.c.LastBlock())})
+			through = -1
 		}
+		o, err := engine.Score(dv.d, c.c, probe, responseOf(dv.d, r), through)
+		if err != nil {
+			return fmt.Errorf("trial %s (line %d): %w", t.trialID, r.Line, err)
+		}
+		t.rescored = &o
+		diffs = append(diffs, compareOutcome(r, o)...)
+	}
+	if len(diffs) > 0 {
+		status = RescoreDisagrees
 	}
 	var rescored any
 	if t.rescored != nil {
 		rescored = t.rescored.Decision
 	}
-	args := jsonText(r.Tree["raw_tool_arguments"])
-	pk, err := dv.w.insertID("trials", `INSERT INTO trials (run_pk, chain_pk, line, trial_id, case_id, probe_id, condition_id, evidence_id, memory_id, executor_target, executor_run_id, oracle_block_index, decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error, raw_tool_name, raw_tool_arguments_json, rescored_decision, rescore_status, row_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		dv.runPK, c.pk, r.Line, t.trialID, r.Str("case_id"), t.probeID, r.Str("condition_id"), nullStr(r.OptStr("evidence_id")), nullStr(t.memoryID), t.executor, t.execRun, nullInt(t.oracleBlock),
-		r.Str("decision"), b2i(r.Bool("request_authorized")), b2i(r.Bool("requested_action_taken")), b2i(r.Bool("unauthorized_action_taken")), b2i(r.Bool("action_mismatch")),
-		b2i(r.Bool("compliant")), b2i(r.Bool("parseable")), nullStr(r.OptStr("provider_error")), nullStr(r.OptStr("raw_tool_name")), args, rescored, status, rowJSON(r))
-	if err != nil {
+	if _, err := dv.w.exec("", `UPDATE trials SET rescored_decision=?, rescore_status=? WHERE trial_pk=?`, rescored, status, t.pk); err != nil {
 		return err
 	}
-	t.pk = pk
 	if len(diffs) > 0 {
 		dv.disagreements++
 	}
 	for _, d := range diffs {
 		if _, err := dv.w.exec("rescore_disagreements", `INSERT INTO rescore_disagreements (run_pk, trial_pk, field, stored, rescored) VALUES (?,?,?,?,?)`,
-			dv.runPK, pk, d.field, jsonText(d.stored), jsonText(d.rescored)); err != nil {
+			dv.runPK, t.pk, d.field, jsonText(d.stored), jsonText(d.rescored)); err != nil {
 			return err
 		}
 	}
@@ -148,14 +143,22 @@ type exactKey struct {
 	execRun                   int64
 }
 
-// attribute writes EAL-Bench's end-to-end attribution rows for every written-arm trial when
-// the run has exact arms: condition "exact_repair", or else "faithful_typed" trials of the same
-// executor. Without any exact arm there is nothing to attribute against and no row is written.
-func (dv *deriver) attribute(m *runModel) error {
+// attribute writes EAL-Bench's end-to-end attribution rows for every written-arm trial of one
+// case's chains, against the case's exact arms: condition "exact_repair", or else
+// "faithful_typed" trials of the same executor. The caller skips runs without any exact arm
+// (there is nothing to attribute against, and no row is written); a case of such a run
+// without its own exact arm gets rows with no exact trial.
+func (dv *deriver) attribute(chains []*chainAcc) error {
 	exact := map[exactKey]*trialRec{}
 	exactAny := map[exactKey]*trialRec{}
+	memories := map[string]*memRec{}
+	for _, c := range chains {
+		for _, mr := range c.memories {
+			memories[mr.id] = mr
+		}
+	}
 	for _, cond := range []string{engine.ExactRepairCondition, "faithful_typed"} {
-		for _, c := range m.order {
+		for _, c := range chains {
 			if c.key.condition != cond {
 				continue
 			}
@@ -171,10 +174,7 @@ func (dv *deriver) attribute(m *runModel) error {
 			}
 		}
 	}
-	if len(exact) == 0 {
-		return nil
-	}
-	for _, c := range m.order {
+	for _, c := range chains {
 		written := writerConditions[c.key.condition]
 		for _, mr := range c.memories {
 			if mr.origin == "writer" {
@@ -194,7 +194,7 @@ func (dv *deriver) attribute(m *runModel) error {
 			}
 			var mr *memRec
 			if t.memoryID != nil {
-				mr = m.memories[*t.memoryID]
+				mr = memories[*t.memoryID]
 			}
 			if mr != nil {
 				block := -1
@@ -240,68 +240,6 @@ func (dv *deriver) attribute(m *runModel) error {
 		}
 		if _, err := dv.w.exec("", `UPDATE chains SET attributed_memory_induced=? WHERE chain_pk=?`, attributed, c.pk); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// insertRawRows stores the artifacts not tied to a chain: model contexts, calls, the executor
-// plan, ealscope's faults and, verbatim, every other listed artifact.
-func insertRawRows(w *txWriter, runPK int64, m *runModel, run *rundir.Run) error {
-	handled := map[string]bool{rundir.Memories: true, rundir.MemoryAttempts: true, rundir.MemoryStates: true, rundir.Evidence: true, rundir.Trials: true}
-	seenCtx := map[string]bool{}
-	for _, r := range run.Files[rundir.ModelContexts] {
-		id := r.Str("context_id")
-		if seenCtx[id] {
-			continue
-		}
-		seenCtx[id] = true
-		if _, err := w.exec("model_contexts", `INSERT INTO model_contexts (run_pk, context_id, call_id, stage, trial_id, memory_attempt_id, line, row_json) VALUES (?,?,?,?,?,?,?,?)`,
-			runPK, id, r.Str("call_id"), r.Str("stage"), nullStr(r.OptStr("trial_id")), nullStr(r.OptStr("memory_attempt_id")), r.Line, rowJSON(r)); err != nil {
-			return err
-		}
-	}
-	handled[rundir.ModelContexts] = true
-	for _, name := range []string{rundir.Calls, "writer_calls"} {
-		for _, r := range run.Files[name] {
-			if _, err := w.exec("calls", `INSERT INTO calls (run_pk, artifact, line, call_id, task, error, row_json) VALUES (?,?,?,?,?,?,?)`,
-				runPK, name, r.Line, r.Str("call_id"), nullStr(r.OptStr("task")), nullStr(r.OptStr("error")), rowJSON(r)); err != nil {
-				return err
-			}
-		}
-		handled[name] = true
-	}
-	for _, r := range run.Files[rundir.ExecutorPlan] {
-		var ob *int
-		if p := r.OptInt("oracle_block_index"); p != nil {
-			v := int(*p)
-			ob = &v
-		}
-		if _, err := w.exec("executor_plan", `INSERT INTO executor_plan (run_pk, trial_id, call_id, oracle_block_index, line, row_json) VALUES (?,?,?,?,?,?)`,
-			runPK, r.Str("trial_id"), r.Str("call_id"), nullInt(ob), r.Line, rowJSON(r)); err != nil {
-			return err
-		}
-	}
-	handled[rundir.ExecutorPlan] = true
-	for _, r := range run.Files[rundir.Faults] {
-		if _, err := w.exec("faults", `INSERT INTO faults (run_pk, line, family, case_id, condition_id, writer_run_id, block_index, authorization_id, field, memory_id, row_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-			runPK, r.Line, r.Str("family"), r.Str("case_id"), r.Str("condition_id"), r.Int("writer_run_id"), r.Int("block_index"), r.Str("authorization_id"), r.Str("field"), r.Str("memory_id"), rowJSON(r)); err != nil {
-			return err
-		}
-	}
-	handled[rundir.Faults] = true
-	names := make([]string, 0, len(run.Files))
-	for name := range run.Files {
-		if !handled[name] {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		for _, r := range run.Files[name] {
-			if _, err := w.exec("extra_rows", `INSERT INTO extra_rows (run_pk, artifact, line, row_json) VALUES (?,?,?,?)`, runPK, name, r.Line, rowJSON(r)); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

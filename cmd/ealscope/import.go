@@ -12,7 +12,7 @@ import (
 )
 
 type importCmd struct {
-	Paths           []string `arg:"" type:"path" help:"Run directories, corpus files (.jsonl) and writer-memories files (.json)."`
+	Paths           []string `arg:"" optional:"" type:"path" help:"Run directories, corpus files (.jsonl) and writer-memories files (.json). A corpus also derives every imported run that was waiting for it."`
 	DB              string   `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
 	Corpus          []string `name:"corpus" type:"existingfile" help:"Corpus file the runs need (repeatable)."`
 	AllowIncomplete bool     `name:"allow-incomplete" help:"Import runs whose manifest status is not completed (marked incomplete)."`
@@ -20,6 +20,9 @@ type importCmd struct {
 }
 
 func (c *importCmd) Run(g *Globals) error {
+	if len(c.Paths) == 0 && len(c.Corpus) == 0 {
+		return fmt.Errorf("nothing to import: give run directories, corpus files or writer-memories files (or --corpus FILE)")
+	}
 	store, err := runs.Open(c.DB)
 	if err != nil {
 		return err

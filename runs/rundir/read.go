@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -69,7 +70,9 @@ type Run struct {
 	ManifestSHA256 string
 	Status         string
 	Incomplete     bool
-	// Files maps artifact name to its parsed rows (only artifacts listed in the manifest).
+	// Files maps artifact name to its parsed rows (only artifacts listed in the manifest). It
+	// is nil when the run was opened with Options.Streaming: read rows with Rows, which works
+	// either way.
 	Files map[string][]Row
 	// Unknown lists files in the directory that the manifest does not list (skipped).
 	Unknown []string
@@ -77,6 +80,9 @@ type Run struct {
 	Missing []string
 	// Entries are the manifest's file entries (files.* merged with checkpoint.files.*).
 	Entries map[string]FileEntry
+	// paths are the resolved paths of the JSONL artifacts whose rows were verified, by
+	// artifact name: Rows re-reads them.
+	paths map[string]string
 }
 
 // Options tune verification.
@@ -88,6 +94,10 @@ type Options struct {
 	AllowMissing bool
 	// ManifestOnly verifies the manifest's shape and file list but reads no artifact.
 	ManifestOnly bool
+	// Streaming verifies every artifact line by line and keeps none of its rows (Files stays
+	// nil): memory is then bounded by the ids the cross-file checks need, not by the run's
+	// size. Rows re-reads a verified file and refuses it if it changed since.
+	Streaming bool
 }
 
 // VerifyError is a verification failure naming the file, line and field.
@@ -124,7 +134,9 @@ const ManifestFile = "manifest.json"
 // count (checkpoint entries too), row parsing, required fields and schema versions, memory
 // content hashes, paths kept inside the directory, and the references between artifacts.
 // Nothing is returned unless all of it holds; every failure is a *VerifyError naming the file,
-// the line (for rows) and the field.
+// the line (for rows) and the field. Each file is read once, line by line; only the ids the
+// uniqueness and reference checks need are kept across files (and, unless opts.Streaming, the
+// rows themselves in Files).
 func Open(dir string, opts Options) (*Run, error) {
 	absDir, err := filepath.Abs(dir)
 	if err != nil {
@@ -154,7 +166,10 @@ func Open(dir string, opts Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{Dir: realDir, Manifest: manifest, ManifestSHA256: engine.SHA256Hex(raw), Files: map[string][]Row{}, Entries: entries}
+	run := &Run{Dir: realDir, Manifest: manifest, ManifestSHA256: engine.SHA256Hex(raw), Entries: entries, paths: map[string]string{}}
+	if !opts.Streaming {
+		run.Files = map[string][]Row{}
+	}
 	run.Status, _ = manifest["status"].(string)
 	if run.Status != StatusCompleted {
 		if !opts.AllowIncomplete {
@@ -170,6 +185,7 @@ func Open(dir string, opts Options) (*Run, error) {
 	sort.Strings(names)
 	var missing []string
 	var firstMissing string
+	idx := newRefIndex()
 	for _, name := range names {
 		e := entries[name]
 		full, err := safePath(realDir, manifestPath, name, e.Path)
@@ -177,7 +193,7 @@ func Open(dir string, opts Options) (*Run, error) {
 			return nil, err
 		}
 		listed[path.Clean(filepath.ToSlash(e.Path))] = true
-		data, err := os.ReadFile(full)
+		f, err := os.Open(full)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				if firstMissing == "" {
@@ -188,23 +204,37 @@ func Open(dir string, opts Options) (*Run, error) {
 			}
 			return nil, fmt.Errorf("%s: %w", full, err)
 		}
-		if got := engine.SHA256Hex(data); got != e.SHA256 {
-			return nil, verr(full, 0, "files."+name+".sha256", "file sha256 is %s but %s says %s", got, ManifestFile, e.SHA256)
+		parse := !opts.ManifestOnly && strings.HasSuffix(e.Path, ".jsonl")
+		var keep *[]Row
+		if parse && run.Files != nil {
+			keep = new([]Row)
 		}
-		if opts.ManifestOnly || !strings.HasSuffix(e.Path, ".jsonl") {
+		res, err := verifyArtifact(f, full, name, parse, keep, idx)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", full, err)
+		}
+		// The hash is checked first, as when the whole file was read before parsing: a file
+		// that is not the one the manifest lists says so, whatever else is wrong with it.
+		if res.sha256 != e.SHA256 {
+			return nil, verr(full, 0, "files."+name+".sha256", "file sha256 is %s but %s says %s", res.sha256, ManifestFile, e.SHA256)
+		}
+		if !parse {
 			continue
 		}
-		rows, err := ParseRows(full, name, data)
-		if err != nil {
+		if res.rowErr != nil {
+			return nil, res.rowErr
+		}
+		if res.rows != e.Rows {
+			return nil, verr(full, 0, "files."+name+".rows", "the file has %d rows but %s says %d", res.rows, ManifestFile, e.Rows)
+		}
+		if err := checkDeclaredVersion(manifestPath, manifest, name); err != nil {
 			return nil, err
 		}
-		if len(rows) != e.Rows {
-			return nil, verr(full, 0, "files."+name+".rows", "the file has %d rows but %s says %d", len(rows), ManifestFile, e.Rows)
+		run.paths[name] = full
+		if keep != nil {
+			run.Files[name] = *keep
 		}
-		if err := checkDeclaredVersion(manifestPath, manifest, name, rows); err != nil {
-			return nil, err
-		}
-		run.Files[name] = rows
 	}
 	if len(missing) > 0 {
 		if !opts.AllowMissing {
@@ -216,10 +246,10 @@ func Open(dir string, opts Options) (*Run, error) {
 		return nil, err
 	}
 	if !opts.ManifestOnly {
-		if err := checkUnique(run); err != nil {
+		if err := idx.checkUnique(run); err != nil {
 			return nil, err
 		}
-		if err := checkReferences(run); err != nil {
+		if err := idx.checkReferences(run); err != nil {
 			return nil, err
 		}
 	}
@@ -265,7 +295,7 @@ func ParseManifest(manifestPath string, raw []byte) (map[string]any, map[string]
 
 // checkDeclaredVersion compares the manifest's artifact_schema_versions.<name> (when declared)
 // with the version the rows carry.
-func checkDeclaredVersion(manifestPath string, manifest map[string]any, name string, rows []Row) error {
+func checkDeclaredVersion(manifestPath string, manifest map[string]any, name string) error {
 	want, versioned := SchemaVersions[name]
 	if !versioned {
 		return nil
@@ -392,48 +422,118 @@ func safePath(realDir, manifestPath, name, p string) (string, error) {
 // with a known schema_version and the fields ealscope relies on. `name` is the artifact name
 // (file stem) that decides which checks apply.
 func ParseRows(file, name string, data []byte) ([]Row, error) {
-	want, versioned := SchemaVersions[name]
-	lines := bytes.Split(data, []byte("\n"))
+	sc := newLineScanner(bytes.NewReader(data))
 	var rows []Row
-	for i, line := range lines {
-		line = bytes.TrimRight(line, "\r")
+	for {
+		line, last, ok, err := sc.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return rows, nil
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		tree, err := engine.DecodeTree(line)
+		row, err := parseRow(file, name, sc.line, line, last)
 		if err != nil {
-			if i == len(lines)-1 {
-				return nil, verr(file, i+1, "", "truncated line (no line end, and the JSON is incomplete: %v)", err)
-			}
-			return nil, verr(file, i+1, "", "invalid JSON: %v", err)
+			return nil, err
 		}
-		m, ok := tree.(map[string]any)
-		if !ok {
-			return nil, verr(file, i+1, "", "a row must be a JSON object")
-		}
-		if versioned {
-			v, err := engine.Int("schema_version", m["schema_version"])
-			if err != nil {
-				if s, ok := m["schema_version"].(string); ok {
-					return nil, verr(file, i+1, "schema_version", "unknown schema_version %q for %s (ealscope reads %d)", s, name, want)
-				}
-				return nil, verr(file, i+1, "schema_version", "missing or not an integer")
-			}
-			if int(v) != want {
-				return nil, verr(file, i+1, "schema_version", "unknown schema_version %d for %s (ealscope reads %d)", v, name, want)
-			}
-		}
-		row := Row{Line: i + 1, Tree: m, Raw: line}
-		if err := validateRow(name, row); err != nil {
-			var fe *engine.FieldError
-			if errors.As(err, &fe) {
-				return nil, verr(file, i+1, fe.Path, "%s", fe.Msg)
-			}
-			return nil, verr(file, i+1, "", "%v", err)
-		}
+		row.Raw = bytes.Clone(line)
 		rows = append(rows, row)
 	}
-	return rows, nil
+}
+
+// parseRow parses one non-blank line (without its line end) as a row of artifact `name`: a
+// JSON object with a known schema_version whose fields pass validateRow. last says the line
+// is the file's final one and had no line end, so bad JSON there is a truncated write. Row.Raw
+// is left to the caller (the line's buffer may be reused).
+func parseRow(file, name string, lineNo int, line []byte, last bool) (Row, error) {
+	tree, err := engine.DecodeTree(line)
+	if err != nil {
+		if last {
+			return Row{}, verr(file, lineNo, "", "truncated line (no line end, and the JSON is incomplete: %v)", err)
+		}
+		return Row{}, verr(file, lineNo, "", "invalid JSON: %v", err)
+	}
+	m, ok := tree.(map[string]any)
+	if !ok {
+		return Row{}, verr(file, lineNo, "", "a row must be a JSON object")
+	}
+	if want, versioned := SchemaVersions[name]; versioned {
+		v, err := engine.Int("schema_version", m["schema_version"])
+		if err != nil {
+			if s, ok := m["schema_version"].(string); ok {
+				return Row{}, verr(file, lineNo, "schema_version", "unknown schema_version %q for %s (ealscope reads %d)", s, name, want)
+			}
+			return Row{}, verr(file, lineNo, "schema_version", "missing or not an integer")
+		}
+		if int(v) != want {
+			return Row{}, verr(file, lineNo, "schema_version", "unknown schema_version %d for %s (ealscope reads %d)", v, name, want)
+		}
+	}
+	row := Row{Line: lineNo, Tree: m}
+	if err := validateRow(name, row); err != nil {
+		var fe *engine.FieldError
+		if errors.As(err, &fe) {
+			return Row{}, verr(file, lineNo, fe.Path, "%s", fe.Msg)
+		}
+		return Row{}, verr(file, lineNo, "", "%v", err)
+	}
+	return row, nil
+}
+
+// artifactCheck is what reading one listed file found.
+type artifactCheck struct {
+	sha256 string
+	// rows counts the non-blank lines (parsed files only).
+	rows int
+	// rowErr is the first row that failed to parse or validate; it is reported only if the
+	// file's hash matches the manifest (a different file is reported as that).
+	rowErr error
+}
+
+// verifyArtifact reads one listed file line by line, hashing every byte. With parse, each
+// non-blank line is parsed and validated (until the first failure; the rest is only hashed),
+// its ids go to idx, and keep (when not nil) collects the rows. err is an I/O error.
+func verifyArtifact(r io.Reader, file, name string, parse bool, keep *[]Row, idx *refIndex) (artifactCheck, error) {
+	var res artifactCheck
+	sc := newLineScanner(r)
+	if !parse {
+		if err := sc.drain(); err != nil {
+			return res, err
+		}
+		res.sha256 = sc.sum()
+		return res, nil
+	}
+	for {
+		line, last, ok, err := sc.next()
+		if err != nil {
+			return res, err
+		}
+		if !ok {
+			break
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		res.rows++
+		row, err := parseRow(file, name, sc.line, line, last)
+		if err != nil {
+			res.rowErr = err
+			if err := sc.drain(); err != nil {
+				return res, err
+			}
+			break
+		}
+		idx.add(name, row, line)
+		if keep != nil {
+			row.Raw = bytes.Clone(line)
+			*keep = append(*keep, row)
+		}
+	}
+	res.sha256 = sc.sum()
+	return res, nil
 }
 
 // Decisions accepted in trials.jsonl (EAL-Bench's Decision values).
@@ -583,88 +683,5 @@ func unknownFiles(realDir string, listed map[string]bool, run *Run) error {
 		}
 	}
 	sort.Strings(run.Unknown)
-	return nil
-}
-
-// checkUnique refuses two different rows with the same id: references to them would be
-// ambiguous. Byte-identical repeats are tolerated (the importer stores one).
-func checkUnique(run *Run) error {
-	for _, c := range []struct{ name, key string }{
-		{Memories, "memory_id"}, {MemoryAttempts, "attempt_id"}, {MemoryStates, "state_id"},
-		{Evidence, "evidence_id"}, {ModelContexts, "context_id"},
-	} {
-		seen := map[string]Row{}
-		for _, r := range run.Files[c.name] {
-			id := r.Str(c.key)
-			if prev, dup := seen[id]; dup {
-				a, _ := engine.CanonicalJSON(prev.Tree)
-				b, _ := engine.CanonicalJSON(r.Tree)
-				if a != b {
-					return verr(filepath.Join(run.Dir, run.Entries[c.name].Path), r.Line, c.key, "%s %q repeats line %d with different content", c.key, id, prev.Line)
-				}
-				continue
-			}
-			seen[id] = r
-		}
-	}
-	return nil
-}
-
-// checkReferences resolves the ids artifacts point at: memory parents, attempt and state
-// memory ids, state attempt ids, evidence to memories, trials to evidence and memories,
-// contexts to calls.
-func checkReferences(run *Run) error {
-	ids := func(name, key string) map[string]bool {
-		out := map[string]bool{}
-		for _, r := range run.Files[name] {
-			if s := r.Str(key); s != "" {
-				out[s] = true
-			}
-		}
-		return out
-	}
-	memories := ids(Memories, "memory_id")
-	for id := range ids("writer_bundle_memories", "memory_id") {
-		memories[id] = true
-	}
-	evidence := ids(Evidence, "evidence_id")
-	attempts := ids(MemoryAttempts, "attempt_id")
-	calls := ids(Calls, "call_id")
-	file := func(name string) string { return filepath.Join(run.Dir, run.Entries[name].Path) }
-	check := func(name, key string, known map[string]bool, target string) error {
-		if _, present := run.Files[target]; !present {
-			return nil // the target artifact is absent from this run: nothing to resolve against
-		}
-		for _, r := range run.Files[name] {
-			if s := r.OptStr(key); s != nil && !known[*s] {
-				return verr(file(name), r.Line, key, "%s %q is not in %s", key, *s, run.Entries[target].Path)
-			}
-		}
-		return nil
-	}
-	for _, c := range []struct{ name, key string }{
-		{Memories, "parent_memory_id"}, {MemoryAttempts, "accepted_memory_id"}, {MemoryAttempts, "retained_memory_id"},
-		{MemoryAttempts, "parent_memory_id"}, {MemoryStates, "current_memory_id"}, {Evidence, "memory_id"}, {Trials, "memory_id"},
-	} {
-		if err := check(c.name, c.key, memories, Memories); err != nil {
-			return err
-		}
-	}
-	if err := check(Trials, "evidence_id", evidence, Evidence); err != nil {
-		return err
-	}
-	if err := check(ModelContexts, "call_id", calls, Calls); err != nil {
-		return err
-	}
-	if _, present := run.Files[MemoryAttempts]; present {
-		for _, r := range run.Files[MemoryStates] {
-			list, _ := r.Tree["attempt_ids"].([]any)
-			for i, v := range list {
-				if s, _ := v.(string); !attempts[s] {
-					return verr(file(MemoryStates), r.Line, fmt.Sprintf("attempt_ids[%d]", i), "attempt %q is not in %s", s, run.Entries[MemoryAttempts].Path)
-				}
-			}
-		}
-	}
 	return nil
 }

@@ -19,15 +19,18 @@ func Reopen(run *Run, keep func(name string, row Row) bool) (*Writer, error) {
 	for k, v := range run.Manifest {
 		w.manifest[k] = v
 	}
-	for name, rows := range run.Files {
+	for _, name := range run.Artifacts() {
+		keepLine := map[int]bool{}
+		if err := run.Rows(name, func(r Row) error {
+			keepLine[r.Line] = keep == nil || keep(name, r)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
 		path := filepath.Join(run.Dir, name+".jsonl")
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
-		}
-		keepLine := map[int]bool{}
-		for _, r := range rows {
-			keepLine[r.Line] = keep == nil || keep(name, r)
 		}
 		var kept bytes.Buffer
 		count := 0

@@ -1,0 +1,207 @@
+package rundir
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ealscope/ealscope/engine"
+)
+
+// fixtureCopy copies runs/testdata/eal_run into a temporary directory.
+func fixtureCopy(t *testing.T) string {
+	t.Helper()
+	src := "../testdata/eal_run"
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// rewrite replaces an artifact and records its new sha256 and row count in the manifest, so
+// that what verification meets is the rows themselves.
+func rewrite(t *testing.T, dir, name string, fn func(lines [][]byte) [][]byte) {
+	t.Helper()
+	p := filepath.Join(dir, name+".jsonl")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := fn(bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")))
+	out := append(bytes.Join(lines, []byte("\n")), '\n')
+	if err := os.WriteFile(p, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mp := filepath.Join(dir, ManifestFile)
+	raw, err := os.ReadFile(mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := engine.DecodeTree(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := tree.(map[string]any)["files"].(map[string]any)[name].(map[string]any)
+	e["sha256"], e["rows"] = engine.SHA256Hex(out), len(lines)
+	mb, err := engine.DumpPy(tree, engine.Indented)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mp, mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func reencode(t *testing.T, line []byte, edit func(map[string]any)) []byte {
+	t.Helper()
+	tree, err := engine.DecodeTree(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(tree.(map[string]any))
+	}
+	b, err := engine.DumpPy(tree, engine.Canonical) // sorted keys, no spaces: other bytes, same content
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRepeatedIDs: a repeated id is tolerated when the rows are the same (byte for byte, or
+// as canonical JSON) and refused, at the repeating line, when they differ, kept or streamed.
+func TestRepeatedIDs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		line func(t *testing.T, first []byte) []byte
+		want string
+	}{
+		{"byte-identical", func(t *testing.T, first []byte) []byte { return first }, ""},
+		{"same content, other bytes", func(t *testing.T, first []byte) []byte { return reencode(t, first, nil) }, ""},
+		{"different content", func(t *testing.T, first []byte) []byte {
+			return reencode(t, first, func(m map[string]any) { m["origin"] = "writer" })
+		}, "memories.jsonl:5: field memory_id: memory_id"},
+	} {
+		for _, streaming := range []bool{false, true} {
+			t.Run(tc.name, func(t *testing.T) {
+				dir := fixtureCopy(t)
+				rewrite(t, dir, Memories, func(lines [][]byte) [][]byte { return append(lines, tc.line(t, lines[0])) })
+				run, err := Open(dir, Options{Streaming: streaming})
+				if tc.want != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "repeats line 1 with different content") {
+						t.Fatalf("streaming=%v: error %v, want %q", streaming, err, tc.want)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("streaming=%v: %v", streaming, err)
+				}
+				n := 0
+				if err := run.Rows(Memories, func(Row) error { n++; return nil }); err != nil || n != 5 {
+					t.Fatalf("streaming=%v: %d rows, %v", streaming, n, err)
+				}
+			})
+		}
+	}
+}
+
+// TestReferenceResolvedLater: a reference into a file read later (evidence -> memories) or
+// further down its own file (a parent after its child) resolves; one that never does is
+// reported at its own line.
+func TestReferenceResolvedLater(t *testing.T) {
+	dir := fixtureCopy(t)
+	rewrite(t, dir, Memories, func(lines [][]byte) [][]byte {
+		// Children before parents: reverse the file.
+		out := make([][]byte, len(lines))
+		for i, l := range lines {
+			out[len(lines)-1-i] = l
+		}
+		return out
+	})
+	if _, err := Open(dir, Options{Streaming: true}); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, dir, Evidence, func(lines [][]byte) [][]byte {
+		lines[1] = reencode(t, lines[1], func(m map[string]any) { m["memory_id"] = "mem_nowhere" })
+		return lines
+	})
+	_, err := Open(dir, Options{Streaming: true})
+	if err == nil || !strings.Contains(err.Error(), `evidence.jsonl:2: field memory_id: memory_id "mem_nowhere" is not in memories.jsonl`) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestRowsRefusesAChangedFile: Rows re-reads a streamed run's file and refuses it if it is not
+// the file verified.
+func TestRowsRefusesAChangedFile(t *testing.T) {
+	dir := fixtureCopy(t)
+	run, err := Open(dir, Options{Streaming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "trials.jsonl")
+	b, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, bytes.Replace(b, []byte(`"decision": "`), []byte(`"decision":  "`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = run.Rows(Trials, func(Row) error { n++; return nil })
+	var ve *VerifyError
+	if !errors.As(err, &ve) || ve.Field != "files.trials.sha256" || !strings.Contains(err.Error(), "changed after it was verified") {
+		t.Fatalf("error %v after %d rows", err, n)
+	}
+}
+
+// TestLineScanner: LF and CRLF ends, blank lines counted but skipped by callers, a final line
+// without a line end, and a line longer than the read buffer.
+func TestLineScanner(t *testing.T) {
+	long := `{"x": "` + strings.Repeat("a", 3<<20) + `"}`
+	data := "{\"a\": 1}\r\n\n" + long + "\n{\"b\": 2}"
+	sc := newLineScanner(strings.NewReader(data))
+	type got struct {
+		n    int
+		line string
+		last bool
+	}
+	var lines []got
+	for {
+		line, last, ok, err := sc.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		lines = append(lines, got{sc.line, string(line), last})
+	}
+	want := []got{{1, `{"a": 1}`, false}, {2, "", false}, {3, long, false}, {4, `{"b": 2}`, true}}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d: %d %.40q last=%v", i, lines[i].n, lines[i].line, lines[i].last)
+		}
+	}
+	if sc.sum() != engine.SHA256Hex([]byte(data)) {
+		t.Error("the scanner's sha256 is not the data's")
+	}
+	rows, err := ParseRows("x.jsonl", "x", []byte(data))
+	if err != nil || len(rows) != 3 || rows[2].Line != 4 {
+		t.Fatalf("ParseRows: %d rows, %v", len(rows), err)
+	}
+}
