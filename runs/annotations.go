@@ -516,18 +516,5 @@ func (s *Store) Annotations(ctx context.Context, memoryID string) ([]Annotation,
 }
 
 func (s *Store) queryAnnotations(ctx context.Context, where string, args ...any) ([]Annotation, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+annotationColumns+` FROM annotations a JOIN annotators n ON n.name = a.annotator `+where, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Annotation{}
-	for rows.Next() {
-		a, err := scanAnnotation(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.db, scanAnnotation, `SELECT `+annotationColumns+` FROM annotations a JOIN annotators n ON n.name = a.annotator `+where, args...)
 }

@@ -62,20 +62,7 @@ func scanRun(sc interface{ Scan(...any) error }) (RunSummary, error) {
 // Runs lists every run, by run id (runs.run_id unique index; the counts use the chains_by_ffa
 // and trials_by_run indexes).
 func (s *Store) Runs(ctx context.Context) ([]RunSummary, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r ORDER BY r.run_id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []RunSummary{}
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.db, scanRun, `SELECT `+runColumns+` FROM runs r ORDER BY r.run_id`)
 }
 
 // Run returns one run by id or unique id prefix.
@@ -268,20 +255,7 @@ func (s *Store) Chains(ctx context.Context, f ChainFilter) ([]ChainRow, error) {
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, max(f.Offset, 0))
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []ChainRow{}
-	for rows.Next() {
-		c, err := scanChain(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.db, scanChain, q, args...)
 }
 
 // ChainCount counts the chains a filter selects (same indexes as Chains).

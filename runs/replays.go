@@ -728,20 +728,7 @@ func (s *Store) ReplaysByID(ctx context.Context, ids []string) ([]Replay, error)
 }
 
 func (s *Store) queryReplays(ctx context.Context, q string, args ...any) ([]Replay, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Replay{}
-	for rows.Next() {
-		r, err := scanReplay(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.db, scanReplay, q, args...)
 }
 
 // ReplayAttribution is one attribution row of re-run arms: EAL-Bench's end-to-end row plus

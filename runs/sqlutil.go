@@ -120,3 +120,22 @@ func nullInt(p *int) any {
 	}
 	return *p
 }
+
+// queryAll runs a read query and scans every row with scan; an empty result is an empty,
+// non-nil slice so JSON output says [] rather than null.
+func queryAll[T any](ctx context.Context, db *sql.DB, scan func(interface{ Scan(...any) error }) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

@@ -65,18 +65,7 @@ func (s chainsScreen) Update(msg tea.Msg) (chainsScreen, tea.Cmd) {
 		}
 		n, h := len(s.shown), s.tableH()
 		switch {
-		case key.Matches(msg, k.Up):
-			s.cur.move(-1, n, h)
-		case key.Matches(msg, k.Down):
-			s.cur.move(1, n, h)
-		case key.Matches(msg, k.Top):
-			s.cur.set(0, n, h)
-		case key.Matches(msg, k.Bottom):
-			s.cur.set(n-1, n, h)
-		case key.Matches(msg, k.HalfDown):
-			s.cur.move(h/2, n, h)
-		case key.Matches(msg, k.HalfUp):
-			s.cur.move(-h/2, n, h)
+		case s.cur.navigate(msg, *k, n, h):
 		case key.Matches(msg, k.Filter):
 			s.saved = s.query
 			s.filter.start("/", s.query)

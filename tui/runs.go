@@ -37,18 +37,7 @@ func (s runsScreen) Update(msg tea.Msg) (runsScreen, tea.Cmd) {
 	case tea.KeyPressMsg:
 		n, h := len(s.runs), s.tableH()
 		switch {
-		case key.Matches(msg, k.Up):
-			s.cur.move(-1, n, h)
-		case key.Matches(msg, k.Down):
-			s.cur.move(1, n, h)
-		case key.Matches(msg, k.Top):
-			s.cur.set(0, n, h)
-		case key.Matches(msg, k.Bottom):
-			s.cur.set(n-1, n, h)
-		case key.Matches(msg, k.HalfDown):
-			s.cur.move(h/2, n, h)
-		case key.Matches(msg, k.HalfUp):
-			s.cur.move(-h/2, n, h)
+		case s.cur.navigate(msg, *k, n, h):
 		case key.Matches(msg, k.Open):
 			if n > 0 {
 				run := s.runs[s.cur.sel]

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -21,6 +23,28 @@ type cursor struct {
 }
 
 func (c *cursor) move(delta, n, h int) { c.set(c.sel+delta, n, h) }
+
+// navigate applies the list movement keys (up, down, top, bottom, half pages) to a list of n
+// rows shown h at a time; it reports whether msg was one of them.
+func (c *cursor) navigate(msg tea.KeyPressMsg, k listKeys, n, h int) bool {
+	switch {
+	case key.Matches(msg, k.Up):
+		c.move(-1, n, h)
+	case key.Matches(msg, k.Down):
+		c.move(1, n, h)
+	case key.Matches(msg, k.Top):
+		c.set(0, n, h)
+	case key.Matches(msg, k.Bottom):
+		c.set(n-1, n, h)
+	case key.Matches(msg, k.HalfDown):
+		c.move(h/2, n, h)
+	case key.Matches(msg, k.HalfUp):
+		c.move(-h/2, n, h)
+	default:
+		return false
+	}
+	return true
+}
 
 func (c *cursor) set(i, n, h int) {
 	c.sel = clamp(i, 0, max(n-1, 0))
