@@ -159,6 +159,28 @@ type FieldClass struct {
 	Undergrant bool
 }
 
+// Surface is a domain's presentation and memory-implementation identity beyond the ledger
+// logic: the ids and hashes stamped on every run row, the presentation profile stored in
+// trial metadata, and the writer prompt-policy texts (EAL-Bench keeps these per domain).
+type Surface struct {
+	PresentationID           string
+	PresentationHash         string
+	PromptPolicyID           string
+	Presentation             map[string]any
+	MemoryImplementationID   string
+	MemoryImplementationHash string
+	// TypedProfileSchemaID and TypedSchemaName name the typed LangMem profile class.
+	TypedProfileSchemaID string
+	TypedSchemaName      string
+	// Writer prompt-policy texts (the manager instructions' state, source, repair,
+	// architecture and schema items).
+	WriterStateInstruction       string
+	WriterSourceInstruction      string
+	WriterRepairInstruction      string
+	TypedArchitectureInstruction string
+	TypedSchemaJSON              string
+}
+
 // Domain is what the rest of the program knows about one authorization domain.
 type Domain interface {
 	// ID is the EAL-Bench domain id ("procurement").
@@ -220,4 +242,6 @@ type Domain interface {
 	RenderBlock(c *Case, index int) string
 	// CapacityTokens is the primary writer capacity in reference tokens.
 	CapacityTokens() int
+	// Surface is the domain's presentation and memory-implementation identity.
+	Surface() Surface
 }
