@@ -210,16 +210,7 @@ func encodeTree(buf *bytes.Buffer, v any, style PyStyle, depth int) error {
 				writeItemSep(buf, style)
 			}
 			writeIndent(buf, style, depth+1)
-			if style == RowASCII {
-				writeASCIIString(buf, k)
-			} else {
-				writePyString(buf, k)
-			}
-			if style == Canonical {
-				buf.WriteByte(':')
-			} else {
-				buf.WriteString(": ")
-			}
+			writeKey(buf, k, style)
 			if err := encodeTree(buf, t[k], style, depth+1); err != nil {
 				return err
 			}
