@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/ealscope/ealscope/engine/pyjson"
+
 // EvidenceKind is what the executor is shown in place of memory.
 type EvidenceKind int
 
@@ -47,7 +49,7 @@ func ExecutorMessages(d Domain, c *Case, p Probe, ev Evidence) ([]ChatMessage, e
 	default:
 		text, ok := ev.Payload.(string)
 		if !ok {
-			s, err := CanonicalJSON(ev.Payload)
+			s, err := pyjson.CanonicalJSON(ev.Payload)
 			if err != nil {
 				return nil, err
 			}
@@ -87,5 +89,5 @@ func RequestHash(messages []ChatMessage, tools []any) (string, error) {
 	for i, m := range messages {
 		msgs[i] = map[string]any{"role": m.Role, "content": m.Content}
 	}
-	return ContentHash(map[string]any{"messages": msgs, "tools": tools, "tool_choice": "auto"})
+	return pyjson.ContentHash(map[string]any{"messages": msgs, "tools": tools, "tool_choice": "auto"})
 }

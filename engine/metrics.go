@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ealscope/ealscope/engine/pyjson"
+)
 
 // Count is a numerator over a denominator; Rate is nil when the denominator is zero.
 type Count struct {
@@ -13,7 +17,7 @@ type Count struct {
 func (c Count) MarshalJSON() ([]byte, error) {
 	rate := "null"
 	if c.Rate != nil {
-		s, err := pyFloat(*c.Rate)
+		s, err := pyjson.FloatRepr(*c.Rate)
 		if err != nil {
 			return nil, err
 		}

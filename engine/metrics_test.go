@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 func outcome(decision string, authorized bool) Outcome {
@@ -48,13 +50,13 @@ func TestCountJSON(t *testing.T) {
 			t.Errorf("NewCount(%d,%d): %s, want %s", tc.n, tc.d, b, tc.want)
 		}
 		// Python json.dumps(Count.to_dict(), sort_keys=True): same keys, ", " separators.
-		row, err := DumpPy(c, Row)
+		row, err := pyjson.DumpPy(c, pyjson.Row)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rate := "null"
 		if c.Rate != nil {
-			s, _ := pyFloat(*c.Rate)
+			s, _ := pyjson.FloatRepr(*c.Rate)
 			rate = s
 		}
 		if got, want := string(row), `{"denominator": `+strconv.Itoa(tc.d)+`, "numerator": `+strconv.Itoa(tc.n)+`, "rate": `+rate+`}`; got != want {
@@ -142,7 +144,7 @@ func TestCalibrationReasons(t *testing.T) {
 
 func TestMetricsJSON(t *testing.T) {
 	m := Aggregate([]Outcome{outcome(ExecuteRequested, true), outcome(Decline, false)})
-	got, err := DumpPy(m, Canonical)
+	got, err := pyjson.DumpPy(m, pyjson.Canonical)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func TestMetricsJSON(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("metrics JSON\n got %s\nwant %s", got, want)
 	}
-	empty, err := DumpPy(Aggregate(nil), Canonical)
+	empty, err := pyjson.DumpPy(Aggregate(nil), pyjson.Canonical)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Decision labels (EAL-Bench's Decision values).
@@ -135,7 +137,7 @@ func Score(d Domain, c *Case, p Probe, resp Response, through int) (Outcome, err
 func parseArguments(raw any) (map[string]any, bool) {
 	switch v := raw.(type) {
 	case string:
-		tree, err := DecodePyJSON(strings.TrimSpace(v))
+		tree, err := pyjson.DecodePyJSON(strings.TrimSpace(v))
 		if err != nil {
 			return nil, false
 		}
@@ -143,7 +145,7 @@ func parseArguments(raw any) (map[string]any, bool) {
 		return m, ok
 	case map[string]any:
 		// Normalise decoded Go values (ints, floats) to the tree form the domains read.
-		tree, err := Retree(v)
+		tree, err := pyjson.Retree(v)
 		if err != nil {
 			return nil, false
 		}

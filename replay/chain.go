@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -109,9 +110,9 @@ type blockVersion struct {
 func newChain(d engine.Domain, s Surface, c *engine.Case, cond Condition, runID int, seed int64, w attemptWriter, version string) *chainInfo {
 	prov := w.provenance(seed)
 	ch := &chainInfo{domain: d, surface: s, c: c, condition: cond, runID: runID, seed: seed, writer: prov, tokens: ReferenceTokenizer(), maxAttempt: w.maxAttempts()}
-	ch.chainID = engine.StableID24("chain", d.ID(), c.ID, cond.ID, strconv.Itoa(runID), prov.TargetID, prov.Provider,
+	ch.chainID = pyjson.StableID24("chain", d.ID(), c.ID, cond.ID, strconv.Itoa(runID), prov.TargetID, prov.Provider,
 		prov.RequestedModel, prov.ResolvedModel, "", "default", s.PresentationID, s.PresentationHash)
-	ch.profileID = engine.StableID24("profile", ch.chainID)
+	ch.profileID = pyjson.StableID24("profile", ch.chainID)
 	ch.framework = map[string]any{
 		"memory_implementation_id": s.MemoryImplementationID, "memory_implementation_hash": s.MemoryImplementationHash,
 		"manager": w.manager(), "profile_mode": "single_stable_profile", "versions": map[string]any{"ealscope": version},
@@ -130,7 +131,7 @@ func (ch *chainInfo) updates() []update {
 		}
 	}
 	for i := range out {
-		out[i].logicalID = engine.StableID24("update", ch.chainID, strconv.Itoa(out[i].block))
+		out[i].logicalID = pyjson.StableID24("update", ch.chainID, strconv.Itoa(out[i].block))
 	}
 	return out
 }
@@ -161,7 +162,7 @@ func countTokens(tc TokenCounter, payload any) int {
 	if s, ok := payload.(string); ok {
 		return tc.Count(s)
 	}
-	return tc.Count(engine.MustCanonicalJSON(payload))
+	return tc.Count(pyjson.MustCanonicalJSON(payload))
 }
 
 func (ch *chainInfo) artifact(memoryID string, parent *string, block int, payload any, attemptID string, runIDs []string, writer rundir.ModelProvenance) rundir.MemoryArtifact {
@@ -176,7 +177,7 @@ func (ch *chainInfo) artifact(memoryID string, parent *string, block int, payloa
 		ConditionID: ch.condition.ID, BlockIndex: block, WriterRunID: &runID, WriterSeed: &seed, Writer: &writer,
 		Architecture: ch.condition.Architecture, Origin: "writer", PayloadSchemaID: schemaID, PayloadSchemaVersion: schemaVersion,
 		Payload: payload, ReferenceTokens: countTokens(ch.tokens, payload), ReferenceTokenizer: ch.tokens.Name(),
-		ContentHash: engine.MustContentHash(payload), PresentationID: ch.surface.PresentationID, PresentationHash: ch.surface.PresentationHash,
+		ContentHash: pyjson.MustContentHash(payload), PresentationID: ch.surface.PresentationID, PresentationHash: ch.surface.PresentationHash,
 		MemoryImplementationID: &implID, MemoryImplementationHash: &implHash, ProfileID: &profile, SourceAttemptID: &source,
 		FrameworkRunIDs: runIDs, Framework: ch.framework, SchemaVersion: rundir.SchemaVersions[rundir.Memories],
 	}
@@ -208,7 +209,7 @@ func runChain(ctx context.Context, ch *chainInfo, w attemptWriter) (*chainOutput
 		var attemptIDs []string
 		var failed *attemptResult
 		for index := 1; index <= ch.maxAttempt; index++ {
-			attemptID := engine.StableID24("attempt", u.logicalID, strconv.Itoa(index))
+			attemptID := pyjson.StableID24("attempt", u.logicalID, strconv.Itoa(index))
 			res, ok := w.attempt(ctx, ch, u, currentPayload, attemptID, index, failed)
 			if !ok {
 				return nil, false
@@ -252,7 +253,7 @@ func runChain(ctx context.Context, ch *chainInfo, w attemptWriter) (*chainOutput
 				if current != nil {
 					parent = strp(current.MemoryID)
 				}
-				memoryID := engine.StableID24("mem", ch.chainID, deref(parent), strconv.Itoa(u.block), engine.MustContentHash(res.validated))
+				memoryID := pyjson.StableID24("mem", ch.chainID, deref(parent), strconv.Itoa(u.block), pyjson.MustContentHash(res.validated))
 				// no_change keeps the current artifact; only a first update that changes
 				// nothing needs one (the empty profile it confirmed).
 				if current == nil || (res.status == StatusAccepted && current.MemoryID != memoryID) {
@@ -283,7 +284,7 @@ func runChain(ctx context.Context, ch *chainInfo, w attemptWriter) (*chainOutput
 				// The very first update failed: EAL-Bench synthesizes an empty profile so the
 				// state reads "retained" although nothing was really preserved.
 				empty := ch.emptyPayload()
-				memoryID := engine.StableID24("mem", ch.chainID, "", strconv.Itoa(u.block), engine.MustContentHash(empty))
+				memoryID := pyjson.StableID24("mem", ch.chainID, "", strconv.Itoa(u.block), pyjson.MustContentHash(empty))
 				art := ch.artifact(memoryID, nil, u.block, empty, attemptIDs[len(attemptIDs)-1], last.frameworkRunIDs, withResponseModel(ch.writer, last.responseModel))
 				out.memories = append(out.memories, art)
 				current = &art
@@ -301,7 +302,7 @@ func runChain(ctx context.Context, ch *chainInfo, w attemptWriter) (*chainOutput
 			}
 		}
 		out.states = append(out.states, rundir.MemoryState{
-			StateID: engine.StableID24("state", u.logicalID), LogicalUpdateID: u.logicalID, AttemptIDs: attemptIDs,
+			StateID: pyjson.StableID24("state", u.logicalID), LogicalUpdateID: u.logicalID, AttemptIDs: attemptIDs,
 			DomainID: ch.domain.ID(), CaseID: ch.c.ID, ConditionID: ch.condition.ID, BlockIndex: u.block,
 			WriterRunID: ch.runID, WriterSeed: ch.seed, Architecture: ch.condition.Architecture, ProfileID: ch.profileID,
 			CurrentMemoryID: strp(current.MemoryID), Status: status, Changed: changed,
@@ -314,7 +315,7 @@ func runChain(ctx context.Context, ch *chainInfo, w attemptWriter) (*chainOutput
 	arch := ch.condition.Architecture
 	implID, implHash, profile := ch.surface.MemoryImplementationID, ch.surface.MemoryImplementationHash, ch.profileID
 	out.evidence = rundir.FrozenEvidence{
-		EvidenceID: engine.StableID24("evidence", ch.domain.ID(), ch.c.ID, ch.condition.ID, strconv.Itoa(ch.runID), current.MemoryID),
+		EvidenceID: pyjson.StableID24("evidence", ch.domain.ID(), ch.c.ID, ch.condition.ID, strconv.Itoa(ch.runID), current.MemoryID),
 		DomainID:   ch.domain.ID(), CaseID: ch.c.ID, ConditionID: ch.condition.ID, MemoryRunID: ch.runID,
 		WriterSeed: &ch.seed, Writer: current.Writer, Architecture: &arch, MemoryID: strp(current.MemoryID),
 		Payload: current.Payload, ContentHash: current.ContentHash, PresentationID: ch.surface.PresentationID,
@@ -352,7 +353,7 @@ func (ch *chainInfo) recordWriterCall(out *chainOutput, u update, row rundir.Mem
 		msgs[i] = rundir.Message{Role: m.Role, Content: m.Content}
 		msgTrees[i] = map[string]any{"role": m.Role, "content": m.Content}
 	}
-	hash := engine.MustContentHash(map[string]any{"messages": msgTrees, "tools": wc.record.Request.Tools, "tool_choice": wc.toolChoice})
+	hash := pyjson.MustContentHash(map[string]any{"messages": msgTrees, "tools": wc.record.Request.Tools, "tool_choice": wc.toolChoice})
 	block := u.block
 	runID := ch.runID
 	memID := row.AcceptedMemoryID
@@ -364,7 +365,7 @@ func (ch *chainInfo) recordWriterCall(out *chainOutput, u update, row rundir.Mem
 		errText = *wc.record.Error
 	}
 	out.contexts = append(out.contexts, rundir.ModelContext{
-		ContextID: engine.StableID24("context", wc.callID, wc.frameworkRunID, hash), ContentHash: hash, Stage: "writer",
+		ContextID: pyjson.StableID24("context", wc.callID, wc.frameworkRunID, hash), ContentHash: hash, Stage: "writer",
 		DomainID: ch.domain.ID(), CaseID: ch.c.ID, ConditionID: ch.condition.ID, BlockIndex: &block, WriterRunID: &runID,
 		MemoryID: memID, MemoryAttemptID: strp(row.AttemptID), CallID: wc.callID, FrameworkRunID: strp(wc.frameworkRunID),
 		Messages: msgs, Tools: wc.record.Request.Tools, ToolChoice: wc.toolChoice, Model: *row.Writer,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -59,11 +60,11 @@ func baselineChain(d engine.Domain, s Surface, c *engine.Case, cond Condition, t
 	var digest string
 	switch cond.Evidence {
 	case EvidenceEmpty:
-		digest = engine.MustContentHash("empty")
+		digest = pyjson.MustContentHash("empty")
 	case EvidenceFullHistory:
 		history := renderHistory(d, c)
 		ev.SourceHistory = &history
-		digest = engine.MustContentHash(history)
+		digest = pyjson.MustContentHash(history)
 	default:
 		records, err := d.Replay(c, last)
 		if err != nil {
@@ -71,15 +72,15 @@ func baselineChain(d engine.Domain, s Surface, c *engine.Case, cond Condition, t
 		}
 		var payload any
 		if cond.Architecture == ArchTyped {
-			if payload, err = engine.Retree(d.TypedPayload(records)); err != nil {
+			if payload, err = pyjson.Retree(d.TypedPayload(records)); err != nil {
 				return nil, err
 			}
 		} else {
 			payload = d.FaithfulText(records)
 		}
-		chainID := engine.StableID64("chain", d.ID(), c.ID, cond.ID, "0", "baseline", s.PresentationID, s.PresentationHash)
-		digest = engine.MustContentHash(payload)
-		memoryID := engine.StableID64("mem", chainID, "", strconv.Itoa(last), digest)
+		chainID := pyjson.StableID64("chain", d.ID(), c.ID, cond.ID, "0", "baseline", s.PresentationID, s.PresentationHash)
+		digest = pyjson.MustContentHash(payload)
+		memoryID := pyjson.StableID64("mem", chainID, "", strconv.Itoa(last), digest)
 		var schemaID, schemaVersion *string
 		if cond.Architecture == ArchTyped {
 			schemaID, schemaVersion = strp(d.PayloadSchemaID()), strp(d.TypedSchemaVersion())
@@ -96,14 +97,14 @@ func baselineChain(d engine.Domain, s Surface, c *engine.Case, cond Condition, t
 		out.versions = []blockVersion{{block: last, payload: payload}}
 		digest = memoryID
 	}
-	ev.ContentHash = engine.MustContentHash("empty")
+	ev.ContentHash = pyjson.MustContentHash("empty")
 	switch {
 	case ev.SourceHistory != nil:
-		ev.ContentHash = engine.MustContentHash(*ev.SourceHistory)
+		ev.ContentHash = pyjson.MustContentHash(*ev.SourceHistory)
 	case ev.Payload != nil:
-		ev.ContentHash = engine.MustContentHash(ev.Payload)
+		ev.ContentHash = pyjson.MustContentHash(ev.Payload)
 	}
-	ev.EvidenceID = engine.StableID64("evidence", d.ID(), c.ID, cond.ID, "0", digest, s.PresentationID, s.PresentationHash)
+	ev.EvidenceID = pyjson.StableID64("evidence", d.ID(), c.ID, cond.ID, "0", digest, s.PresentationID, s.PresentationHash)
 	out.evidence = ev
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -48,7 +49,7 @@ func toolNames(d engine.Domain) []any {
 func executorParameters(d engine.Domain, temperature float64, maxTokens int, seed int64) map[string]any {
 	return map[string]any{
 		"max_tokens": maxTokens, "required_capabilities": []any{"native_tools", "seed"}, "seed": seed,
-		"temperature": engine.Float(temperature), "tool_choice": "auto", "tool_names": toolNames(d),
+		"temperature": pyjson.Float(temperature), "tool_choice": "auto", "tool_names": toolNames(d),
 	}
 }
 
@@ -133,7 +134,7 @@ func readEvidence(d engine.Domain, ev engine.Evidence) ([]engine.Record, error) 
 	case nil:
 		return nil, fmt.Errorf("memory evidence has no payload")
 	default:
-		tree, err := engine.Retree(p)
+		tree, err := pyjson.Retree(p)
 		if err != nil {
 			return nil, err
 		}
@@ -156,7 +157,7 @@ func (b *BuiltinExecutor) Execute(ctx context.Context, req ExecRequest) CallReco
 		return rec
 	}
 	name, args, text := b.Decide(req.Case, req.Probe, req.Evidence)
-	raw, err := engine.DumpPy(args, engine.Row)
+	raw, err := pyjson.DumpPy(args, pyjson.Row)
 	if err != nil {
 		msg := "EncodeError: " + err.Error()
 		rec.Error = &msg
@@ -165,7 +166,7 @@ func (b *BuiltinExecutor) Execute(ctx context.Context, req ExecRequest) CallReco
 	model, finish := BuiltinModelID, "tool_calls"
 	resp := &RecordedResponse{
 		FinishReason: &finish, Model: &model,
-		ToolCalls: []RecordedToolCall{{ID: engine.StableID24("call", req.CallID), Type: "function", Name: name, Arguments: string(raw)}},
+		ToolCalls: []RecordedToolCall{{ID: pyjson.StableID24("call", req.CallID), Type: "function", Name: name, Arguments: string(raw)}},
 	}
 	if text != "" {
 		resp.Content = &text

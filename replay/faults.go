@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Fault families the scripted writer injects, named after the fidelity error class each one
@@ -107,7 +108,7 @@ func newFaultEngine(d engine.Domain, c *engine.Case, seed int64, chainID string,
 	for _, f := range families {
 		fam[f] = true
 	}
-	h := engine.SHA256Hex([]byte(chainID))
+	h := pyjson.SHA256Hex([]byte(chainID))
 	stream, _ := strconv.ParseUint(h[:16], 16, 64)
 	return &faultEngine{
 		c: c, domain: d, rng: rand.New(rand.NewPCG(uint64(seed), stream)), rate: rate, families: fam,
@@ -128,7 +129,7 @@ func ledgerTrees(d engine.Domain, c *engine.Case, k int) (map[string]map[string]
 	if err != nil {
 		return nil, nil, err
 	}
-	tree, err := engine.Retree(d.TypedPayload(records))
+	tree, err := pyjson.Retree(d.TypedPayload(records))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -171,7 +172,7 @@ func setField(rec map[string]any, field string, v any) {
 	m[parts[len(parts)-1]] = v
 }
 
-func valueKey(v any) string { return engine.MustCanonicalJSON(v) }
+func valueKey(v any) string { return pyjson.MustCanonicalJSON(v) }
 
 func deepCopy(v any) any {
 	switch t := v.(type) {

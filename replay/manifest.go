@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -30,7 +31,7 @@ func capacitySection(d engine.Domain, cases []*engine.Case, tokens TokenCounter)
 		if err != nil {
 			return nil, err
 		}
-		typed, err := engine.Retree(d.TypedPayload(records))
+		typed, err := pyjson.Retree(d.TypedPayload(records))
 		if err != nil {
 			return nil, err
 		}

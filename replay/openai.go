@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
@@ -209,7 +209,7 @@ func decodeWire(raw string) (*RecordedResponse, any, error) {
 	}
 	var usage any
 	if len(w.Usage) > 0 && string(w.Usage) != "null" {
-		if tree, err := engine.DecodeTree(w.Usage); err == nil {
+		if tree, err := pyjson.DecodeTree(w.Usage); err == nil {
 			usage = tree
 		}
 	}

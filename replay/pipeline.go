@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -125,7 +126,7 @@ func initialManifest(opts *Options, s Surface) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings, err := engine.ToTree(opts.Settings)
+	settings, err := pyjson.ToTree(opts.Settings)
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +300,7 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 				if err != nil {
 					return planLine{err: err}, true
 				}
-				line, err := engine.RowLine(jobs[i].planRow(msgs))
+				line, err := pyjson.RowLine(jobs[i].planRow(msgs))
 				return planLine{line: line, err: err}, true
 			},
 			func(i int, p planLine) error {
@@ -317,7 +318,7 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 		callIDs = append(callIDs, j.callID)
 	}
 	w.Set("execution_plan", map[string]any{
-		"status": "frozen", "executor_calls": len(jobs), "executor_call_ids_sha256": engine.MustContentHash(callIDs),
+		"status": "frozen", "executor_calls": len(jobs), "executor_call_ids_sha256": pyjson.MustContentHash(callIDs),
 	})
 	var todo []job
 	for _, j := range jobs {
@@ -401,7 +402,7 @@ type fileLine struct {
 // copies bytes).
 func (out *chainOutput) encode() error {
 	add := func(file string, row any) error {
-		line, err := engine.RowLine(row)
+		line, err := pyjson.RowLine(row)
 		if err != nil {
 			return fmt.Errorf("%s row: %w", file, err)
 		}

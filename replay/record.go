@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -105,7 +106,7 @@ func encodeOrdered(buf *bytes.Buffer, v any) error {
 			if i > 0 {
 				buf.WriteString(", ")
 			}
-			key, err := engine.DumpPy(e.k, engine.Row)
+			key, err := pyjson.DumpPy(e.k, pyjson.Row)
 			if err != nil {
 				return err
 			}
@@ -128,7 +129,7 @@ func encodeOrdered(buf *bytes.Buffer, v any) error {
 		}
 		buf.WriteByte(']')
 	default:
-		b, err := engine.DumpPy(v, engine.Row)
+		b, err := pyjson.DumpPy(v, pyjson.Row)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -165,7 +166,7 @@ func (s *RerunSpec) plan() ([]rerunJob, []any, string, error) {
 	prov := s.Executor.Provenance(s.Seed)
 	// The batch id carries the start instant so that re-running the same arms again keeps
 	// both batches instead of overwriting the first.
-	batch := engine.StableID24("rerun", s.ChainRef, s.Case.ID, strconv.Itoa(s.Block), s.Memory.Variant, s.Memory.ContentHash,
+	batch := pyjson.StableID24("rerun", s.ChainRef, s.Case.ID, strconv.Itoa(s.Block), s.Memory.Variant, s.Memory.ContentHash,
 		prov.TargetID, strconv.FormatInt(s.Seed, 10), strconv.FormatInt(now().UnixNano(), 10))
 	tools := engine.ToolsTree(s.Domain)
 	var jobs []rerunJob
@@ -180,7 +181,7 @@ func (s *RerunSpec) plan() ([]rerunJob, []any, string, error) {
 		}
 		for r := 0; r < s.Runs; r++ {
 			j := rerunJob{probe: p, rep: r, seed: s.Seed + int64(r), messages: msgs, hash: hash,
-				replayID: engine.StableID64("replay", batch, p.Probe.ID, strconv.Itoa(r))}
+				replayID: pyjson.StableID64("replay", batch, p.Probe.ID, strconv.Itoa(r))}
 			if s.Memory.Variant == VariantWritten {
 				j.mirror = pickMirror(p.Mirrors, prov.TargetID, r)
 			}
@@ -294,7 +295,7 @@ func StartRerun(ctx context.Context, spec RerunSpec, save SaveFunc) (<-chan Even
 
 // runArm makes one call and scores it. ok is false when ctx cut the call short.
 func (s *RerunSpec) runArm(ctx context.Context, j rerunJob, tools []any, batch string, now func() time.Time) (RerunResult, bool, error) {
-	callID := engine.StableID64("call", j.replayID, "executor")
+	callID := pyjson.StableID64("call", j.replayID, "executor")
 	rec := s.Executor.Execute(ctx, ExecRequest{
 		Domain: s.Domain, Case: s.Case, Probe: j.probe.Probe, Evidence: memoryEvidence(s.Memory, j.probe.OperationalContext),
 		Messages: j.messages, Tools: tools, Seed: j.seed, CallID: callID,

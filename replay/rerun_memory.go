@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Memory variants of a re-run arm. "written" and "exact" are EAL-Bench's two arms of
@@ -39,7 +40,7 @@ func (m RerunMemory) Text() string {
 	if s, ok := m.Payload.(string); ok {
 		return s
 	}
-	s, err := engine.CanonicalJSON(m.Payload)
+	s, err := pyjson.CanonicalJSON(m.Payload)
 	if err != nil {
 		return fmt.Sprint(m.Payload)
 	}
@@ -47,7 +48,7 @@ func (m RerunMemory) Text() string {
 }
 
 func newRerunMemory(variant, arch string, payload any, source string) (RerunMemory, error) {
-	hash, err := engine.ContentHash(payload)
+	hash, err := pyjson.ContentHash(payload)
 	if err != nil {
 		return RerunMemory{}, err
 	}
@@ -61,7 +62,7 @@ func WrittenMemory(arch string, payload any, memoryID string) (RerunMemory, erro
 		return RerunMemory{}, fmt.Errorf("memory %s: unknown architecture %q (want %s or %s)", memoryID, arch, ArchTyped, ArchFreeText)
 	}
 	if arch == ArchTyped {
-		tree, err := engine.Retree(payload)
+		tree, err := pyjson.Retree(payload)
 		if err != nil {
 			return RerunMemory{}, fmt.Errorf("memory %s: %w", memoryID, err)
 		}
@@ -84,7 +85,7 @@ func ExactMemory(d engine.Domain, c *engine.Case, block int, arch string) (Rerun
 	source := fmt.Sprintf("oracle@block %d", block)
 	switch arch {
 	case ArchTyped:
-		tree, err := engine.Retree(d.TypedPayload(records))
+		tree, err := pyjson.Retree(d.TypedPayload(records))
 		if err != nil {
 			return RerunMemory{}, err
 		}
@@ -108,7 +109,7 @@ func ParseMemoryText(d engine.Domain, arch, name, variant string, text []byte) (
 		}
 		return newRerunMemory(variant, arch, string(text), name)
 	case ArchTyped:
-		tree, err := engine.DecodeTree(text)
+		tree, err := pyjson.DecodeTree(text)
 		if err != nil {
 			return RerunMemory{}, fmt.Errorf("%s: %s", name, jsonErrorPosition(text, err))
 		}

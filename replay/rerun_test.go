@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // rerunFixture is a built-in case whose last block has probes denied by the ledger, with a
@@ -247,7 +248,7 @@ func TestExactArmDiffersFromFormingMemory(t *testing.T) {
 	d, c, exact := rerunFixture(t)
 	// A forming memory: the exact payload with every max_amount widened tenfold.
 	text := strings.NewReplacer().Replace(exact.Text())
-	tree, err := engine.DecodeTree([]byte(text))
+	tree, err := pyjson.DecodeTree([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestExactArmDiffersFromFormingMemory(t *testing.T) {
 			scope["max_amount"] = mustNumber(t, n.String()+"0")
 		}
 	}
-	raw, _ := engine.CanonicalJSON(tree)
+	raw, _ := pyjson.CanonicalJSON(tree)
 	widened, err := ParseMemoryText(d, ArchTyped, "widened.json", VariantFile, []byte(raw))
 	if err != nil {
 		t.Fatal(err)
@@ -290,7 +291,7 @@ func TestExactArmDiffersFromFormingMemory(t *testing.T) {
 
 func mustNumber(t *testing.T, s string) any {
 	t.Helper()
-	v, err := engine.DecodeTree([]byte(s))
+	v, err := pyjson.DecodeTree([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}

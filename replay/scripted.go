@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -31,7 +31,7 @@ func (w *ScriptedWriter) provenance(seed int64) rundir.ModelProvenance {
 	}
 	return rundir.ModelProvenance{
 		TargetID: "scripted", Provider: "ealscope", RequestedModel: ScriptedModelID, ResolvedModel: ScriptedModelID,
-		EffectiveParameters: map[string]any{"fault_rate": engine.Float(w.FaultRate), "faults": fams, "seed": seed},
+		EffectiveParameters: map[string]any{"fault_rate": pyjson.Float(w.FaultRate), "faults": fams, "seed": seed},
 	}
 }
 
@@ -61,7 +61,7 @@ func (w *ScriptedWriter) attempt(ctx context.Context, ch *chainInfo, u update, c
 	if prior == nil {
 		prior = ch.emptyPayload()
 	}
-	changed := engine.MustContentHash(payload) != engine.MustContentHash(prior)
+	changed := pyjson.MustContentHash(payload) != pyjson.MustContentHash(prior)
 	res := attemptResult{status: StatusAccepted, detail: "accepted", validated: payload, candidate: payload, changed: &changed}
 	if !changed {
 		res.status, res.detail = StatusNoChange, "scripted writer retained the accepted profile unchanged"
@@ -72,7 +72,7 @@ func (w *ScriptedWriter) attempt(ctx context.Context, ch *chainInfo, u update, c
 			desc = fmt.Sprintf("%s (event in block %d, written at block %d)", desc, f.eventBlock, u.block)
 		}
 		res.faults = append(res.faults, rundir.FaultRow{
-			FaultID: engine.StableID24("fault", ch.chainID, f.family, fmt.Sprint(f.eventBlock), f.authID, f.field),
+			FaultID: pyjson.StableID24("fault", ch.chainID, f.family, fmt.Sprint(f.eventBlock), f.authID, f.field),
 			Family:  f.family, DomainID: ch.domain.ID(), CaseID: ch.c.ID, ConditionID: ch.condition.ID,
 			WriterRunID: ch.runID, BlockIndex: u.block, AuthorizationID: f.authID, Field: f.field,
 			Description: desc, SchemaVersion: rundir.SchemaVersions[rundir.Faults],
@@ -96,5 +96,5 @@ func (w *ScriptedWriter) render(ch *chainInfo, auths []any) (any, error) {
 	if ch.condition.Architecture == ArchFreeText {
 		return ch.domain.FaithfulText(records), nil
 	}
-	return engine.Retree(ch.domain.TypedPayload(records))
+	return pyjson.Retree(ch.domain.TypedPayload(records))
 }

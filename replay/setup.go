@@ -7,6 +7,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // BuiltinCorpus is Settings.Corpus for the domain's built-in corpus.
@@ -27,7 +28,7 @@ func Prepare(st Settings, cfg *Config, retry RetryPolicy, version string) (Optio
 			return Options{}, err
 		}
 	}
-	sum := engine.SHA256Hex(data)
+	sum := pyjson.SHA256Hex(data)
 	if st.CorpusSHA256 != "" && st.CorpusSHA256 != sum {
 		return Options{}, fmt.Errorf("%s: sha256 %s, the run was made from %s", name, sum, st.CorpusSHA256)
 	}

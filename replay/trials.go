@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -33,12 +34,12 @@ func planJobs(d engine.Domain, s Surface, ex Executor, ev evidenceItem, c *engin
 		for r := 0; r < runs; r++ {
 			seed := runSeed + int64(r)
 			prov := ex.Provenance(seed)
-			trialID := engine.StableID64("trial", d.ID(), ev.row.EvidenceID, p.ID, prov.TargetID, prov.Provider,
+			trialID := pyjson.StableID64("trial", d.ID(), ev.row.EvidenceID, p.ID, prov.TargetID, prov.Provider,
 				prov.RequestedModel, prov.ResolvedModel, strconv.Itoa(r), strconv.FormatInt(seed, 10), s.PresentationID, s.PresentationHash)
 			out = append(out, job{
 				ev: ev, c: c, probe: p, runID: r, seed: seed, prov: prov, oracleAt: c.LastBlock(),
-				jobID:   engine.StableID64("job", StudyID, ev.row.EvidenceID, p.ID),
-				trialID: trialID, callID: engine.StableID64("call", trialID, "executor"),
+				jobID:   pyjson.StableID64("job", StudyID, ev.row.EvidenceID, p.ID),
+				trialID: trialID, callID: pyjson.StableID64("call", trialID, "executor"),
 			})
 		}
 	}
@@ -84,10 +85,10 @@ type trialOutput struct {
 // encode serialises the context and trial rows (in the worker, off the writer goroutine).
 func (t *trialOutput) encode() error {
 	var err error
-	if t.contextLine, err = engine.RowLine(t.context); err != nil {
+	if t.contextLine, err = pyjson.RowLine(t.context); err != nil {
 		return fmt.Errorf("model_contexts row: %w", err)
 	}
-	if t.trialLine, err = engine.RowLine(t.trial); err != nil {
+	if t.trialLine, err = pyjson.RowLine(t.trial); err != nil {
 		return fmt.Errorf("trials row: %w", err)
 	}
 	return nil
@@ -112,7 +113,7 @@ func scoreJob(d engine.Domain, s Surface, j job, msgs []engine.ChatMessage, tool
 	if err != nil {
 		return trialOutput{}, err
 	}
-	contextID := engine.StableID64("context", j.callID, hash)
+	contextID := pyjson.StableID64("context", j.callID, hash)
 	ev := j.ev.row
 	var arch any
 	if ev.Architecture != nil {

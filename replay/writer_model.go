@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/uuid"
@@ -32,7 +33,7 @@ var (
 )
 
 func mustTree(s string) any {
-	t, err := engine.DecodeTree([]byte(s))
+	t, err := pyjson.DecodeTree([]byte(s))
 	if err != nil {
 		panic(err)
 	}
@@ -56,7 +57,7 @@ func (w *ModelWriter) provenance(seed int64) rundir.ModelProvenance {
 		TargetID: m.Name, Provider: "openai_compatible", RequestedModel: m.Model, ResolvedModel: m.Model,
 		EffectiveParameters: map[string]any{
 			"max_tokens": m.MaxTokens, "required_capabilities": []any{"forced_tool_choice", "native_tools", "seed"},
-			"seed": seed, "temperature": engine.Float(1.0),
+			"seed": seed, "temperature": pyjson.Float(1.0),
 		},
 	}
 }
@@ -71,7 +72,7 @@ func writerInstructions(ch *chainInfo, repairDetail string) string {
 	parts := []string{
 		"Maintain exactly one persistent profile containing current authorization state.",
 		"Update the existing profile from the supplied information; do not create another profile.",
-		"The single existing profile ID is " + engine.MustCanonicalJSON(ch.profileID) + ". Every PatchDoc call must copy that exact string into json_doc_id. It is an opaque identifier: never replace it with an array index, schema name, shortened value, or placeholder.",
+		"The single existing profile ID is " + pyjson.MustCanonicalJSON(ch.profileID) + ". Every PatchDoc call must copy that exact string into json_doc_id. It is an opaque identifier: never replace it with an array index, schema name, shortened value, or placeholder.",
 		s.WriterStateInstruction,
 		s.WriterSourceInstruction,
 	}
@@ -86,7 +87,7 @@ func writerInstructions(ch *chainInfo, repairDetail string) string {
 	}
 	parts = append(parts,
 		fmt.Sprintf("The serialized profile must fit within %d reference tokens.", ch.domain.CapacityTokens()),
-		"Domain context: "+engine.MustCanonicalJSON(map[string]any{"policy": ch.c.Policy, "authorized_principals": issuers}),
+		"Domain context: "+pyjson.MustCanonicalJSON(map[string]any{"policy": ch.c.Policy, "authorized_principals": issuers}),
 	)
 	if repairDetail != "" {
 		parts = append(parts, s.WriterRepairInstruction+"Correct this issue while updating the same accepted profile: "+repairDetail)
@@ -135,7 +136,7 @@ func repairFeedback(failed *attemptResult) string {
 	parts := []string{failed.detail}
 	if raw, ok := failed.rawArguments.(map[string]any); ok {
 		if args, ok := raw["args"].(map[string]any); ok {
-			parts = append(parts, "The exact rejected PatchDoc arguments were:\n"+engine.MustCanonicalJSON(args)+"\nMake the smallest schema-valid correction. Do not repeat the rejected arguments unchanged.")
+			parts = append(parts, "The exact rejected PatchDoc arguments were:\n"+pyjson.MustCanonicalJSON(args)+"\nMake the smallest schema-valid correction. Do not repeat the rejected arguments unchanged.")
 		}
 	}
 	var kept []string
@@ -163,7 +164,7 @@ func (w *ModelWriter) attempt(ctx context.Context, ch *chainInfo, u update, curr
 	}
 	runID := uuid.NewSHA1(uuid.NameSpaceOID, []byte("ealscope-writer-run\x00"+attemptID)).String()
 	res := attemptResult{frameworkRunIDs: []string{runID}}
-	res.call = &writerCall{callID: engine.StableID24("call", attemptID, "writer"), frameworkRunID: runID, record: rec, toolChoice: patchDocChoice, inputKind: u.inputKind}
+	res.call = &writerCall{callID: pyjson.StableID24("call", attemptID, "writer"), frameworkRunID: runID, record: rec, toolChoice: patchDocChoice, inputKind: u.inputKind}
 	if rec.Response != nil {
 		res.responseModel = rec.Response.Model
 	}
@@ -219,7 +220,7 @@ func (w *ModelWriter) attempt(ctx context.Context, ch *chainInfo, u update, curr
 	if prior == nil {
 		prior = ch.emptyPayload()
 	}
-	changed := engine.MustContentHash(validated) != engine.MustContentHash(prior)
+	changed := pyjson.MustContentHash(validated) != pyjson.MustContentHash(prior)
 	res.changed, res.validated = &changed, validated
 	if !changed {
 		return fail(StatusNoChange, "LangMem retained the accepted profile unchanged")
@@ -231,7 +232,7 @@ func (w *ModelWriter) attempt(ctx context.Context, ch *chainInfo, u update, curr
 // that are not JSON stay as the raw string.
 func rawToolCall(c RecordedToolCall) map[string]any {
 	var args any = c.Arguments
-	if tree, err := engine.DecodeTree([]byte(c.Arguments)); err == nil {
+	if tree, err := pyjson.DecodeTree([]byte(c.Arguments)); err == nil {
 		args = tree
 	}
 	return map[string]any{"name": c.Name, "args": args, "id": c.ID, "type": "tool_call"}
@@ -302,7 +303,7 @@ func applyRFC6902(doc any, patches []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.DecodeTree(res)
+	return pyjson.DecodeTree(res)
 }
 
 // fixStringAppends rewrites every "/-" patch whose target is a string in the original
@@ -382,7 +383,7 @@ func validatePayload(ch *chainInfo, u update, candidate any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if validated, err = engine.Retree(ch.domain.TypedPayload(records)); err != nil {
+		if validated, err = pyjson.Retree(ch.domain.TypedPayload(records)); err != nil {
 			return nil, err
 		}
 		for _, r := range validated.(map[string]any)["authorizations"].([]any) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -119,7 +119,7 @@ func TestModelWriterOverLoopback(t *testing.T) {
 		}
 		writerContexts++
 		req := calls[r.Str("call_id")]["request"].(map[string]any)
-		h := engine.MustContentHash(map[string]any{"messages": req["messages"], "tools": req["tools"], "tool_choice": req["params"].(map[string]any)["tool_choice"]})
+		h := pyjson.MustContentHash(map[string]any{"messages": req["messages"], "tools": req["tools"], "tool_choice": req["params"].(map[string]any)["tool_choice"]})
 		if h != r.Str("content_hash") {
 			t.Errorf("writer context %s hash mismatch", r.Str("context_id"))
 		}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Score source and unscored reasons of annotated free text (EAL-Bench's names).
@@ -97,7 +98,7 @@ type Annotation struct {
 // AnnotationID is EAL-Bench's recipe: "annotation_" + sha256(extractor_version \x1f memory_id
 // \x1f extractor_model)[:24], with the annotator's name as the model.
 func AnnotationID(extractorVersion, memoryID, annotator string) string {
-	return "annotation_" + engine.SHA256Hex([]byte(extractorVersion + "\x1f" + memoryID + "\x1f" + annotator))[:24]
+	return "annotation_" + pyjson.SHA256Hex([]byte(extractorVersion + "\x1f" + memoryID + "\x1f" + annotator))[:24]
 }
 
 // noSourcePlaceholder lets ParseTypedPayload (which requires cited sources, as the typed
@@ -111,7 +112,7 @@ const noSourcePlaceholder = "\x00ealscope_no_source"
 func ParseAnnotationState(tree any) ([]*procurement.Envelope, map[string]any, error) {
 	// Go values built by callers (int64 amounts) become the json.Number tree the strict
 	// reader expects.
-	tree, err := engine.Retree(tree)
+	tree, err := pyjson.Retree(tree)
 	if err != nil {
 		return nil, nil, engine.Errf("", "the annotated state is not JSON: %v", err)
 	}
@@ -154,7 +155,7 @@ func ParseAnnotationState(tree any) ([]*procurement.Envelope, map[string]any, er
 			envs[i].SourceTurnIDs = []string{}
 		}
 	}
-	norm, err := engine.Retree(procurement.TypedPayloadOf(envs))
+	norm, err := pyjson.Retree(procurement.TypedPayloadOf(envs))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -226,7 +227,7 @@ func resolveAnnotations(ctx context.Context, q querier, memoryID, contentHash st
 	var res *annotationResolution
 	canon := ""
 	for i, a := range accepted {
-		tree, err := engine.DecodeTree([]byte(a.state))
+		tree, err := pyjson.DecodeTree([]byte(a.state))
 		if err != nil || a.state == "" {
 			return nil, fmt.Errorf("invalid accepted annotation %d (%s) for source %s: no readable state", i, a.id, contentHash)
 		}
@@ -234,7 +235,7 @@ func resolveAnnotations(ctx context.Context, q querier, memoryID, contentHash st
 		if err != nil {
 			return nil, fmt.Errorf("invalid accepted annotation %d (%s) for source %s: %w", i, a.id, contentHash, err)
 		}
-		c := engine.MustCanonicalJSON(norm)
+		c := pyjson.MustCanonicalJSON(norm)
 		if i == 0 {
 			canon, res = c, &annotationResolution{records: envelopeRecords(envs), state: norm}
 		} else if c != canon {
@@ -356,7 +357,7 @@ type storedLabel struct {
 func upsertLabel(w *txWriter, l storedLabel, now string) error {
 	var state any
 	if l.state != nil {
-		state = engine.MustCanonicalJSON(l.state)
+		state = pyjson.MustCanonicalJSON(l.state)
 	}
 	_, err := w.exec("annotations", `INSERT INTO annotations (annotation_id, memory_id, annotator, created_at, updated_at, schema_version, source_content_hash, status, detail, state_json, origin, source_row_json)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
@@ -466,7 +467,7 @@ func sameResolution(a, b *annotationResolution) bool {
 	if a.reason != "" {
 		return true
 	}
-	return engine.MustCanonicalJSON(a.state) == engine.MustCanonicalJSON(b.state)
+	return pyjson.MustCanonicalJSON(a.state) == pyjson.MustCanonicalJSON(b.state)
 }
 
 // stampNano is a label's time: RFC 3339 with nanoseconds, so two saves within a second still
@@ -501,7 +502,7 @@ func scanAnnotation(sc interface{ Scan(...any) error }) (Annotation, error) {
 	}
 	a.Stale = current != a.SourceContentHash
 	if state.Valid {
-		tree, err := engine.DecodeTree([]byte(state.String))
+		tree, err := pyjson.DecodeTree([]byte(state.String))
 		if err != nil {
 			return a, fmt.Errorf("annotation %s: stored state: %w", a.AnnotationID, err)
 		}

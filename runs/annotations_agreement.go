@@ -14,6 +14,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // AgreementFields are the record fields agreement is measured on, in the domain's flattened
@@ -126,7 +127,7 @@ func memoryUnits(d procurement.Domain, lm LabelledMemory) unitLabels {
 				key := lm.MemoryID + unitSep + id + unitSep + f
 				v := absentValue
 				if r := byID[id]; r != nil {
-					v = engine.MustCanonicalJSON(d.FieldValue(r, f))
+					v = pyjson.MustCanonicalJSON(d.FieldValue(r, f))
 				}
 				if u.fields[key] == nil {
 					u.fields[key] = map[string]string{}
@@ -357,7 +358,7 @@ func disagreeingMemories(list []Annotation) map[string]bool {
 		if states[a.MemoryID] == nil {
 			states[a.MemoryID] = map[string]bool{}
 		}
-		states[a.MemoryID][engine.MustCanonicalJSON(a.State)] = true
+		states[a.MemoryID][pyjson.MustCanonicalJSON(a.State)] = true
 	}
 	out := map[string]bool{}
 	for id, set := range states {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -54,7 +55,7 @@ func (s *Store) rederiveMemory(w *txWriter, memoryID string) error {
 				return err
 			}
 		}
-		payload, err := engine.DecodeTree([]byte(h.payload))
+		payload, err := pyjson.DecodeTree([]byte(h.payload))
 		if err != nil {
 			return fmt.Errorf("memory %s: stored payload: %w", memoryID, err)
 		}
@@ -192,7 +193,7 @@ func (dv *deriver) storedMemory(memoryID string, c *chainAcc) (*memRec, error) {
 		Scan(&arch, &hash, &payload, &block); err != nil {
 		return nil, fmt.Errorf("memory %s: %w", memoryID, err)
 	}
-	tree, err := engine.DecodeTree([]byte(payload))
+	tree, err := pyjson.DecodeTree([]byte(payload))
 	if err != nil {
 		return nil, fmt.Errorf("memory %s: stored payload: %w", memoryID, err)
 	}
@@ -283,7 +284,7 @@ func (dv *deriver) reattribute(mr *memRec) error {
 }
 
 func storedArm(rowJSON string) (*engine.ArmOutcome, error) {
-	tree, err := engine.DecodeTree([]byte(rowJSON))
+	tree, err := pyjson.DecodeTree([]byte(rowJSON))
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Durability: each save is its own committed transaction, so a process killed mid-session
@@ -45,7 +45,7 @@ func TestAnnotationWriterProcess(t *testing.T) {
 		fmt.Println("error", err)
 		os.Exit(2)
 	}
-	state, err := engine.DecodeTree([]byte(os.Getenv(envState)))
+	state, err := pyjson.DecodeTree([]byte(os.Getenv(envState)))
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(2)
@@ -82,7 +82,7 @@ type writerProc struct {
 func startWriter(t *testing.T, f annotationFixture, prefix string, count int, wait bool) *writerProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestAnnotationWriterProcess$", "-test.count=1")
-	state := engine.MustCanonicalJSON(ledgerState(t, f.c, f.mem.BlockIndex))
+	state := pyjson.MustCanonicalJSON(ledgerState(t, f.c, f.mem.BlockIndex))
 	cmd.Env = append(os.Environ(), envHelper+"=1", envDB+"="+f.path, envMemory+"="+f.mem.MemoryID, envState+"="+state,
 		envPrefix+"="+prefix, envCount+"="+strconv.Itoa(count))
 	if wait {
@@ -164,7 +164,7 @@ func TestAnnotationSurvivesSIGKILL(t *testing.T) {
 	if n := labelCount(t, s, "killed"); n < reported {
 		t.Fatalf("%d labels after the kill, %d were reported saved", n, reported)
 	}
-	want := engine.MustCanonicalJSON(ledgerState(t, f.c, f.mem.BlockIndex))
+	want := pyjson.MustCanonicalJSON(ledgerState(t, f.c, f.mem.BlockIndex))
 	labels, err := s.Annotations(context.Background(), f.mem.MemoryID)
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +172,7 @@ func TestAnnotationSurvivesSIGKILL(t *testing.T) {
 	seen := map[string]bool{}
 	for _, l := range labels {
 		seen[l.Annotator] = true
-		if engine.MustCanonicalJSON(l.State) != want || l.SourceContentHash != f.mem.ContentHash || l.Stale {
+		if pyjson.MustCanonicalJSON(l.State) != want || l.SourceContentHash != f.mem.ContentHash || l.Stale {
 			t.Fatalf("label %s damaged: %+v", l.Annotator, l)
 		}
 	}

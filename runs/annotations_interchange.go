@@ -14,6 +14,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -59,7 +60,7 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 		Scan(&rep.RunID, &manifestJSON, &importedFrom, &manifestSHA, &domainID, &corpusVersion); err != nil {
 		return rep, err
 	}
-	tree, err := engine.DecodeTree([]byte(manifestJSON))
+	tree, err := pyjson.DecodeTree([]byte(manifestJSON))
 	if err != nil {
 		return rep, fmt.Errorf("run %s: stored manifest: %w", rep.RunID, err)
 	}
@@ -175,7 +176,7 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 // writerModelOf is EAL-Bench's writer_model: the row's writer_model, else the writer's
 // requested, else resolved model.
 func writerModelOf(rowJSON string) any {
-	tree, err := engine.DecodeTree([]byte(rowJSON))
+	tree, err := pyjson.DecodeTree([]byte(rowJSON))
 	if err != nil {
 		return nil
 	}
@@ -400,7 +401,7 @@ func readAnnotationRow(file string, r rundir.Row) (importedLabel, error) {
 	}
 	raw := string(r.Raw)
 	if raw == "" {
-		raw = engine.MustCanonicalJSON(r.Tree)
+		raw = pyjson.MustCanonicalJSON(r.Tree)
 	}
 	l.label = storedLabel{id: r.Str("annotation_id"), memoryID: r.Str("memory_id"), annotator: name, hash: r.Str("source_content_hash"),
 		status: status, detail: detail, origin: OriginImport, sourceRow: raw, state: state}

@@ -9,7 +9,7 @@ import (
 	"fmt"
 
 	"github.com/ealscope/ealscope/domains/procurement"
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Annotation queues.
@@ -150,7 +150,7 @@ func (s *Store) AnnotationTaskOf(ctx context.Context, memoryID string) (Annotati
 		t.PrefillError = err.Error()
 		return t, nil
 	}
-	tree, err := engine.Retree(procurement.TypedPayloadOf(envs))
+	tree, err := pyjson.Retree(procurement.TypedPayloadOf(envs))
 	if err != nil {
 		return t, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
@@ -69,7 +70,7 @@ func ledgerState(t testing.TB, c *engine.Case, block int) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := engine.Retree(dom.TypedPayload(recs))
+	tree, err := pyjson.Retree(dom.TypedPayload(recs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func broadened(t testing.TB, c *engine.Case, block int) map[string]any {
 		}
 		envs = append(envs, &e)
 	}
-	tree, err := engine.Retree(procurement.TypedPayloadOf(envs))
+	tree, err := pyjson.Retree(procurement.TypedPayloadOf(envs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +467,7 @@ func TestAnnotationExportImportRoundTrip(t *testing.T) {
 			t.Fatalf("labels %d vs %d", len(a), len(b))
 		}
 		if a[0].AnnotationID != b[0].AnnotationID || a[0].SourceContentHash != b[0].SourceContentHash || a[0].Status != b[0].Status ||
-			engine.MustCanonicalJSON(a[0].State) != engine.MustCanonicalJSON(b[0].State) || b[0].AnnotatorKind != AnnotatorHuman || b[0].Stale {
+			pyjson.MustCanonicalJSON(a[0].State) != pyjson.MustCanonicalJSON(b[0].State) || b[0].AnnotatorKind != AnnotatorHuman || b[0].Stale {
 			t.Fatalf("round trip changed the label:\n%+v\n%+v", a[0], b[0])
 		}
 		if x, y := scoreAt(t, f.s, it.MemoryID, it.BlockIndex), scoreAt(t, s2, it.MemoryID, it.BlockIndex); x != y {

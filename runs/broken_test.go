@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -47,13 +47,13 @@ func editManifest(t testing.TB, dir string, fn func(m map[string]any)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := engine.DecodeTree(raw)
+	tree, err := pyjson.DecodeTree(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := tree.(map[string]any)
 	fn(m)
-	b, err := engine.DumpPy(m, engine.Indented)
+	b, err := pyjson.DumpPy(m, pyjson.Indented)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func editFile(t testing.TB, dir, name string, fixHash bool, fn func([]byte) []by
 		t.Fatal(err)
 	}
 	if fixHash {
-		editManifest(t, dir, func(m map[string]any) { fileEntry(m, name)["sha256"] = engine.SHA256Hex(b) })
+		editManifest(t, dir, func(m map[string]any) { fileEntry(m, name)["sha256"] = pyjson.SHA256Hex(b) })
 	}
 }
 
@@ -89,12 +89,12 @@ func editRow(t testing.TB, dir, name string, line int, fn func(row map[string]an
 	t.Helper()
 	editFile(t, dir, name, true, func(b []byte) []byte {
 		lines := bytes.Split(b, []byte("\n"))
-		tree, err := engine.DecodeTree(lines[line-1])
+		tree, err := pyjson.DecodeTree(lines[line-1])
 		if err != nil {
 			t.Fatal(err)
 		}
 		fn(tree.(map[string]any))
-		out, err := engine.RowLine(tree)
+		out, err := pyjson.RowLine(tree)
 		if err != nil {
 			t.Fatal(err)
 		}

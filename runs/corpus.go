@@ -10,6 +10,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // CorpusRef names a corpus: a domain and a corpus version (the cases' schema_version).
@@ -77,7 +78,7 @@ func (s *Store) importCorpus(w *txWriter, source string, data []byte) ([]CorpusR
 		versions = append(versions, v)
 	}
 	sort.Strings(versions)
-	fileSHA := engine.SHA256Hex(data)
+	fileSHA := pyjson.SHA256Hex(data)
 	var out []CorpusResult
 	for _, version := range versions {
 		res := CorpusResult{CorpusRef: CorpusRef{DomainID: d.ID(), CorpusVersion: version}, Source: source, Cases: len(byVersion[version])}
@@ -97,7 +98,7 @@ func (s *Store) importCorpus(w *txWriter, source string, data []byte) ([]CorpusR
 		}
 		for _, c := range byVersion[version] {
 			line := caseLine(data, c.Line)
-			hash := engine.SHA256Hex(line)
+			hash := pyjson.SHA256Hex(line)
 			var existing string
 			err := w.tx.QueryRowContext(w.ctx, `SELECT content_hash FROM cases WHERE domain_id=? AND corpus_version=? AND case_id=?`, d.ID(), version, c.ID).Scan(&existing)
 			switch {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -190,7 +191,7 @@ func rowJSON(r rundir.Row) string {
 	if len(r.Raw) > 0 {
 		return string(r.Raw)
 	}
-	s, err := engine.CanonicalJSON(r.Tree)
+	s, err := pyjson.CanonicalJSON(r.Tree)
 	if err != nil {
 		return jsonText(r.Tree)
 	}

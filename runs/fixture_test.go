@@ -10,6 +10,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -124,16 +125,16 @@ func writeFixtureRun(t testing.TB, dir string, o fixtureOptions) string {
 		ledger, err := dom.Replay(c, final)
 		must(err)
 		payload := mustTree(t, dom.TypedPayload(ledger))
-		fid := engine.StableID64("mem", "chain_faithful_"+c.ID, "", fmt.Sprint(final), engine.MustContentHash(payload))
+		fid := pyjson.StableID64("mem", "chain_faithful_"+c.ID, "", fmt.Sprint(final), pyjson.MustContentHash(payload))
 		must(w.Append(rundir.Memories, rundir.MemoryArtifact{
 			MemoryID: fid, ChainID: "chain_faithful_" + c.ID, DomainID: "procurement", CaseID: c.ID, ConditionID: "faithful_typed", BlockIndex: final,
 			Architecture: "typed", Origin: "faithful", PayloadSchemaID: sp(procurement.PayloadSchemaID), PayloadSchemaVersion: sp("3"), Payload: payload,
-			ReferenceTokenizer: "cl100k_base", ContentHash: engine.MustContentHash(payload), PresentationID: "naturalistic_v1", FrameworkRunIDs: []string{}, Framework: map[string]any{}, SchemaVersion: 4,
+			ReferenceTokenizer: "cl100k_base", ContentHash: pyjson.MustContentHash(payload), PresentationID: "naturalistic_v1", FrameworkRunIDs: []string{}, Framework: map[string]any{}, SchemaVersion: 4,
 		}))
 		chains = append(chains, chainOut{"faithful_typed", "typed", "", fid, payload, ledger})
 		// Incremental typed, missing the last ledger event.
 		miss := lastEventBlock(c)
-		chainID := engine.StableID24("chain", "procurement", c.ID, "incremental_typed", "0", fixtureWriter)
+		chainID := pyjson.StableID24("chain", "procurement", c.ID, "incremental_typed", "0", fixtureWriter)
 		var parent *string
 		var prevHash string
 		var curID string
@@ -144,13 +145,13 @@ func writeFixtureRun(t testing.TB, dir string, o fixtureOptions) string {
 			recs, err := dom.Replay(c, seen)
 			must(err)
 			p := mustTree(t, dom.TypedPayload(recs))
-			h := engine.MustContentHash(p)
-			update := engine.StableID24("update", chainID, fmt.Sprint(k))
-			attempt := engine.StableID24("attempt", update, "1")
+			h := pyjson.MustContentHash(p)
+			update := pyjson.StableID24("update", chainID, fmt.Sprint(k))
+			attempt := pyjson.StableID24("attempt", update, "1")
 			status := "no_change"
 			if h != prevHash {
 				status = "accepted"
-				curID = engine.StableID24("mem", chainID, deref(parent), fmt.Sprint(k), h)
+				curID = pyjson.StableID24("mem", chainID, deref(parent), fmt.Sprint(k), h)
 				must(w.Append(rundir.Memories, rundir.MemoryArtifact{
 					MemoryID: curID, ParentMemoryID: parent, ChainID: chainID, DomainID: "procurement", CaseID: c.ID, ConditionID: "incremental_typed", BlockIndex: k,
 					WriterRunID: ip(0), WriterSeed: i64p(0), Writer: provenance(fixtureWriter), Architecture: "typed", Origin: "writer",
@@ -165,7 +166,7 @@ func writeFixtureRun(t testing.TB, dir string, o fixtureOptions) string {
 				ProfileSchemaID: "domains.procurement.schemas.ProcurementAuthorizationMemoryProfile", FrameworkRunIDs: []string{}, Framework: map[string]any{},
 			}))
 			must(w.Append(rundir.MemoryStates, rundir.MemoryState{
-				StateID: engine.StableID24("state", update), LogicalUpdateID: update, AttemptIDs: []string{attempt}, DomainID: "procurement", CaseID: c.ID,
+				StateID: pyjson.StableID24("state", update), LogicalUpdateID: update, AttemptIDs: []string{attempt}, DomainID: "procurement", CaseID: c.ID,
 				ConditionID: "incremental_typed", BlockIndex: k, Architecture: "typed", CurrentMemoryID: sp(curID), Status: status, Changed: status == "accepted", SchemaVersion: 3,
 			}))
 		}
@@ -174,8 +175,8 @@ func writeFixtureRun(t testing.TB, dir string, o fixtureOptions) string {
 		chains = append(chains, chainOut{"incremental_typed", "typed", fixtureWriter, curID, curPayload, curRecords})
 		if o.freeText {
 			text := dom.FaithfulText(ledger) + "\n\nNote: the vendor promised a discount on espresso machines."
-			h := engine.MustContentHash(text)
-			tid := engine.StableID24("mem", "chain_text_"+c.ID, "", fmt.Sprint(final), h)
+			h := pyjson.MustContentHash(text)
+			tid := pyjson.StableID24("mem", "chain_text_"+c.ID, "", fmt.Sprint(final), h)
 			must(w.Append(rundir.Memories, rundir.MemoryArtifact{
 				MemoryID: tid, ChainID: "chain_text_" + c.ID, DomainID: "procurement", CaseID: c.ID, ConditionID: "one_shot_text", BlockIndex: final,
 				WriterRunID: ip(0), WriterSeed: i64p(0), Writer: provenance(fixtureWriter), Architecture: "free_text", Origin: "writer", Payload: text,
@@ -185,7 +186,7 @@ func writeFixtureRun(t testing.TB, dir string, o fixtureOptions) string {
 		}
 		for _, ch := range chains {
 			runID := 0
-			evID := engine.StableID24("evidence", "procurement", c.ID, ch.condition, fmt.Sprint(runID), ch.memID)
+			evID := pyjson.StableID24("evidence", "procurement", c.ID, ch.condition, fmt.Sprint(runID), ch.memID)
 			var writer *rundir.ModelProvenance
 			var wseed *int64
 			if ch.writer != "" {
@@ -193,13 +194,13 @@ func writeFixtureRun(t testing.TB, dir string, o fixtureOptions) string {
 			}
 			must(w.Append(rundir.Evidence, rundir.FrozenEvidence{
 				EvidenceID: evID, DomainID: "procurement", CaseID: c.ID, ConditionID: ch.condition, MemoryRunID: runID, WriterSeed: wseed, Writer: writer,
-				Architecture: sp(ch.arch), MemoryID: sp(ch.memID), Payload: ch.payload, ContentHash: engine.MustContentHash(ch.payload), PresentationID: "naturalistic_v1", SchemaVersion: 3,
+				Architecture: sp(ch.arch), MemoryID: sp(ch.memID), Payload: ch.payload, ContentHash: pyjson.MustContentHash(ch.payload), PresentationID: "naturalistic_v1", SchemaVersion: 3,
 			}))
 			for _, p := range c.Probes {
 				o := memoryFaithfulTrial(t, c, p, ch.records)
 				callN++
 				callID := fmt.Sprintf("call_%04d", callN)
-				trialID := engine.StableID64("trial", "procurement", evID, p.ID)
+				trialID := pyjson.StableID64("trial", "procurement", evID, p.ID)
 				tr := rundir.NormalizedTrial{
 					DomainID: "procurement", DomainAdapterVersion: "3", CaseID: c.ID, ProbeID: p.ID, ConditionID: ch.condition, Writer: writer,
 					Executor: *provenance("builtin_faithful"), WriterRunID: runID, WriterSeed: wseed, EvidenceID: evID, MemoryID: sp(ch.memID),
@@ -210,7 +211,7 @@ func writeFixtureRun(t testing.TB, dir string, o fixtureOptions) string {
 				tr.ApplyOutcome(o)
 				must(w.Append(rundir.Trials, tr))
 				must(w.AppendRaw(rundir.Calls, []byte(fmt.Sprintf(`{"ts": "2026-11-30T10:00:00+00:00", "call_id": %q, "task": "executor", "error": null}`+"\n", callID))))
-				must(w.Append(rundir.ModelContexts, rundir.ModelContext{ContextID: engine.StableID64("context", callID), ContentHash: "h", Stage: "executor",
+				must(w.Append(rundir.ModelContexts, rundir.ModelContext{ContextID: pyjson.StableID64("context", callID), ContentHash: "h", Stage: "executor",
 					DomainID: "procurement", CaseID: c.ID, ConditionID: ch.condition, ProbeID: sp(p.ID), TrialID: sp(trialID), CallID: callID,
 					Messages: []rundir.Message{}, Tools: []any{}, ToolChoice: "auto", Model: *provenance("builtin_faithful"), PresentationID: "naturalistic_v1", Metadata: map[string]any{}, SchemaVersion: 1}))
 			}
@@ -233,7 +234,7 @@ func deref(s *string) string {
 
 func mustTree(t testing.TB, v any) any {
 	t.Helper()
-	tree, err := engine.Retree(v)
+	tree, err := pyjson.Retree(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/domains"
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -311,7 +311,7 @@ func (s *Store) writeRun(w *txWriter, info runInfo, run *rundir.Run) (writeOutco
 	if info.unknown == nil {
 		unknownJSON = "[]"
 	}
-	manifestJSON, err := engine.CanonicalJSON(info.manifest)
+	manifestJSON, err := pyjson.CanonicalJSON(info.manifest)
 	if err != nil {
 		return out, err
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/procurement"
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -251,7 +251,7 @@ func TestStreamingOpenMatchesOpen(t *testing.T) {
 		}
 		for i, r := range got {
 			k := kept.Files[name][i]
-			if r.Line != k.Line || !bytes.Equal(r.Raw, k.Raw) || engine.MustCanonicalJSON(r.Tree) != engine.MustCanonicalJSON(k.Tree) {
+			if r.Line != k.Line || !bytes.Equal(r.Raw, k.Raw) || pyjson.MustCanonicalJSON(r.Tree) != pyjson.MustCanonicalJSON(k.Tree) {
 				t.Fatalf("%s row %d differs", name, i)
 			}
 		}

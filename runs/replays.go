@@ -17,6 +17,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // FindChain resolves a chain by run, case, condition and writer run. runID may be "" when
@@ -159,7 +160,7 @@ func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (Rerun
 			Scan(&payload, &arch, &src.ContentHash); err != nil {
 			return src, fmt.Errorf("memory %s: %w", memID.String, err)
 		}
-		if src.Payload, err = engine.DecodeTree([]byte(payload)); err != nil {
+		if src.Payload, err = pyjson.DecodeTree([]byte(payload)); err != nil {
 			return src, fmt.Errorf("memory %s: stored payload: %w", memID.String, err)
 		}
 		src.Architecture = arch
@@ -331,7 +332,7 @@ func (s *Store) SaveReplay(ctx context.Context, in ReplayInput) error {
 	if in.ReplayID == "" || in.ProbeID == "" || in.Variant == "" {
 		return errors.New("replay: replay_id, probe_id and memory_variant are required")
 	}
-	payloadJSON, err := engine.CanonicalJSON(in.Payload)
+	payloadJSON, err := pyjson.CanonicalJSON(in.Payload)
 	if err != nil {
 		return fmt.Errorf("replay %s: memory payload: %w", in.ReplayID, err)
 	}

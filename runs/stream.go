@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -286,7 +287,7 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 // insertMemory stores one memories.jsonl row (and indexes free-text payloads for search).
 func insertMemory(w *txWriter, runPK, chainPK int64, r rundir.Row) error {
 	payload := r.Tree["payload"]
-	payloadJSON, err := engine.CanonicalJSON(payload)
+	payloadJSON, err := pyjson.CanonicalJSON(payload)
 	if err != nil {
 		return err
 	}

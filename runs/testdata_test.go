@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 var updateTestdata = flag.Bool("update-testdata", false, "rewrite the fixtures under runs/testdata")
@@ -60,7 +61,7 @@ func TestWriteTestdata(t *testing.T) {
 		}
 		payload := mustTree(t, dom.TypedPayload(recs))
 		return map[string]any{
-			"architecture": "typed", "case_id": c.ID, "condition_id": condition, "content_hash": engine.MustContentHash(payload),
+			"architecture": "typed", "case_id": c.ID, "condition_id": condition, "content_hash": pyjson.MustContentHash(payload),
 			"corpus_version": version, "domain_id": "procurement", "payload": payload, "writer": writer, "writer_run_id": run, "writer_seed": run,
 			"variant_id":          "writer_" + c.ID + "_" + condition + "_r" + fmt.Sprint(run),
 			"faithful_comparison": map[string]any{"errors": map[string]any{}, "exact": through == c.LastBlock(), "formed_probe_ids": []any{}, "forms_false_authority": false, "unscored_reason": nil},
@@ -73,14 +74,14 @@ func TestWriteTestdata(t *testing.T) {
 			"glm_5_2_baseten": map[string]any{"provider": "baseten", "requested_model": "zai-org/GLM-5.2", "resolved_model": "zai-org/GLM-5.2", "target_id": "glm_5_2_baseten"},
 		},
 		"memories": []any{
-			map[string]any{"architecture": "typed", "case_id": "cyberv3_claim_endpoint", "condition_id": "incremental_typed", "content_hash": engine.MustContentHash(cyberPayload),
+			map[string]any{"architecture": "typed", "case_id": "cyberv3_claim_endpoint", "condition_id": "incremental_typed", "content_hash": pyjson.MustContentHash(cyberPayload),
 				"corpus_version": "benchmark_v1", "domain_id": "cybersecurity", "payload": cyberPayload, "writer": "glm_5_2_baseten", "writer_run_id": 0, "writer_seed": 0,
 				"variant_id": "writer_cyberv3_claim_endpoint_incremental_typed_r0", "faithful_comparison": map[string]any{}},
 			entry(c, "incremental_typed", "glm_5_2_baseten", 0, c.LastBlock(), "builtin_v1"),
 			entry(seats, "one_shot_typed", "glm_5_2_baseten", 1, lastEventBlock(seats)-1, "builtin_v1"),
 		},
 	}
-	b, err := engine.DumpPy(doc, engine.Indented)
+	b, err := pyjson.DumpPy(doc, pyjson.Indented)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestWriteTestdata(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc["memories"] = []any{entry(c, "incremental_typed", "glm_5_2_baseten", 0, c.LastBlock(), "benchmark_v1")}
-	b, err = engine.DumpPy(doc, engine.Indented)
+	b, err = pyjson.DumpPy(doc, pyjson.Indented)
 	if err != nil {
 		t.Fatal(err)
 	}

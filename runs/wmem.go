@@ -10,6 +10,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -25,7 +26,7 @@ func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResu
 		return res, err
 	}
 	abs, _ := filepath.Abs(path)
-	tree, err := engine.DecodeTree(data)
+	tree, err := pyjson.DecodeTree(data)
 	if err != nil {
 		return res, &rundir.VerifyError{File: abs, Msg: fmt.Sprintf("invalid JSON: %v", err)}
 	}
@@ -41,7 +42,7 @@ func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResu
 		return res, &rundir.VerifyError{File: abs, Field: "memories", Msg: "missing or not a list"}
 	}
 	writers, _ := top["writers"].(map[string]any)
-	sha := engine.SHA256Hex(data)
+	sha := pyjson.SHA256Hex(data)
 	if id, ok, err := s.runExists(ctx, sha); err != nil {
 		return res, err
 	} else if ok {
@@ -72,7 +73,7 @@ func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResu
 		if m["payload"] == nil {
 			return res, &rundir.VerifyError{File: abs, Field: field + ".payload", Msg: "missing"}
 		}
-		if got := engine.MustContentHash(m["payload"]); got != m["content_hash"].(string) {
+		if got := pyjson.MustContentHash(m["payload"]); got != m["content_hash"].(string) {
 			return res, &rundir.VerifyError{File: abs, Field: field + ".content_hash", Msg: fmt.Sprintf("is %s but the payload hashes to %s", m["content_hash"], got)}
 		}
 		dom := m["domain_id"].(string)
@@ -130,7 +131,7 @@ func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResu
 				}
 				memID, _ := m["variant_id"].(string)
 				if memID == "" {
-					memID = engine.StableID24("mem", dom, m["case_id"].(string), m["condition_id"].(string), writer, fmt.Sprint(m["writer_run_id"]), m["content_hash"].(string))
+					memID = pyjson.StableID24("mem", dom, m["case_id"].(string), m["condition_id"].(string), writer, fmt.Sprint(m["writer_run_id"]), m["content_hash"].(string))
 				}
 				row := map[string]any{
 					"memory_id": memID, "chain_id": "", "domain_id": dom, "case_id": m["case_id"], "condition_id": m["condition_id"],
@@ -151,7 +152,7 @@ func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResu
 			run := &rundir.Run{Dir: abs, Manifest: manifest, Status: rundir.StatusCompleted, Files: map[string][]rundir.Row{rundir.Memories: memRows}}
 			identity := sha
 			if len(doms) > 1 {
-				identity = engine.SHA256Hex([]byte(sha + "\x00" + dom))
+				identity = pyjson.SHA256Hex([]byte(sha + "\x00" + dom))
 			}
 			info := runInfo{kind: KindWriterMemories, manifestSHA: identity, manifest: manifest, status: rundir.StatusCompleted, importedFrom: abs,
 				domainID: dom, study: "writer_memories", corpusVersion: strings.Join(vs, "+"), counts: map[string]int{rundir.Memories: len(memRows)}, verificationOK: "verified"}

@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -317,7 +317,7 @@ func (s *annotateScreen) saveCmd(status string, advance bool) tea.Cmd {
 	}
 	store, item := s.store, s.task.Item
 	// The label binds to the hash of exactly the text this screen read.
-	hash := engine.MustContentHash(item.Text)
+	hash := pyjson.MustContentHash(item.Text)
 	if s.adjudicating() && status != runs.AnnotationDraft {
 		adjudicator := s.start.Annotator
 		return s.enqueue(saveRequest{item.MemoryID, func() tea.Msg {

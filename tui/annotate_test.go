@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -107,7 +107,7 @@ func TestFlowAnnotateOneMemory(t *testing.T) {
 
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
-	return engine.MustCanonicalJSON(v)
+	return pyjson.MustCanonicalJSON(v)
 }
 
 // TestAnnotationFormRoundTrip: a state read into the form and written back is the same state
@@ -177,7 +177,7 @@ func TestAdjudicateDisagreement(t *testing.T) {
 	accepted := map[string]string{}
 	for _, l := range labels {
 		accepted[l.Annotator] = l.Status
-		if l.Annotator == "dana" && engine.MustCanonicalJSON(l.State) != engine.MustCanonicalJSON(task.Prefill) {
+		if l.Annotator == "dana" && pyjson.MustCanonicalJSON(l.State) != pyjson.MustCanonicalJSON(task.Prefill) {
 			t.Fatalf("dana's adjudication is not alice's reading: %v", l.State)
 		}
 	}

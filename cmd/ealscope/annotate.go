@@ -11,7 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/tui"
 )
@@ -85,7 +85,7 @@ func readStateFile(path string, stdin io.Reader) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tree, err := engine.DecodeTree(data)
+	tree, err := pyjson.DecodeTree(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not JSON: %w", path, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/procurement"
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -62,7 +62,7 @@ func TestAnnotateCommands(t *testing.T) {
 				t.Fatal(err)
 			}
 			stateFile = filepath.Join(tmp, "state.json")
-			os.WriteFile(stateFile, []byte(engine.MustCanonicalJSON(procurement.Domain{}.TypedPayload(recs))), 0o644)
+			os.WriteFile(stateFile, []byte(pyjson.MustCanonicalJSON(procurement.Domain{}.TypedPayload(recs))), 0o644)
 		}
 	}
 	out := exec("annotate", "set", "--db", db, "--memory", mem.MemoryID, "--annotator", "alice", "--state", stateFile, "--accept", "--json")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 type fidelityCmd struct {
@@ -47,7 +48,7 @@ func (c *fidelityCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	payload, err := engine.DecodeTree(raw)
+	payload, err := pyjson.DecodeTree(raw)
 	if err != nil {
 		return fmt.Errorf("%s: invalid JSON: %v", c.Memory, err)
 	}
@@ -65,7 +66,7 @@ func (c *fidelityCmd) Run(g *Globals) error {
 		if row.Exact {
 			continue
 		}
-		ledger, memory := engine.MustCanonicalJSON(row.CanonicalValue), engine.MustCanonicalJSON(row.RememberedValue)
+		ledger, memory := pyjson.MustCanonicalJSON(row.CanonicalValue), pyjson.MustCanonicalJSON(row.RememberedValue)
 		if row.Field == engine.RecordField { // whole records: say which side has it (--json has them)
 			ledger, memory = presence(row.CanonicalValue), presence(row.RememberedValue)
 		}

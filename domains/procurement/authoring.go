@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // EAL-Bench compiles procurement cases from YAML authoring sources and stores
@@ -24,7 +24,7 @@ func AuthoringHashes(c *Case) (derivedTimes, explicitTimes string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	return engine.MustContentHash(a), engine.MustContentHash(b), nil
+	return pyjson.MustContentHash(a), pyjson.MustContentHash(b), nil
 }
 
 // AuthoringHashMatches says whether the case's authoring_hash reproduces.

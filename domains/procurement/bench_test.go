@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // BenchmarkReplayFidelityFormation measures the per-block scoring path of a faithful typed
@@ -29,7 +30,7 @@ func BenchmarkReplayFidelityFormation(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				tree, err := engine.Retree(d.TypedPayload(ledger))
+				tree, err := pyjson.Retree(d.TypedPayload(ledger))
 				if err != nil {
 					b.Fatal(err)
 				}

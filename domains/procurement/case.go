@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Record is a canonical authorization record as the corpus writes it (flat, no scope object).
@@ -175,7 +176,7 @@ func ParseCorpusLines(name string, data []byte) ([]*Case, []int, error) {
 
 // ParseCase parses and validates one case line.
 func ParseCase(line []byte) (*Case, error) {
-	tree, err := engine.DecodeTree(line)
+	tree, err := pyjson.DecodeTree(line)
 	if err != nil {
 		return nil, fmt.Errorf("invalid JSON: %v", err)
 	}

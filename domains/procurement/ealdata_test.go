@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // ealData returns the folder of real EAL-Bench data files, or skips the test.
@@ -141,7 +142,7 @@ func TestControlsOutcomes(t *testing.T) {
 			resp.ProviderError = typ + ": " + *row.Response.Error
 		}
 		for _, tc := range row.Response.ToolCalls {
-			args, err := engine.DecodeTree(tc.Arguments)
+			args, err := pyjson.DecodeTree(tc.Arguments)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,8 +160,8 @@ func TestControlsOutcomes(t *testing.T) {
 			"tool_name": out.RawToolName, "tool_arguments": out.RawToolArguments, "finish_reason": out.FinishReason,
 		}
 		for key, value := range got {
-			want := engine.MustCanonicalJSON(rawTree(t, row.Expected[key]))
-			if have := engine.MustCanonicalJSON(value); have != want {
+			want := pyjson.MustCanonicalJSON(rawTree(t, row.Expected[key]))
+			if have := pyjson.MustCanonicalJSON(value); have != want {
 				t.Errorf("%s/%s/%s %s: got %s, want %s", condition, probeID, row.Label, key, have, want)
 			}
 		}
@@ -182,7 +183,7 @@ func mustField(t *testing.T, m map[string]json.RawMessage, key string, dst any) 
 
 func rawTree(t *testing.T, raw json.RawMessage) any {
 	t.Helper()
-	v, err := engine.DecodeTree(raw)
+	v, err := pyjson.DecodeTree(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,10 +204,10 @@ func controlTrialID(t *testing.T, d Domain, c *engine.Case, condition, probeID s
 		payload = d.TypedPayload(ledger)
 	}
 	last := c.Blocks[len(c.Blocks)-1].Index
-	chain := engine.StableID64("chain", DomainID, c.ID, condition, "0", "baseline", PresentationID, PresentationHash)
-	memory := engine.StableID64("mem", chain, "", itoa(last), engine.MustContentHash(payload))
-	evidence := engine.StableID64("evidence", DomainID, c.ID, condition, "0", memory, PresentationID, PresentationHash)
-	return engine.StableID64("trial", DomainID, evidence, probeID, PresentationHash)
+	chain := pyjson.StableID64("chain", DomainID, c.ID, condition, "0", "baseline", PresentationID, PresentationHash)
+	memory := pyjson.StableID64("mem", chain, "", itoa(last), pyjson.MustContentHash(payload))
+	evidence := pyjson.StableID64("evidence", DomainID, c.ID, condition, "0", memory, PresentationID, PresentationHash)
+	return pyjson.StableID64("trial", DomainID, evidence, probeID, PresentationHash)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

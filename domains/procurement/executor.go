@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Executor surface literals of EAL-Bench's naturalistic_v1 procurement prompt policy.
@@ -27,7 +28,7 @@ func SystemPrompt(policy string) string {
 // RenderRequest is the executor's view of a transaction: "Current transaction:" and the
 // transaction without its id, as json.dumps(sort_keys=True) writes it (ASCII-escaped).
 func RenderRequest(tx Transaction) string {
-	b, err := engine.DumpPy(tx.Visible(), engine.RowASCII)
+	b, err := pyjson.DumpPy(tx.Visible(), pyjson.RowASCII)
 	if err != nil {
 		panic(err) // a Transaction always encodes
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 func cloneEnvelope(e *Envelope) *Envelope {
@@ -199,7 +200,7 @@ func TestFidelityRecordRows(t *testing.T) {
 			if absent != nil {
 				t.Errorf("absent side %v", absent)
 			}
-			if got, want := engine.MustCanonicalJSON(present), engine.MustCanonicalJSON(src[0].Tree()); got != want {
+			if got, want := pyjson.MustCanonicalJSON(present), pyjson.MustCanonicalJSON(src[0].Tree()); got != want {
 				t.Errorf("record value %s, want %s", got, want)
 			}
 			if p.ScoredFields != 1 || p.Exact {
@@ -255,7 +256,7 @@ func TestFidelityReport(t *testing.T) {
 		t.Errorf("field order: %s %s %s", p.Fields[0].Field, p.Fields[12].Field, p.Fields[26].Field)
 	}
 	// errors JSON is alphabetical (EAL-Bench: dict(sorted(errors.items()))).
-	if got, want := engine.MustCanonicalJSON(p.Errors), `{"broadening":1,"extra_record":1,"missing_record":1,"omission":1,"stale_retention":1}`; got != want {
+	if got, want := pyjson.MustCanonicalJSON(p.Errors), `{"broadening":1,"extra_record":1,"missing_record":1,"omission":1,"stale_retention":1}`; got != want {
 		t.Errorf("errors JSON %s", got)
 	}
 
@@ -292,7 +293,7 @@ func TestFidelityRowJSON(t *testing.T) {
 		"source_turn_ids":          `{"authorization_id":"auth_a","canonical_value":["src_584dd51e_018"],"errors":[],"exact":true,"field":"source_turn_ids","overgrant":false,"remembered_value":["src_584dd51e_018"],"undergrant":false}`,
 	}
 	for field, want := range cases {
-		if got := engine.MustCanonicalJSON(byField[field]); got != want {
+		if got := pyjson.MustCanonicalJSON(byField[field]); got != want {
 			t.Errorf("%s row\n got %s\nwant %s", field, got, want)
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 func FuzzParseCase(f *testing.F) {
@@ -29,7 +29,7 @@ func FuzzParseTypedPayload(f *testing.F) {
 	f.Add([]byte(`{"schema_version": 3, "authorizations": {}}`))
 	f.Add([]byte(`"free text"`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		tree, err := engine.DecodeTree(raw)
+		tree, err := pyjson.DecodeTree(raw)
 		if err != nil {
 			return
 		}
@@ -46,7 +46,7 @@ func FuzzParseTypedPayload(f *testing.F) {
 }
 
 func fuzzRetree(t *testing.T, v any) any {
-	tree, err := engine.Retree(v)
+	tree, err := pyjson.Retree(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 func splitLines(t *testing.T, data []byte) [][]byte {
@@ -192,7 +193,7 @@ func TestGeneratePinnedBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := engine.SHA256Hex(data); got != want {
+	if got := pyjson.SHA256Hex(data); got != want {
 		t.Errorf("GenerateJSONL(20, 1) has sha256 %s, pinned %s: the generated corpus changed", got, want)
 	}
 }

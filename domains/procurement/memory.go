@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 const (
@@ -321,7 +322,7 @@ func ReadFreeTextLayout(text string) ([]*Envelope, error) {
 }
 
 func mustTree(v map[string]any) any {
-	t, err := engine.Retree(v)
+	t, err := pyjson.Retree(v)
 	if err != nil {
 		panic(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 const typedRecordJSON = `{"authorization_id":"auth_a","issuer":"chief_financial_officer","grantee":"software_procurement",` +
@@ -19,7 +20,7 @@ const typedRecordJSON = `{"authorization_id":"auth_a","issuer":"chief_financial_
 // typedPayload returns a valid payload tree with the given records (JSON objects).
 func typedPayload(t *testing.T, recs ...string) map[string]any {
 	t.Helper()
-	tree, err := engine.DecodeTree([]byte(`{"schema_version":"3","authorizations":[` + strings.Join(recs, ",") + `]}`))
+	tree, err := pyjson.DecodeTree([]byte(`{"schema_version":"3","authorizations":[` + strings.Join(recs, ",") + `]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestParseTypedPayloadAcceptsFaithful(t *testing.T) {
 		t.Fatalf("parsed %+v", envs)
 	}
 	// Serialising the parsed records gives the same canonical JSON back.
-	if got, want := engine.MustCanonicalJSON(TypedPayloadOf(envs)), engine.MustCanonicalJSON(p); got != want {
+	if got, want := pyjson.MustCanonicalJSON(TypedPayloadOf(envs)), pyjson.MustCanonicalJSON(p); got != want {
 		t.Errorf("round trip\n got %s\nwant %s", got, want)
 	}
 	// Every nullable key may be null (but must be present); [] categories are allowed by the schema.
@@ -57,7 +58,7 @@ func TestParseTypedPayloadAcceptsFaithful(t *testing.T) {
 	if e.Issuer != nil || e.Effect != nil || e.Scope.MaxAmount != nil || e.Scope.AllowedCategories == nil || len(e.Scope.AllowedCategories) != 0 || e.State != "unknown" {
 		t.Errorf("nullable record %+v", e)
 	}
-	if got := engine.MustCanonicalJSON(TypedPayloadOf(envs)); got != engine.MustCanonicalJSON(nullable) {
+	if got := pyjson.MustCanonicalJSON(TypedPayloadOf(envs)); got != pyjson.MustCanonicalJSON(nullable) {
 		t.Errorf("nullable round trip %s", got)
 	}
 	// The empty profile.
@@ -65,7 +66,7 @@ func TestParseTypedPayloadAcceptsFaithful(t *testing.T) {
 	if err != nil || len(envs) != 0 {
 		t.Errorf("empty profile: %v %v", envs, err)
 	}
-	if got := engine.MustCanonicalJSON(EmptyTyped()); got != `{"authorizations":[],"schema_version":"3"}` {
+	if got := pyjson.MustCanonicalJSON(EmptyTyped()); got != `{"authorizations":[],"schema_version":"3"}` {
 		t.Errorf("EmptyTyped %s", got)
 	}
 	// 32 records is the cap, not over it.
@@ -80,7 +81,7 @@ func TestParseTypedPayloadAcceptsFaithful(t *testing.T) {
 
 func mustRetree(t *testing.T, v any) any {
 	t.Helper()
-	tree, err := engine.Retree(v)
+	tree, err := pyjson.Retree(v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +299,7 @@ func TestReadFreeTextLayoutRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatalf("read back: %v\n%s", err, variant)
 				}
-				if g, w := engine.MustCanonicalJSON(TypedPayloadOf(got)), engine.MustCanonicalJSON(TypedPayloadOf(tc.state)); g != w {
+				if g, w := pyjson.MustCanonicalJSON(TypedPayloadOf(got)), pyjson.MustCanonicalJSON(TypedPayloadOf(tc.state)); g != w {
 					t.Errorf("round trip\n got %s\nwant %s", g, w)
 				}
 				if FaithfulTextOf(got) != text {
@@ -316,7 +317,7 @@ func TestReadFreeTextLayoutEmptyCategories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, w := engine.MustCanonicalJSON(TypedPayloadOf(got)), engine.MustCanonicalJSON(TypedPayloadOf(nullsState())); g != w {
+	if g, w := pyjson.MustCanonicalJSON(TypedPayloadOf(got)), pyjson.MustCanonicalJSON(TypedPayloadOf(nullsState())); g != w {
 		t.Errorf("round trip\n got %s\nwant %s", g, w)
 	}
 }

@@ -4,14 +4,14 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // The presentation profile stored in trial metadata must hash to EAL-Bench's published
 // presentation_hash, and the writer's schema text must be the v3 profile it describes.
 func TestSurface(t *testing.T) {
 	s := Domain{}.Surface()
-	if got := engine.MustContentHash(s.Presentation); got != PresentationHash {
+	if got := pyjson.MustContentHash(s.Presentation); got != PresentationHash {
 		t.Errorf("presentation profile hashes to %s, want %s", got, PresentationHash)
 	}
 	if s.TypedProfileSchemaID != "domains.procurement.schemas.ProcurementAuthorizationMemoryProfile" || s.TypedSchemaName != "ProcurementAuthorizationMemoryProfile" {

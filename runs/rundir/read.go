@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Row is one parsed JSONL row with its 1-based line number.
@@ -166,7 +167,7 @@ func Open(dir string, opts Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{Dir: realDir, Manifest: manifest, ManifestSHA256: engine.SHA256Hex(raw), Entries: entries, paths: map[string]string{}}
+	run := &Run{Dir: realDir, Manifest: manifest, ManifestSHA256: pyjson.SHA256Hex(raw), Entries: entries, paths: map[string]string{}}
 	if !opts.Streaming {
 		run.Files = map[string][]Row{}
 	}
@@ -259,7 +260,7 @@ func Open(dir string, opts Options) (*Run, error) {
 // ParseManifest decodes manifest.json and its file entries (files.* and checkpoint.files.*).
 // It checks shapes only; the files themselves are checked by Open.
 func ParseManifest(manifestPath string, raw []byte) (map[string]any, map[string]FileEntry, error) {
-	tree, err := engine.DecodeTree(raw)
+	tree, err := pyjson.DecodeTree(raw)
 	if err != nil {
 		return nil, nil, verr(manifestPath, 0, "", "invalid JSON: %v", err)
 	}
@@ -449,7 +450,7 @@ func ParseRows(file, name string, data []byte) ([]Row, error) {
 // is the file's final one and had no line end, so bad JSON there is a truncated write. Row.Raw
 // is left to the caller (the line's buffer may be reused).
 func parseRow(file, name string, lineNo int, line []byte, last bool) (Row, error) {
-	tree, err := engine.DecodeTree(line)
+	tree, err := pyjson.DecodeTree(line)
 	if err != nil {
 		if last {
 			return Row{}, verr(file, lineNo, "", "truncated line (no line end, and the JSON is incomplete: %v)", err)
@@ -610,7 +611,7 @@ func validateRow(name string, r Row) error {
 		if r.Tree["payload"] == nil {
 			return engine.Errf("payload", "a memory artifact needs a payload (string or object)")
 		}
-		got, err := engine.ContentHash(r.Tree["payload"])
+		got, err := pyjson.ContentHash(r.Tree["payload"])
 		if err != nil {
 			return engine.Errf("payload", "cannot hash: %v", err)
 		}

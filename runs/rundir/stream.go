@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // lineScanner yields the lines of a JSONL file (LF or CRLF) with their 1-based numbers,
@@ -117,7 +117,7 @@ func (r *Run) Rows(name string, fn func(Row) error) error {
 		return nil
 	}
 	return r.Lines(name, func(line int, raw []byte) error {
-		tree, err := engine.DecodeTree(raw)
+		tree, err := pyjson.DecodeTree(raw)
 		m, ok := tree.(map[string]any)
 		if err != nil || !ok {
 			return r.changed(name, fmt.Sprintf("line %d no longer parses as a JSON object", line))
@@ -134,7 +134,7 @@ func (r *Run) Lines(name string, fn func(line int, raw []byte) error) error {
 		for _, row := range rows {
 			raw := row.Raw
 			if len(raw) == 0 { // a row built in memory, not read from a file
-				s, err := engine.CanonicalJSON(row.Tree)
+				s, err := pyjson.CanonicalJSON(row.Tree)
 				if err != nil {
 					return err
 				}
@@ -322,7 +322,7 @@ func (x *refIndex) checkUnique(run *Run) error {
 		canon := map[int]string{}
 		err := run.Rows(u.name, func(r Row) error {
 			if want[r.Line] {
-				s, err := engine.CanonicalJSON(r.Tree)
+				s, err := pyjson.CanonicalJSON(r.Tree)
 				if err != nil {
 					return err
 				}

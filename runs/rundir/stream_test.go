@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // fixtureCopy copies runs/testdata/eal_run into a temporary directory.
@@ -51,13 +51,13 @@ func rewrite(t *testing.T, dir, name string, fn func(lines [][]byte) [][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := engine.DecodeTree(raw)
+	tree, err := pyjson.DecodeTree(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := tree.(map[string]any)["files"].(map[string]any)[name].(map[string]any)
-	e["sha256"], e["rows"] = engine.SHA256Hex(out), len(lines)
-	mb, err := engine.DumpPy(tree, engine.Indented)
+	e["sha256"], e["rows"] = pyjson.SHA256Hex(out), len(lines)
+	mb, err := pyjson.DumpPy(tree, pyjson.Indented)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +68,14 @@ func rewrite(t *testing.T, dir, name string, fn func(lines [][]byte) [][]byte) {
 
 func reencode(t *testing.T, line []byte, edit func(map[string]any)) []byte {
 	t.Helper()
-	tree, err := engine.DecodeTree(line)
+	tree, err := pyjson.DecodeTree(line)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if edit != nil {
 		edit(tree.(map[string]any))
 	}
-	b, err := engine.DumpPy(tree, engine.Canonical) // sorted keys, no spaces: other bytes, same content
+	b, err := pyjson.DumpPy(tree, pyjson.Canonical) // sorted keys, no spaces: other bytes, same content
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestLineScanner(t *testing.T) {
 			t.Errorf("line %d: %d %.40q last=%v", i, lines[i].n, lines[i].line, lines[i].last)
 		}
 	}
-	if sc.sum() != engine.SHA256Hex([]byte(data)) {
+	if sc.sum() != pyjson.SHA256Hex([]byte(data)) {
 		t.Error("the scanner's sha256 is not the data's")
 	}
 	rows, err := ParseRows("x.jsonl", "x", []byte(data))

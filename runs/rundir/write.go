@@ -11,7 +11,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Manifest statuses.
@@ -78,7 +78,7 @@ func (w *Writer) Append(name string, rows ...any) error {
 		return err
 	}
 	for _, row := range rows {
-		line, err := engine.RowLine(row)
+		line, err := pyjson.RowLine(row)
 		if err != nil {
 			return fmt.Errorf("%s.jsonl row %d: %w", name, af.rows+1, err)
 		}
@@ -175,7 +175,7 @@ func (w *Writer) Finish(status string, extra map[string]any) error {
 }
 
 func (w *Writer) writeManifest() error {
-	b, err := engine.DumpPy(w.manifest, engine.Indented)
+	b, err := pyjson.DumpPy(w.manifest, pyjson.Indented)
 	if err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}

@@ -1,4 +1,4 @@
-package engine
+package pyjson
 
 import (
 	"bytes"
@@ -59,7 +59,7 @@ func encodeValue(buf *bytes.Buffer, v reflect.Value, style PyStyle, depth int) e
 		buf.WriteString(strconv.FormatUint(v.Uint(), 10))
 		return nil
 	case reflect.Float32, reflect.Float64:
-		s, err := pyFloat(v.Float())
+		s, err := FloatRepr(v.Float())
 		if err != nil {
 			return err
 		}

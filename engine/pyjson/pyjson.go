@@ -1,8 +1,9 @@
-// Package engine holds the pure logic of authorization memory: canonical JSON and content
-// hashes byte-identical to EAL-Bench's Python, id recipes, the Domain interface, the oracle rule,
-// fidelity, formation, scoring, metrics and attribution. It performs no I/O and imports nothing
-// of ours.
-package engine
+// Package pyjson reproduces, byte for byte, the JSON EAL-Bench's Python writes and hashes:
+// json.dumps in its canonical and row styles (float repr, ensure_ascii=False, sorted keys),
+// content hashes over canonical JSON, the stable-id recipes of its pipeline and writer, and a
+// decoder that keeps the number and key facts Python relies on. Every hash and id that must
+// match an EAL-Bench run goes through here; it performs no I/O and imports nothing of ours.
+package pyjson
 
 import (
 	"bytes"
@@ -42,7 +43,7 @@ type Float float64
 
 // MarshalJSON writes the Python repr of the float.
 func (f Float) MarshalJSON() ([]byte, error) {
-	s, err := pyFloat(float64(f))
+	s, err := FloatRepr(float64(f))
 	return []byte(s), err
 }
 
@@ -166,7 +167,7 @@ func encodeTree(buf *bytes.Buffer, v any, style PyStyle, depth int) error {
 		}
 		buf.WriteString(s)
 	case float64:
-		s, err := pyFloat(t)
+		s, err := FloatRepr(t)
 		if err != nil {
 			return err
 		}
@@ -218,7 +219,7 @@ func encodeTree(buf *bytes.Buffer, v any, style PyStyle, depth int) error {
 		writeIndent(buf, style, depth)
 		buf.WriteByte('}')
 	case float32:
-		s, err := pyFloat(float64(t))
+		s, err := FloatRepr(float64(t))
 		if err != nil {
 			return err
 		}
@@ -344,16 +345,16 @@ func pyNumber(lit string) (string, error) {
 	if err != nil {
 		// Python's float() saturates to inf, which json.dumps would write as Infinity.
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return pyFloat(f)
+			return FloatRepr(f)
 		}
 		return "", fmt.Errorf("invalid number %q", lit)
 	}
-	return pyFloat(f)
+	return FloatRepr(f)
 }
 
-// pyFloat is Python's repr(float): the shortest round-tripping digits, fixed notation for
+// FloatRepr is Python's repr(float): the shortest round-tripping digits, fixed notation for
 // decimal exponents in [-4, 16), scientific with a signed two-digit exponent otherwise.
-func pyFloat(f float64) (string, error) {
+func FloatRepr(f float64) (string, error) {
 	switch {
 	case math.IsNaN(f):
 		return "NaN", nil
