@@ -17,14 +17,14 @@ import (
 // produces (stale_retention, broadening, extra_record, missing_record) or the scope field it
 // corrupts.
 const (
-	FaultStaleRetention  = "stale_retention"
-	FaultBroadening      = "broadening"
-	FaultWidenedLimit    = "widened_limit"
-	FaultExtraRecord     = "extra_record_wrong_issuer"
-	FaultMissingRecord   = "missing_record"
-	FaultValidityWindow  = "wrong_validity_window"
-	DefaultFaultRate     = 0.35
-	recordField          = engine.RecordField
+	FaultStaleRetention = "stale_retention"
+	FaultBroadening     = "broadening"
+	FaultWidenedLimit   = "widened_limit"
+	FaultExtraRecord    = "extra_record_wrong_issuer"
+	FaultMissingRecord  = "missing_record"
+	FaultValidityWindow = "wrong_validity_window"
+	DefaultFaultRate    = 0.35
+	recordField         = engine.RecordField
 )
 
 // FaultFamilies lists every family in a fixed order (the order opportunities are drawn in).
