@@ -9,6 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -68,7 +70,7 @@ func firstNonEmpty(xs ...string) string {
 // presentMemory parses a stored payload: typed memory is canonical JSON, free text is as is.
 func presentMemory(id string, block int, arch, payload, hash string) *MemoryVersion {
 	m := &MemoryVersion{MemoryID: id, BlockIndex: block, Architecture: arch, ContentHash: hash}
-	if arch == "typed" {
+	if arch == engine.ArchTyped {
 		if err := json.Unmarshal([]byte(payload), &m.Payload); err == nil {
 			return m
 		}
@@ -80,6 +82,15 @@ func presentMemory(id string, block int, arch, payload, hash string) *MemoryVers
 
 // jsonCell shows a stored JSON value in one table cell: strings without quotes, null as
 // "—", anything else compact.
+// treeJSON is a decoded JSON tree as JSON text again (nil: null).
+func treeJSON(v any) json.RawMessage {
+	s, err := pyjson.CanonicalJSON(v)
+	if err != nil {
+		return nil
+	}
+	return json.RawMessage(s)
+}
+
 func jsonCell(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "—"
