@@ -5,6 +5,8 @@ package tui
 // without a broadcast context.
 type common struct {
 	styles *Styles
+	// present are the high-contrast styles of presentation mode.
+	present *Styles
 	keys   *KeyMap
 	width  int
 	height int
