@@ -7,7 +7,7 @@ type common struct {
 	styles *Styles
 	// present are the high-contrast styles of presentation mode.
 	present *Styles
-	keys   *KeyMap
-	width  int
-	height int
+	keys    *KeyMap
+	width   int
+	height  int
 }

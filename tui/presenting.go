@@ -333,7 +333,9 @@ func falseAuthorityLines(st *Styles, story Story, s StoryStep, w int) []string {
 		fw := max(w*30/100, 8)
 		vw := max(w*24/100, 6)
 		cw := max(w-fw-2*vw-3, 6)
-		row := func(a, b, c, d string) string { return fit(a, fw) + " " + fit(b, vw) + " " + fit(c, vw) + " " + fit(d, cw) }
+		row := func(a, b, c, d string) string {
+			return fit(a, fw) + " " + fit(b, vw) + " " + fit(c, vw) + " " + fit(d, cw)
+		}
 		lines = append(lines, st.List.Header.Render(row("  ledger row", "ledger", "memory", "error")))
 		for _, r := range s.Ledger {
 			class := strings.Join(r.Errors, ",")
