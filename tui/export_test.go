@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -201,23 +202,7 @@ func TestHTMLExportInChromium(t *testing.T) {
 		t.Skip("chromium is not installed (Debian: apt-get install chromium; .ci/run installs it): skipping the browser check of the HTML export")
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
-	corpus := filepath.Join(dir, "hostile.jsonl")
-	caseID := writeHTMLHostileCorpus(t, corpus)
-	run := filepath.Join(dir, "run")
-	if err := buildScriptedRun(ctx, run, corpus, 3); err != nil {
-		t.Fatal(err)
-	}
-	store, res, err := importRun(ctx, filepath.Join(dir, "ws.db"), []string{run}, []string{corpus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	rows, err := store.Chains(ctx, runs.ChainFilter{RunID: res[len(res)-1].RunID, CaseID: caseID, Forming: true, Sort: runs.SortByFirstFalseAuthority})
-	if err != nil || len(rows) == 0 {
-		t.Fatalf("no chain of the hostile case forms false authority (err %v): the test needs one", err)
-	}
-	key := presentChain(rows[0]).Key
+	store, key, dir := hostileWorkspace(t)
 	files, err := Export(ctx, ExportOptions{Store: store, Rerun: store, Chain: key, Block: -1, Format: "html", Dark: true})
 	if err != nil {
 		t.Fatal(err)
@@ -283,6 +268,97 @@ func TestHTMLExportInChromium(t *testing.T) {
 	}
 	if len(counts) < 8 || total-top < total/100 {
 		t.Errorf("the screenshot looks blank: %d colours, %d of %d samples differ from the background", len(counts), total-top, total)
+	}
+}
+
+var hostileWS struct {
+	once  sync.Once
+	dir   string
+	store *runs.Store
+	key   ChainKey
+	err   error
+}
+
+// hostileWorkspace is a scripted run over a corpus whose turns carry htmlHostile, imported
+// once per test binary, and its earliest forming chain (the first turn step shows them).
+func hostileWorkspace(t *testing.T) (*runs.Store, ChainKey, string) {
+	t.Helper()
+	hostileWS.once.Do(func() {
+		ctx := context.Background()
+		dir, err := os.MkdirTemp("", "ealscope-hostile-")
+		if err != nil {
+			hostileWS.err = err
+			return
+		}
+		hostileWS.dir = dir
+		corpus := filepath.Join(dir, "hostile.jsonl")
+		caseID := writeHTMLHostileCorpus(t, corpus)
+		run := filepath.Join(dir, "run")
+		if hostileWS.err = buildScriptedRun(ctx, run, corpus, 3); hostileWS.err != nil {
+			return
+		}
+		store, res, err := importRun(ctx, filepath.Join(dir, "ws.db"), []string{run}, []string{corpus})
+		if err != nil {
+			hostileWS.err = err
+			return
+		}
+		hostileWS.store = store
+		rows, err := store.Chains(ctx, runs.ChainFilter{RunID: res[len(res)-1].RunID, CaseID: caseID, Forming: true, Sort: runs.SortByFirstFalseAuthority})
+		if err == nil && len(rows) == 0 {
+			err = errors.New("no chain of the hostile case forms false authority: the test needs one")
+		}
+		if hostileWS.err = err; err == nil {
+			hostileWS.key = presentChain(rows[0]).Key
+		}
+	})
+	if hostileWS.err != nil {
+		t.Fatal(hostileWS.err)
+	}
+	return hostileWS.store, hostileWS.key, t.TempDir()
+}
+
+// TestExportsEscapeHostileText: without a browser, every format keeps the hostile payloads
+// inert: no control bytes anywhere, no tag in the HTML, well-formed SVG with only its own
+// elements, and in Markdown raw "<" only inside fenced blocks.
+func TestExportsEscapeHostileText(t *testing.T) {
+	store, key, _ := hostileWorkspace(t)
+	out := map[string][]ExportFile{}
+	for _, f := range []string{"md", "html", "svg"} {
+		files, err := Export(context.Background(), ExportOptions{Store: store, Chain: key, Block: -1, Format: f, Dark: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f] = files
+		for _, file := range files {
+			if bytes.ContainsAny(file.Data, "\x1b\x07\u009b") {
+				t.Errorf("%s carries control bytes", file.Name)
+			}
+		}
+	}
+	page := string(out["html"][0].Data)
+	if strings.Contains(strings.ToLower(page), "<script") || strings.Contains(page, "<img") || !strings.Contains(page, "&lt;script&gt;") {
+		t.Errorf("HTML export lets a payload through, or lost it")
+	}
+	for _, f := range out["svg"] {
+		svgLines(t, f.Data) // well-formed
+		if bytes.Contains(f.Data, []byte("<script")) || bytes.Contains(f.Data, []byte("<img")) {
+			t.Errorf("%s holds a payload as an element", f.Name)
+		}
+	}
+	md := string(out["md"][0].Data)
+	if !strings.Contains(md, "<script>") {
+		t.Fatal("the Markdown export does not show the turns' text")
+	}
+	inFence := ""
+	for _, l := range strings.Split(md, "\n") {
+		switch {
+		case inFence == "" && strings.HasPrefix(l, "```"):
+			inFence = strings.TrimRight(l, "abcdefghijklmnopqrstuvwxyz")
+		case inFence != "" && l == inFence:
+			inFence = ""
+		case inFence == "" && (strings.Contains(l, "<script") || strings.Contains(l, "<img")):
+			t.Errorf("raw markup outside a fence: %q", l)
+		}
 	}
 }
 
