@@ -19,6 +19,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/replay/rerunstore"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -365,4 +367,65 @@ func TestExportsEscapeHostileText(t *testing.T) {
 // htmlText is how Chromium serialises text content: &, < and > escaped, quotes as is.
 func htmlText(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\u00a0", "&nbsp;").Replace(sanitize(s))
+}
+
+// TestStoryFromReruns: a run without trials or an exact arm of its own still gets the last
+// three steps from live re-runs at the story's block (written and oracle-exact arms, stored by
+// the same path as `r` in the chain view).
+func TestStoryFromReruns(t *testing.T) {
+	ctx := context.Background()
+	store, key, _ := hostileWorkspace(t)
+	data, err := LoadStory(ctx, store, store, key, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := store.RerunSource(ctx, key.ID, data.Block.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := replay.NewBuiltinExecutor(src.Domain, 1)
+	for _, mem := range []replay.RerunMemory{written, exact} {
+		ch, err := replay.StartRerun(ctx, rerunstore.RerunSpecFor(src, mem, src.Probes, ex, 1, 1), rerunstore.SaveRerun(store, src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ev := range ch {
+			if ev.Kind == replay.EventDone && ev.Err != nil {
+				t.Fatal(ev.Err)
+			}
+		}
+	}
+	if data.Replays, err = store.ReplaysForChain(ctx, key.ID); err != nil {
+		t.Fatal(err)
+	}
+	if data.ReplayAttribution, err = store.AttributionForChain(ctx, key.ID); err != nil {
+		t.Fatal(err)
+	}
+	// The same chain as a run without trials and without an exact arm.
+	data.ExactProbes, data.ExactCondition = nil, ""
+	for i := range data.Block.Probes {
+		data.Block.Probes[i].Trials = nil
+	}
+	story := buildStory(data)
+	if len(story.Steps) != 6 {
+		t.Fatalf("%d steps", len(story.Steps))
+	}
+	act, contrast, attr := story.Steps[3], story.Steps[4], story.Steps[5]
+	if act.Written == nil || act.Written.Imported || !strings.HasPrefix(act.Written.Source, "re-run") || !act.Written.Unauthorized {
+		t.Errorf("written arm should be the re-run's, acting: %+v", act.Written)
+	}
+	if contrast.Exact == nil || !strings.HasPrefix(contrast.Exact.Source, "re-run") || contrast.Exact.Unauthorized || contrast.Exact.Memory != "oracle-exact" {
+		t.Errorf("exact arm should be the exact re-run, not acting: %+v", contrast.Exact)
+	}
+	if attr.Verdict != "memory-induced" {
+		t.Errorf("re-run attribution verdict %q (%s)", attr.Verdict, attr.Caption)
+	}
 }
