@@ -516,7 +516,7 @@ func falseAuthorityStep(b BlockDetail, p *ProbeRow, name string) StoryStep {
 	s.Caption = fmt.Sprintf("The memory grants %s, which the ledger denies at block %d.", name, b.Index)
 	if len(s.Ledger) > 0 {
 		r := s.Ledger[0]
-		s.Caption += fmt.Sprintf(" It contradicts %s %s (%s).", r.AuthorizationID, fieldLabel(r.Field), strings.Join(r.Errors, ", "))
+		s.Caption += fmt.Sprintf(" The ledger row it contradicts: %s %s, %s.", r.AuthorizationID, fieldLabel(r.Field), strings.Join(r.Errors, ", "))
 	}
 	if cp.ReasonNow != "" {
 		s.Note = "Ledger: " + cp.ReasonNow
