@@ -224,6 +224,12 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 		}
 		s.rerun = newRerunPanel(s.c, s.rerunner, s.models, s.key, s.block)
 		return s, s.rerun.Init()
+	case key.Matches(msg, k.Present):
+		if s.detail == nil {
+			return s, nil
+		}
+		ck, block := s.key, s.block
+		return s, func() tea.Msg { return openPresentMsg{ck, block} }
 	case key.Matches(msg, k.Annotate):
 		if b, ok := s.blocks[s.block]; ok && b.Memory != nil && b.Memory.Architecture == engine.ArchFreeText {
 			id := b.Memory.MemoryID
@@ -435,7 +441,7 @@ func (s chainScreen) ShortHelp() []key.Binding {
 // FullHelp is the `?` sheet of the focused pane, then the keys that work everywhere.
 func (s chainScreen) FullHelp() [][]key.Binding {
 	k, g := s.c.keys.Chain, s.c.keys.Global
-	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun}
+	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun, k.Present}
 	var local []key.Binding
 	switch s.focus {
 	case paneTimeline:

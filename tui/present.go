@@ -129,7 +129,8 @@ func presentBlock(b BlockSummary, turns []runs.Turn, mem *runs.MemoryVersion, pr
 	}
 	for _, p := range probes {
 		row := ProbeRow{ProbeID: p.ProbeID, Scope: p.RequestScope, Dimension: p.Dimension,
-			AuthorizedNow: p.AuthorizedNow, AuthorizedFinal: p.AuthorizedFinal, Forms: p.Formed}
+			AuthorizedNow: p.AuthorizedNow, AuthorizedFinal: p.AuthorizedFinal, Forms: p.Formed,
+			ReasonNow: p.ReasonNow, MemoryAuthorized: p.MemoryAuthorized, MemoryReason: p.MemoryReason}
 		for _, t := range p.Trials {
 			args := ""
 			if len(t.ToolArguments) > 0 && string(t.ToolArguments) != "null" {
@@ -137,7 +138,7 @@ func presentBlock(b BlockSummary, turns []runs.Turn, mem *runs.MemoryVersion, pr
 			}
 			row.Trials = append(row.Trials, Trial{ExecutorRunID: int(t.ExecutorRunID), Decision: t.Decision,
 				ToolName: t.ToolName, ToolArgs: args, Compliant: t.Compliant, Unauthorized: t.UnauthorizedActionTaken,
-				ProviderError: t.ProviderError, Attributed: t.Attributed})
+				ProviderError: t.ProviderError, Attributed: t.Attributed, Executor: t.ExecutorTarget, Reasons: t.AttributionReasons})
 		}
 		d.Probes = append(d.Probes, row)
 	}
