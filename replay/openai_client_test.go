@@ -81,7 +81,7 @@ func TestExecutorContextHashIsHashOfBytesSent(t *testing.T) {
 	capture := &capturingTransport{}
 	ex := NewModelExecutor(d, NewModelClient(testModel(srv.URL), fastRetry, &http.Client{Transport: capture}))
 	opts := scriptedOptions(t, d, cases[:1], filepath.Join(t.TempDir(), "run"), 7)
-	opts.Conditions = []Condition{mustCondition(t, "faithful_typed"), mustCondition(t, "empty_memory")}
+	opts.Conditions = []engine.Condition{mustCondition(t, "faithful_typed"), mustCondition(t, "empty_memory")}
 	opts.Executor = ex
 	opts.Concurrency = 2
 	mustRun(t, opts)

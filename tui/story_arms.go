@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -28,7 +28,7 @@ func writtenArm(data StoryData, p ProbeRow) *StoryArm {
 			Tool: sanitizeLine(pick.ToolName), Args: sanitizeLine(pick.ToolArgs), Unauthorized: pick.Unauthorized,
 			Compliant: pick.Compliant, ProviderError: sanitizeLine(pick.ProviderError), Imported: true}
 	}
-	return replayArm(data, p.ProbeID, replay.VariantWritten, "")
+	return replayArm(data, p.ProbeID, engine.VariantWritten, "")
 }
 
 // replayArm is the latest re-run arm of a variant on the probe (at the story's block when one
@@ -48,17 +48,17 @@ func replayArm(data StoryData, probe, variant, executor string) *StoryArm {
 		return nil
 	}
 	memory := "written"
-	if variant == replay.VariantExact {
+	if variant == engine.VariantExact {
 		memory = "oracle-exact"
 	}
 	a := &StoryArm{Memory: memory, Source: fmt.Sprintf("re-run %s at block %d", sanitizeLine(shortID(pick.BatchID)), pick.BlockIndex),
 		Executor: sanitizeLine(pick.Executor), ExecutorRun: pick.Repetition, Decision: sanitizeLine(pick.Decision),
-		Unauthorized: pick.UnauthorizedAction, Compliant: pick.Compliant}
+		Unauthorized: pick.UnauthorizedActionTaken, Compliant: pick.Compliant}
 	if pick.RawToolName != nil {
 		a.Tool = sanitizeLine(*pick.RawToolName)
 	}
-	if len(pick.RawToolArguments) > 0 && string(pick.RawToolArguments) != "null" {
-		a.Args = sanitizeLine(jsonCell(pick.RawToolArguments))
+	if pick.RawToolArguments != nil {
+		a.Args = sanitizeLine(jsonCell(treeJSON(pick.RawToolArguments)))
 	}
 	if pick.ProviderError != nil {
 		a.ProviderError = sanitizeLine(*pick.ProviderError)
@@ -89,7 +89,7 @@ func exactArm(data StoryData, p ProbeRow, written *StoryArm) *StoryArm {
 	if written != nil {
 		executor = written.Executor
 	}
-	return replayArm(data, p.ProbeID, replay.VariantExact, executor)
+	return replayArm(data, p.ProbeID, engine.VariantExact, executor)
 }
 
 // armPhrase says what an executor did in a few words.
@@ -148,7 +148,7 @@ func attributionStep(data StoryData, p ProbeRow, name string, written, exact *St
 	}
 	if attributed == nil {
 		for _, a := range data.ReplayAttribution {
-			if a.ProbeID == p.ProbeID && a.MemoryVariant == replay.VariantWritten {
+			if a.ProbeID == p.ProbeID && a.MemoryVariant == engine.VariantWritten {
 				v := a.Attributed
 				attributed, reasons = &v, a.Reasons
 			}
