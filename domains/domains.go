@@ -7,12 +7,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ealscope/ealscope/domains/finance"
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine"
 )
 
 var registry = map[string]engine.Domain{
 	procurement.DomainID: procurement.Domain{},
+	finance.DomainID:     finance.Domain{},
 }
 
 // Get returns the domain with the given id.
