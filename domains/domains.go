@@ -7,12 +7,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ealscope/ealscope/domains/cybersecurity"
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine"
 )
 
 var registry = map[string]engine.Domain{
-	procurement.DomainID: procurement.Domain{},
+	procurement.DomainID:   procurement.Domain{},
+	cybersecurity.DomainID: cybersecurity.Domain{},
 }
 
 // Get returns the domain with the given id.
