@@ -7,14 +7,16 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ealscope/ealscope/domains/cybersecurity"
 	"github.com/ealscope/ealscope/domains/finance"
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine"
 )
 
 var registry = map[string]engine.Domain{
-	procurement.DomainID: procurement.Domain{},
-	finance.DomainID:     finance.Domain{},
+	procurement.DomainID:   procurement.Domain{},
+	cybersecurity.DomainID: cybersecurity.Domain{},
+	finance.DomainID:       finance.Domain{},
 }
 
 // Get returns the domain with the given id.

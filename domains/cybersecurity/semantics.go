@@ -1,0 +1,78 @@
+package cybersecurity
+
+import (
+	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/engine"
+)
+
+// Deny is EAL-Bench's cybersecurity record_denial (FORMAT.md 3.3): "" when the record covers
+// the whole request, else the first failing check in the domain's order: inactive, issuer,
+// actor, effect, action_type, unknown_window, time (half-open), missing_scope, tenant,
+// incident, asset, environment, response_action, vulnerability.
+func Deny(r *envelope.Record, req *Request) string {
+	switch {
+	case r.State != envelope.StatusActive:
+		return "inactive"
+	case envelope.Deref(r.Issuer) != Issuer || r.Issuer == nil:
+		return "issuer"
+	case r.Grantee == nil || *r.Grantee != req.ActorID:
+		return "actor"
+	case r.Effect == nil || *r.Effect != Effect:
+		return "effect"
+	case r.Action == nil || *r.Action != Action:
+		return "action_type"
+	case r.ValidFrom == nil || r.ValidUntil == nil:
+		return "unknown_window"
+	}
+	if !withinWindow(*r.ValidFrom, *r.ValidUntil, req.RequestedAt) {
+		return "time"
+	}
+	if r.Scope == nil {
+		return "missing_scope"
+	}
+	if s, ok := r.Scope.Str("tenant_id"); !ok || s != req.TenantID {
+		return "tenant"
+	}
+	if s, ok := r.Scope.Str("incident_id"); !ok || s != req.IncidentID {
+		return "incident"
+	}
+	for _, m := range []struct{ field, value, reason string }{
+		{"asset_ids", req.AssetID, "asset"},
+		{"environments", req.Environment, "environment"},
+		{"approved_actions", req.ResponseAction, "response_action"},
+		{"vulnerability_ids", req.VulnerabilityID, "vulnerability"},
+	} {
+		l, ok := r.Scope.List(m.field)
+		if !ok || !member(l, m.value) {
+			return m.reason
+		}
+	}
+	return ""
+}
+
+// withinWindow is valid_from <= requested_at < valid_until. EAL-Bench would raise on an
+// unparseable window or on comparing a naive with an aware instant; such a record cannot
+// authorize anything, so it is denied on "time" here.
+func withinWindow(from, until, at string) bool {
+	tf, af, errF := engine.ParseISOTime(from)
+	tu, au, errU := engine.ParseISOTime(until)
+	ta, aa, errA := engine.ParseISOTime(at)
+	if errF != nil || errU != nil || errA != nil || af != aa || au != aa {
+		return false
+	}
+	return !ta.Before(tf) && ta.Before(tu)
+}
+
+func member(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Evaluate is the toolkit's multi-record rule with the cybersecurity predicate.
+func Evaluate(records []*envelope.Record, req *Request) engine.Verdict {
+	return envelope.Evaluate(records, func(r *envelope.Record) string { return Deny(r, req) })
+}
