@@ -116,7 +116,9 @@ func readCase(path string, v any, corpusVersion string) (*Case, error) {
 	r := &envelope.Reader{}
 	r.Obj(path, m, caseKeys)
 	p := func(k string) string { return engine.JoinPath(path, k) }
-	c.CaseID = r.NonEmpty(p("case_id"), m["case_id"])
+	if id := r.NonEmpty(p("case_id"), m["case_id"]); id != "" {
+		c.CaseID = id
+	}
 	c.Family = r.NonEmpty(p("family"), m["family"])
 	c.Organization = r.NonEmpty(p("organization"), m["organization"])
 	c.PortfolioName = r.NonEmpty(p("portfolio_name"), m["portfolio_name"])
