@@ -70,19 +70,24 @@ func ParseFile(name string, data []byte) (*ParsedCorpus, error) {
 	}
 	pc := &ParsedCorpus{Corpus: header}
 	seen := map[string]int{}
+	lines := caseLines(data)
 	for i, item := range raw {
-		entry := engine.ParsedCase{Line: i + 1}
+		line := i + 1
+		if len(lines) == len(raw) {
+			line = lines[i]
+		}
+		entry := engine.ParsedCase{Line: line}
 		c, err := readCase(engine.JoinPath("cases", i), item, header.CorpusVersion)
 		entry.CaseID = c.CaseID
 		switch {
 		case err != nil:
-			entry.Err = envelope.Errorf(name, i, c.CaseID, err)
+			entry.Err = lineErr(name, line, i, c.CaseID, err)
 		case seen[c.CaseID] != 0:
-			entry.Err = envelope.Errorf(name, i, c.CaseID, engine.Errf(engine.JoinPath(engine.JoinPath("cases", i), "case_id"), "duplicate of cases[%d]", seen[c.CaseID]-1))
+			entry.Err = lineErr(name, line, i, c.CaseID, engine.Errf(engine.JoinPath(engine.JoinPath("cases", i), "case_id"), "duplicate of cases[%d]", seen[c.CaseID]-1))
 		default:
 			seen[c.CaseID] = i + 1
 			pc.Cases = append(pc.Cases, c)
-			entry.Case = ToEngine(c, i+1)
+			entry.Case = ToEngine(c, line)
 		}
 		pc.Each = append(pc.Each, entry)
 	}
@@ -276,4 +281,9 @@ func readPreferred(path string, v any, c *Case) error {
 		c.PreferredRequests[id] = req
 	}
 	return nil
+}
+
+// lineErr names the file, the case's line and index, the case and the field.
+func lineErr(name string, line, index int, caseID string, err error) error {
+	return envelope.Errorf(fmt.Sprintf("%s:%d", name, line), index, caseID, err)
 }
