@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // The seeded generator of synthetic finance cases and the built-in corpus. Every case passes
@@ -38,15 +40,20 @@ func Generate(n int, seed uint64) ([]*Case, error) {
 	master := rand.New(rand.NewPCG(seed, genMasterStream))
 	out := make([]*Case, 0, n)
 	for i := 1; i <= n; i++ {
-		r := rand.New(rand.NewPCG(master.Uint64(), genCaseStream))
-		p := randomParams(r, fmt.Sprintf("fin_ealscope_gen_s%d_%05d", seed, i), i)
-		c, err := buildChecked(r, p, GeneratedCorpusVersion, fmt.Sprintf("%08x%04x", seed&0xffffffff, i&0xffff))
+		c, err := nextGenerated(master, seed, i)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// nextGenerated is case i of the seed: its own PCG seeded from the master stream.
+func nextGenerated(master *rand.Rand, seed uint64, i int) (*Case, error) {
+	r := rand.New(rand.NewPCG(master.Uint64(), genCaseStream))
+	p := randomParams(r, fmt.Sprintf("fin_ealscope_gen_s%d_%05d", seed, i), i)
+	return buildChecked(r, p, GeneratedCorpusVersion, fmt.Sprintf("%08x%05d", seed&0xffffffff, i))
 }
 
 func randomParams(r *rand.Rand, id string, index int) caseParams {
@@ -103,10 +110,15 @@ func checkGenerated(c *Case, corpusVersion string) error {
 
 func corpusOf(version string, cases []*Case) *Corpus {
 	return &Corpus{
-		SchemaVersion: CorpusSchemaVersion, CorpusVersion: version, ReleaseID: "ealscope_finance_v1",
-		Mechanism: "distributed_lifecycle_with_stale_operational_restatements", Split: "builtin", Cases: cases,
+		SchemaVersion: CorpusSchemaVersion, CorpusVersion: version, ReleaseID: genRelease,
+		Mechanism: genMechanism, Split: "builtin", Cases: cases,
 	}
 }
+
+const (
+	genRelease   = "ealscope_finance_v1"
+	genMechanism = "distributed_lifecycle_with_stale_operational_restatements"
+)
 
 // GenerateCorpus returns Generate(n, seed) as a corpus file.
 func GenerateCorpus(n int, seed uint64) ([]byte, error) {
@@ -117,14 +129,50 @@ func GenerateCorpus(n int, seed uint64) ([]byte, error) {
 	return MarshalCorpus(corpusOf(GeneratedCorpusVersion, cases))
 }
 
-// WriteCorpus writes GenerateCorpus(n, seed) to w. The finance corpus is one JSON document,
-// so the cases are held in memory while it is written.
+// WriteCorpus streams GenerateCorpus(n, seed) to w one case at a time, so memory does not grow
+// with n: "cases" is the first key of the sorted document, so each case can be written as it
+// is generated, re-indented to its place, and the header keys follow.
 func WriteCorpus(w io.Writer, n int, seed uint64) error {
-	b, err := GenerateCorpus(n, seed)
+	if n < 0 {
+		return fmt.Errorf("generate: negative case count %d", n)
+	}
+	if _, err := io.WriteString(w, "{\n  \"cases\": ["); err != nil {
+		return err
+	}
+	master := rand.New(rand.NewPCG(seed, genMasterStream))
+	for i := 1; i <= n; i++ {
+		c, err := nextGenerated(master, seed, i)
+		if err != nil {
+			return err
+		}
+		tree, err := pyjson.Retree(c.Tree())
+		if err != nil {
+			return err
+		}
+		b, err := pyjson.DumpPy(tree, pyjson.Indented)
+		if err != nil {
+			return err
+		}
+		sep := "\n    "
+		if i > 1 {
+			sep = ",\n    "
+		}
+		if _, err := io.WriteString(w, sep+strings.ReplaceAll(string(b), "\n", "\n    ")); err != nil {
+			return err
+		}
+	}
+	head, err := pyjson.DumpPy(map[string]any{
+		"corpus_version": GeneratedCorpusVersion, "mechanism": genMechanism, "release_id": genRelease,
+		"schema_version": CorpusSchemaVersion, "split": "builtin",
+	}, pyjson.Indented)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(b)
+	closing := "\n  ],"
+	if n == 0 {
+		closing = "],"
+	}
+	_, err = io.WriteString(w, closing+strings.TrimPrefix(string(head), "{")+"\n")
 	return err
 }
 
