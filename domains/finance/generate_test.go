@@ -65,7 +65,7 @@ func mustMarshal(t *testing.T, c *Case) []byte {
 // TestGeneratedCorporaRead: generated corpora read back strictly, every script appears over
 // a few dozen cases, and every pair is separated.
 func TestGeneratedCorporaRead(t *testing.T) {
-	data, err := GenerateCorpus(18, 7)
+	data, err := GenerateCorpus(30, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
