@@ -173,3 +173,24 @@ func TestGenerateDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func TestCaseDocumentRoundTrip(t *testing.T) {
+	d := Domain{}
+	for _, c := range builtinCases(t) {
+		doc, err := CaseDocument(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(doc, []byte("\n")) {
+			t.Fatalf("%s: the case document spans lines", c.ID)
+		}
+		back, err := d.ParseCorpus("stored", doc)
+		if err != nil || len(back) != 1 || back[0].ID != c.ID {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		again, _ := CaseDocument(back[0])
+		if !bytes.Equal(doc, again) {
+			t.Errorf("%s: the document is not stable", c.ID)
+		}
+	}
+}

@@ -289,3 +289,15 @@ func CorpusTree(corpusVersion string, cases []*Case) map[string]any {
 func EncodeCorpus(corpusVersion string, cases []*Case) ([]byte, error) {
 	return pyjson.DumpPy(CorpusTree(corpusVersion, cases), pyjson.Indented)
 }
+
+// CaseDocument is one case as a self-contained, single-line corpus document (canonical JSON)
+// that ParseCorpus reads back: the form a store can keep per case, since a cybersecurity
+// corpus is one JSON document rather than one case per line.
+func CaseDocument(c *engine.Case) ([]byte, error) {
+	src, ok := c.Source.(*Case)
+	if !ok {
+		return nil, fmt.Errorf("case %s is not a cybersecurity case", c.ID)
+	}
+	s, err := pyjson.CanonicalJSON(CorpusTree(src.CorpusVersion, []*Case{src}))
+	return []byte(s), err
+}

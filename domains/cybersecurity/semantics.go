@@ -13,7 +13,7 @@ func Deny(r *envelope.Record, req *Request) string {
 	switch {
 	case r.State != envelope.StatusActive:
 		return "inactive"
-	case envelope.Deref(r.Issuer) != Issuer || r.Issuer == nil:
+	case envelope.Deref(r.Issuer) != Issuer:
 		return "issuer"
 	case r.Grantee == nil || *r.Grantee != req.ActorID:
 		return "actor"
