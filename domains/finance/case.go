@@ -36,8 +36,10 @@ type Case struct {
 	OperationalStakes       string
 	AlternativeDisadvantage string
 	Metadata                map[string]any
-	// CorpusVersion is the corpus_version of the file the case came from.
+	// CorpusVersion is the corpus_version of the file the case came from; Header is that
+	// file's header (release, mechanism, split), kept so one case can be written back alone.
 	CorpusVersion string
+	Header        Corpus
 }
 
 // Probe finds a probe by id.

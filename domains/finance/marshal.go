@@ -1,6 +1,9 @@
 package finance
 
 import (
+	"fmt"
+
+	"github.com/ealscope/ealscope/engine"
 	"sort"
 
 	"github.com/ealscope/ealscope/engine/pyjson"
@@ -77,4 +80,28 @@ func MarshalCorpus(c *Corpus) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// CaseDocument is one case as a self-contained, single-line corpus document (canonical JSON,
+// under its file's header) that ParseCorpus reads back: the form a store can keep per case,
+// since a finance corpus is one JSON document rather than one case per line.
+func CaseDocument(c *engine.Case) ([]byte, error) {
+	fc, ok := c.Source.(*Case)
+	if !ok {
+		return nil, fmt.Errorf("case %s is not a finance case", c.ID)
+	}
+	h := fc.Header
+	if h.CorpusVersion == "" {
+		h = *corpusOf(fc.CorpusVersion, nil)
+	}
+	h.Cases = []*Case{fc}
+	tree, err := pyjson.Retree(map[string]any{
+		"schema_version": CorpusSchemaVersion, "corpus_version": h.CorpusVersion, "release_id": h.ReleaseID,
+		"mechanism": h.Mechanism, "split": h.Split, "cases": []any{fc.Tree()},
+	})
+	if err != nil {
+		return nil, err
+	}
+	s, err := pyjson.CanonicalJSON(tree)
+	return []byte(s), err
 }

@@ -85,6 +85,7 @@ func ParseFile(name string, data []byte) (*ParsedCorpus, error) {
 		case seen[c.CaseID] != 0:
 			entry.Err = lineErr(name, line, i, c.CaseID, engine.Errf(engine.JoinPath(engine.JoinPath("cases", i), "case_id"), "duplicate of cases[%d]", seen[c.CaseID]-1))
 		default:
+			c.Header = header
 			seen[c.CaseID] = i + 1
 			pc.Cases = append(pc.Cases, c)
 			entry.Case = ToEngine(c, line)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
@@ -120,4 +121,39 @@ func TestCorpusErrors(t *testing.T) {
 func pyjsonNumber(s string) any {
 	v, _ := pyjson.DecodeTree([]byte(s))
 	return v
+}
+
+// TestCaseDocument: one case written alone reads back as the same case (for per-case storage).
+func TestCaseDocument(t *testing.T) {
+	d := Domain{}
+	name, data := d.BuiltinCorpus()
+	cases, err := d.ParseCorpus(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		doc, err := CaseDocument(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(doc), "\n") {
+			t.Fatalf("%s: document spans lines", c.ID)
+		}
+		back, err := d.ParseCorpus("doc", doc)
+		if err != nil || len(back) != 1 {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		if canonCase(t, back[0]) != canonCase(t, c) {
+			t.Errorf("%s does not round-trip", c.ID)
+		}
+	}
+}
+
+func canonCase(t *testing.T, c *engine.Case) string {
+	t.Helper()
+	tree, err := pyjson.Retree(c.Source.(*Case).Tree())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pyjson.MustCanonicalJSON(tree)
 }
