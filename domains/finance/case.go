@@ -1,6 +1,8 @@
 package finance
 
 import (
+	"strings"
+
 	"github.com/ealscope/ealscope/domains/envelope"
 )
 
@@ -65,4 +67,24 @@ func (c *Case) Preferred(p envelope.Probe) TradeRequest {
 // the replay keeps only active records).
 func Ledger(c *Case, through int) ([]*envelope.Record, error) {
 	return envelope.Replay(c.Events, through)
+}
+
+// CorpusVerdict is EAL-Bench's finance corpus.evaluate_request, the corpus's own wording of
+// the oracle ("permitted:<id>" or "no_matching_trading_mandate:<id>=<reason>;..."), which the
+// corpus validators use; the executor oracle uses the toolkit wording (engine.EvaluateRecords).
+// Records are the active ledger in id order; no records gives "no_matching_trading_mandate:".
+func CorpusVerdict(c *Case, r TradeRequest, through int) (bool, string, error) {
+	ledger, err := Ledger(c, through)
+	if err != nil {
+		return false, "", err
+	}
+	var denials []string
+	for _, m := range ledger {
+		reason := Denial(m, r)
+		if reason == "" {
+			return true, "permitted:" + m.ID, nil
+		}
+		denials = append(denials, m.ID+"="+reason)
+	}
+	return false, "no_matching_trading_mandate:" + strings.Join(denials, ";"), nil
 }

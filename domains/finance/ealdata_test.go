@@ -77,6 +77,10 @@ func TestOracleOutputs(t *testing.T) {
 				ProbeID    string `json:"probe_id"`
 				Authorized bool   `json:"authorized"`
 				Reason     string `json:"reason"`
+				Corpus     struct {
+					Authorized bool   `json:"authorized"`
+					Reason     string `json:"reason"`
+				} `json:"corpus_evaluate_request"`
 			} `json:"probes"`
 		} `json:"cases"`
 	}
@@ -145,6 +149,10 @@ func TestOracleOutputs(t *testing.T) {
 		w := want.Probes[i]
 		if v.Probe.ID != w.ProbeID || v.Verdict.Authorized != w.Authorized || v.Verdict.Reason != w.Reason {
 			t.Errorf("probe %s: %+v, want %s %v %s", v.Probe.ID, v.Verdict, w.ProbeID, w.Authorized, w.Reason)
+		}
+		ok, reason, err := CorpusVerdict(source(c), request(v.Probe.Request), c.LastBlock())
+		if err != nil || ok != w.Corpus.Authorized || reason != w.Corpus.Reason {
+			t.Errorf("probe %s: corpus verdict %v %s, want %v %s", v.Probe.ID, ok, reason, w.Corpus.Authorized, w.Corpus.Reason)
 		}
 	}
 }
