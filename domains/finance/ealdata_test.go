@@ -268,3 +268,25 @@ func controlTrialID(t *testing.T, d Domain, c *engine.Case, condition, probeID s
 	evidence := pyjson.StableID64("evidence", DomainID, c.ID, condition, "0", memory, PresentationID, PresentationHash)
 	return pyjson.StableID64("trial", DomainID, evidence, probeID, PresentationHash)
 }
+
+// TestResourceVersions: the identities stamped on finance rows are EAL-Bench's published ones.
+func TestResourceVersions(t *testing.T) {
+	var doc struct {
+		Domains map[string]map[string]string `json:"domains"`
+	}
+	if err := json.Unmarshal(readEAL(t, "src__eal_bench__eval__reference__resource_versions.json"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := doc.Domains[DomainID]
+	s := Domain{}.Surface()
+	got := map[string]string{
+		"domain_id": DomainID, "domain_adapter_version": Domain{}.AdapterVersion(), "presentation_id": s.PresentationID,
+		"presentation_hash": s.PresentationHash, "memory_implementation_id": s.MemoryImplementationID,
+		"memory_implementation_hash": s.MemoryImplementationHash,
+	}
+	for k, v := range got {
+		if want[k] != v {
+			t.Errorf("%s = %q, EAL-Bench has %q", k, v, want[k])
+		}
+	}
+}
