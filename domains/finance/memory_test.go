@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -335,7 +334,6 @@ func TestParseTypedErrors(t *testing.T) {
 			t.Errorf("empty memory: %v %v", r, err)
 		}
 	}
-	_ = envelope.StatusActive
 }
 
 // TestFreeText: the canonical layout round-trips, the empty layout reads as no mandates, and

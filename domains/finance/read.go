@@ -236,15 +236,13 @@ func completeScope(path string, s envelope.Scope) error {
 func checkProbes(path string, c *Case) error {
 	in := map[string]TradeRequest{}
 	for i, pr := range c.Probes {
-		field, ok := dimensionFields[pr.Dimension]
-		if !ok {
+		if _, ok := dimensionFields[pr.Dimension]; !ok {
 			return engine.Errf(engine.JoinPath(engine.JoinPath(path, i), "dimension"), "%q is not a finance dimension (instrument_id, side, order_type, requested_at)", pr.Dimension)
 		}
 		req := pr.Request.(TradeRequest)
 		if pr.RequestScope == envelope.InScope {
 			in[pr.PairID] = req
 		}
-		_ = field
 	}
 	for i, pr := range c.Probes {
 		if pr.RequestScope != envelope.OutOfScope {
