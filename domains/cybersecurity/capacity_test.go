@@ -79,3 +79,36 @@ func TestCapacityTokensOfSharedCase(t *testing.T) {
 	}
 	t.Fatalf("no capacity row for %s", c.ID)
 }
+
+// TestBuiltinHistoriesMeetCapacityRatio: every built-in history is at least EAL-Bench's
+// minimum_history_ratio (8) times the primary capacity, and every faithful memory fits it.
+func TestBuiltinHistoriesMeetCapacityRatio(t *testing.T) {
+	tok := replay.ReferenceTokenizer()
+	if tok.Name() != replay.TokenizerCL100K {
+		t.Skipf("reference tokenizer unavailable (%s)", tok.Name())
+	}
+	d := cybersecurity.Domain{}
+	name, data := d.BuiltinCorpus()
+	cases, err := d.ParseCorpus(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		var blocks []string
+		for i := range c.Blocks {
+			blocks = append(blocks, d.RenderBlock(c, i))
+		}
+		if n := tok.Count(strings.Join(blocks, "\n\n")); n < 8*cybersecurity.PrimaryCapacityTokens {
+			t.Errorf("%s: history of %d tokens, below 8 x %d", c.ID, n, cybersecurity.PrimaryCapacityTokens)
+		}
+		for k := range c.Blocks {
+			ledger, _ := d.Replay(c, k)
+			if n := tok.Count(pyjson.MustCanonicalJSON(d.TypedPayload(ledger))); n > cybersecurity.PrimaryCapacityTokens {
+				t.Errorf("%s block %d: faithful typed memory of %d tokens exceeds the capacity", c.ID, k, n)
+			}
+			if n := tok.Count(d.FaithfulText(ledger)); n > cybersecurity.PrimaryCapacityTokens {
+				t.Errorf("%s block %d: faithful free text of %d tokens exceeds the capacity", c.ID, k, n)
+			}
+		}
+	}
+}
