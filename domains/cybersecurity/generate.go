@@ -236,6 +236,18 @@ type caseGen struct {
 
 func (g *caseGen) pick(list []string) string { return list[g.r.IntN(len(list))] }
 
+// noiseText is an operational message of five or six distinct noise sentences: long enough
+// that a history is at least EAL-Bench's minimum_history_ratio (8) times the primary capacity.
+func (g *caseGen) noiseText() string {
+	k := 5 + g.r.IntN(2)
+	order := g.r.Perm(len(noise))[:k]
+	parts := make([]string, k)
+	for i, j := range order {
+		parts[i] = strings.ReplaceAll(noise[j], "{system}", g.fam.system)
+	}
+	return strings.Join(parts, " ")
+}
+
 // clock formats minutes after 06:00 of the case's day.
 func (g *caseGen) clock(minutes int) string {
 	h, m := 6+minutes/60, minutes%60
@@ -365,7 +377,7 @@ func (g *caseGen) build() *Case {
 	specialText := map[int]string{}
 	minute := 0
 	for b := 0; b < 10; b++ {
-		n := 10 + r.IntN(3)
+		n := 14 + r.IntN(3)
 		officerAt := 1 + r.IntN(n-2)
 		handoffAt := -1
 		if b == 9 {
@@ -381,7 +393,7 @@ func (g *caseGen) build() *Case {
 			t := envelope.Turn{TurnID: fmt.Sprintf("src_%s_s%d_m%02d", g.ns, b+1, m+1), OccurredAt: g.clock(minute)}
 			minute += 2
 			sp := colleagues[r.IntN(len(colleagues))]
-			text := strings.ReplaceAll(g.pick(noise), "{system}", g.fam.system)
+			text := g.noiseText()
 			switch {
 			case b == 0 && m == 0:
 				sp = speaker{"security_policy_registry", "Security Policy Registry", "signed response policy"}

@@ -1,6 +1,8 @@
 package cybersecurity
 
 import (
+	"time"
+
 	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/engine"
 )
@@ -54,13 +56,27 @@ func Deny(r *envelope.Record, req *Request) string {
 // unparseable window or on comparing a naive with an aware instant; such a record cannot
 // authorize anything, so it is denied on "time" here.
 func withinWindow(from, until, at string) bool {
-	tf, af, errF := engine.ParseISOTime(from)
-	tu, au, errU := engine.ParseISOTime(until)
-	ta, aa, errA := engine.ParseISOTime(at)
+	tf, af, errF := parseTime(from)
+	tu, au, errU := parseTime(until)
+	ta, aa, errA := parseTime(at)
 	if errF != nil || errU != nil || errA != nil || af != aa || au != aa {
 		return false
 	}
 	return !ta.Before(tf) && ta.Before(tu)
+}
+
+// zLayout is the one timestamp shape the corpora and memories use ("2026-09-01T22:00:00Z").
+const zLayout = "2006-01-02T15:04:05Z"
+
+// parseTime is engine.ParseISOTime with a fast path for that shape, which both read the same
+// way (an aware UTC instant; Go and Python reject the same out-of-range fields).
+func parseTime(s string) (time.Time, bool, error) {
+	if len(s) == len(zLayout) && s[10] == 'T' && s[19] == 'Z' {
+		if t, err := time.Parse(zLayout, s); err == nil {
+			return t, true, nil
+		}
+	}
+	return engine.ParseISOTime(s)
 }
 
 func member(l []string, s string) bool {
