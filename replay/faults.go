@@ -195,6 +195,7 @@ func (fe *faultEngine) advance(k int) ([]injectedFault, error) {
 		for _, id := range ids {
 			injected = append(injected, fe.transition(b, id, fe.prev[id], cur[id])...)
 		}
+		injected = append(injected, fe.vanished(b, cur)...)
 		if f, ok := fe.extraRecord(b, cur, ids); ok {
 			injected = append(injected, f)
 		}
@@ -281,6 +282,30 @@ func (fe *faultEngine) transition(block int, id string, prev, cur map[string]any
 		if valueKey(engine.GetPath(prev, limit.Path)) != valueKey(engine.GetPath(cur, limit.Path)) {
 			out = append(out, fe.widen(block, id, cur, limit)...)
 		}
+	}
+	return out
+}
+
+// vanished is the stale_retention opportunity of a domain whose ledger keeps active records
+// only (FORMAT.md 3.3, 3.4): a record revoked or replaced in this block leaves the ledger, and
+// a writer that misses it keeps the whole record, still active. Ledgers that retain inactive
+// records (procurement) never lose an id, so they never draw here.
+func (fe *faultEngine) vanished(block int, cur map[string]map[string]any) []injectedFault {
+	var gone []string
+	for id := range fe.prev {
+		if _, ok := cur[id]; !ok {
+			gone = append(gone, id)
+		}
+	}
+	sort.Strings(gone)
+	var out []injectedFault
+	for _, id := range gone {
+		if !fe.draw(FaultStaleRetention) {
+			continue
+		}
+		fe.add(&activeFault{family: FaultStaleRetention, authID: id, field: recordField, value: deepCopy(fe.prev[id])})
+		out = append(out, injectedFault{family: FaultStaleRetention, authID: id, field: recordField, eventBlock: block,
+			description: fmt.Sprintf("missed that %s left the active grants: kept it as it was", id)})
 	}
 	return out
 }
@@ -433,7 +458,7 @@ func (fe *faultEngine) memory() []any {
 	}
 	for _, f := range fe.faults {
 		switch {
-		case f.family == FaultExtraRecord:
+		case f.family == FaultExtraRecord, f.field == recordField && f.value != nil:
 			recs[f.authID] = deepCopy(f.value).(map[string]any)
 		case f.family == FaultMissingRecord:
 			delete(recs, f.authID)
