@@ -11,9 +11,6 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// financeDomainID is the registry id EAL-Bench's finance domain is registered under.
-const financeDomainID = "finance"
-
 // Detect tells the domain of a corpus file from its content:
 //   - procurement: JSONL, one case object per line (its first line has case_id, blocks and
 //     probe_pairs);
@@ -29,7 +26,7 @@ func Detect(name string, data []byte) (engine.Domain, error) {
 		return nil, fmt.Errorf("%s: empty file: cannot tell its domain", name)
 	}
 	if trimmed[0] != '{' {
-		return nil, fmt.Errorf("%s:1: not a corpus: expected a JSON object (a procurement JSONL line or a corpus document)", name)
+		return nil, fmt.Errorf("%s:1: not a corpus: expected a JSON object (a JSONL case line or a corpus document)", name)
 	}
 	first := trimmed
 	if i := bytes.IndexByte(trimmed, '\n'); i >= 0 {
@@ -37,20 +34,20 @@ func Detect(name string, data []byte) (engine.Domain, error) {
 	}
 	var line map[string]json.RawMessage
 	if json.Unmarshal(first, &line) == nil {
-		if has(line, "case_id", "blocks", "probe_pairs") {
-			return Get("procurement")
+		if d := bySignature(line); d != nil {
+			return d, nil
 		}
 		if i := bytes.IndexByte(trimmed, '\n'); i >= 0 && !has(line, "cases") {
 			// A complete object on line 1 and more after it: JSONL of an unknown shape.
-			return nil, fmt.Errorf("%s:1: a JSONL line with keys [%s] is not a procurement case", name, keyList(line))
+			return nil, fmt.Errorf("%s:1: a JSONL line with keys [%s] is not a case of any domain (%s)", name, keyList(line), strings.Join(IDs(), ", "))
 		}
 	}
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &doc); err != nil {
-		return nil, fmt.Errorf("%s: not a corpus: neither procurement JSONL nor one JSON document (%v)", name, err)
+		return nil, fmt.Errorf("%s: not a corpus: neither JSONL cases nor one JSON document (%v)", name, err)
 	}
-	if has(doc, "case_id", "blocks", "probe_pairs") {
-		return Get("procurement")
+	if d := bySignature(doc); d != nil {
+		return d, nil // one case of a JSONL domain, or a document with its signature
 	}
 	if !has(doc, "cases") {
 		return nil, fmt.Errorf("%s: a JSON document with keys [%s] is not a corpus (no \"cases\")", name, keyList(doc))
@@ -66,15 +63,22 @@ func Detect(name string, data []byte) (engine.Domain, error) {
 		}
 		return d, nil
 	}
-	if raw, ok := doc["schema_version"]; ok {
-		var version string
-		_ = json.Unmarshal(raw, &version)
-		if d, err := Get(financeDomainID); err == nil {
-			return d, nil
+	return nil, fmt.Errorf("%s: a JSON document with keys [%s] is not the corpus form of any domain (%s)", name, keyList(doc), strings.Join(IDs(), ", "))
+}
+
+// bySignature is the domain whose corpus keys the object carries (the most specific
+// signature first), or nil.
+func bySignature(obj map[string]json.RawMessage) engine.Domain {
+	var best engine.Domain
+	bestLen := 0
+	for _, id := range IDs() {
+		d, _ := Get(id)
+		sig, ok := d.(engine.CorpusSignature)
+		if ok && len(sig.CorpusKeys()) > bestLen && has(obj, sig.CorpusKeys()...) {
+			best, bestLen = d, len(sig.CorpusKeys())
 		}
-		return nil, fmt.Errorf("%s: a finance corpus (schema_version %q), but the finance domain is not registered in this build (known: %s)", name, version, strings.Join(IDs(), ", "))
 	}
-	return nil, fmt.Errorf("%s: a corpus document with keys [%s] names no domain (no domain_id or schema_version)", name, keyList(doc))
+	return best
 }
 
 func has(m map[string]json.RawMessage, keys ...string) bool {

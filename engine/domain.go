@@ -305,3 +305,10 @@ type AnnotationReader interface {
 type CaseFileWriter interface {
 	CaseFile(c *Case) ([]byte, error)
 }
+
+// CorpusSignature is the optional role that lets a corpus file's domain be told from its
+// content: the top-level keys every object of the domain's corpus form carries (a JSONL case
+// line, or the corpus document). A document that names its domain_id needs none.
+type CorpusSignature interface {
+	CorpusKeys() []string
+}
