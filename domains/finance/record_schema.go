@@ -40,3 +40,9 @@ func (Domain) GenerateCorpus(w io.Writer, n int, seed uint64) (string, error) {
 }
 
 var _ engine.CaseGenerator = Domain{}
+
+// CaseFile implements engine.CaseFileWriter: the workspace stores each finance case as a
+// corpus file holding just that case.
+func (Domain) CaseFile(c *engine.Case) ([]byte, error) { return CaseDocument(c) }
+
+var _ engine.CaseFileWriter = Domain{}
