@@ -28,11 +28,12 @@ type baseline int
 const (
 	basePrevious baseline = iota
 	baseLedger
+	baseOracle
 	baseRaw
 	baseCount
 )
 
-var baselineNames = []string{"previous version", "ledger state", "raw payload"}
+var baselineNames = []string{"previous version", "ledger state", "oracle-exact memory", "raw payload"}
 
 // chainScreen is the heart of the program: one chain, stepped block by block.
 type chainScreen struct {
@@ -57,6 +58,10 @@ type chainScreen struct {
 	scroll  map[pane]int
 	turn    int // selected turn in the history pane
 	probe   int // selected probe in the probes pane
+	// ledger is the row cursor of the ledger baseline; exact caches each block's
+	// oracle-exact memory (the oracle baseline), both in chain_ledger.go.
+	ledger ledgerRow
+	exact  map[int]exactEntry
 
 	search    lineInput
 	query     string
@@ -112,20 +117,22 @@ func (s *chainScreen) setBlock(k int) tea.Cmd {
 	if k != s.block {
 		s.scroll[paneHistory], s.scroll[paneMemory], s.scroll[paneProbes] = 0, 0, 0
 		s.turn = 0
+		s.ledger = ledgerRow{all: s.ledger.all}
 	}
 	s.block = k
 	s.scroll[paneTimeline] = k // the timeline keeps the selected block in view when drawn
+	exact := s.wantExact()
 	if _, ok := s.blocks[k]; ok {
 		if s.turn == 0 {
 			s.showCited()
 		}
-		return nil
+		return exact
 	}
 	if s.pending[k] {
-		return nil
+		return exact
 	}
 	s.pending[k] = true
-	return loadBlockCmd(s.store, *s.detail, k)
+	return tea.Batch(loadBlockCmd(s.store, *s.detail, k), exact)
 }
 
 // capturing reports whether the screen wants every key (the search prompt is open).
@@ -171,6 +178,15 @@ func (s chainScreen) Update(msg tea.Msg) (chainScreen, tea.Cmd) {
 		if msg.block == s.block && s.turn == 0 {
 			s.showCited()
 		}
+	case exactLoadedMsg:
+		if msg.key != s.key.ID {
+			return s, nil
+		}
+		e := exactEntry{mem: msg.mem}
+		if msg.err != nil {
+			e.err = msg.err.Error()
+		}
+		s.exact = withExact(s.exact, msg.block, e)
 	case searchDoneMsg:
 		if msg.seq != s.searchSeq {
 			return s, nil // an older search finished after a newer one started
@@ -215,6 +231,12 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 		s.rerun = &p
 		return s, p.handleKey(msg)
 	}
+	if s.focus == paneMemory && s.base == baseLedger {
+		next, handled, cmd := s.ledgerKey(msg)
+		if handled {
+			return next, cmd
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Rerun):
 		if s.rerunner == nil || s.detail == nil {
@@ -243,6 +265,7 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 	case key.Matches(msg, k.Baseline):
 		s.base = (s.base + 1) % baseCount
 		s.scroll[paneMemory] = 0
+		return s, s.wantExact()
 	case key.Matches(msg, k.SideBySide):
 		s.side = !s.side
 	case key.Matches(msg, k.NextChange):
@@ -443,6 +466,9 @@ func (s chainScreen) FullHelp() [][]key.Binding {
 		local = []key.Binding{k.Down, k.Up, k.Copy}
 	case paneMemory:
 		local = []key.Binding{k.Baseline, k.SideBySide, k.NextChange, k.PrevChange, k.Down, k.Up, k.Copy, k.Annotate}
+		if s.base == baseLedger {
+			local = []key.Binding{k.Baseline, k.Down, k.Up, ledgerExpandKey(s.c.keys.List.Open), k.Copy, k.NextChange, k.PrevChange}
+		}
 	case paneProbes:
 		local = []key.Binding{k.Down, k.Up, k.Copy}
 	}

@@ -48,6 +48,9 @@ func (s chainScreen) View() string {
 	tl := add(paneTimeline, f.timeline, "timeline", s.timelineLines)
 	hist := add(paneHistory, f.history, s.historyTitle(bp), func(w, h int) []string { return s.historyLines(*bp, w, h) })
 	mem := add(paneMemory, f.memory, s.memoryTitle(), func(w, h int) []string {
+		if s.base == baseLedger {
+			return s.ledgerWindow(*bp, w, h)
+		}
 		ls := s.memoryLines(*bp, w)
 		out := make([]string, 0, len(ls))
 		for _, l := range window(diffTexts(ls), s.scroll[paneMemory], h) {
@@ -302,6 +305,8 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 		return append(out, textDiffInline(st, prev, m.Text, w)...)
 	case baseLedger:
 		return append(out, s.fidelityLines(b, w)...)
+	case baseOracle:
+		return append(out, s.oracleLines(b, w)...)
 	default:
 		for _, l := range strings.Split(ansi.Wrap(rawPayload(m), max(w, 1), ""), "\n") {
 			out = append(out, diffLine{l, false})
@@ -331,39 +336,8 @@ func (s chainScreen) fidelityLines(b BlockDetail, w int) []diffLine {
 		}
 		return out
 	}
-	fw := max(w*34/100, 8)
-	vw := max(w*22/100, 6)
-	cw := max(w-fw-2*vw-5, 6)
-	row := func(a, b, c, d string) string {
-		return fit(a, fw) + " " + fit(b, vw) + " " + fit(c, vw) + " " + fit(d, cw)
-	}
-	out := []diffLine{{st.List.Header.Render(row("  field", "ledger", "memory", "error class")), false}}
-	record := ""
-	for _, r := range b.Fidelity {
-		if r.AuthorizationID != record { // one header per record keeps the field column readable
-			record = r.AuthorizationID
-			out = append(out, diffLine{st.Chain.Speaker.Render(ansi.Truncate(sanitizeLine(record), w, "…")), false})
-		}
-		field := r.Field
-		if field == "__record__" {
-			field = "(whole record)"
-		}
-		name := sanitizeLine(field)
-		class := strings.Join(r.Errors, ",")
-		switch {
-		case r.Overgrant:
-			class += " +over"
-		case r.Undergrant:
-			class += " -under"
-		}
-		if len(r.Errors) == 0 {
-			out = append(out, diffLine{row("= "+name, sanitizeLine(r.Ledger), sanitizeLine(r.Remembered), "exact"), false})
-			continue
-		}
-		line := row("! "+name, sanitizeLine(r.Ledger), sanitizeLine(r.Remembered), sanitizeLine(class))
-		out = append(out, diffLine{st.Chain.ErrClass.Render(line), true})
-	}
-	return out
+	lines, _, _ := s.ledgerTable(b, w)
+	return lines
 }
 
 func shortID(id string) string {
