@@ -35,7 +35,13 @@ type openCmd struct {
 func (c *openCmd) Run(g *Globals) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	store, err := runs.Open(c.DB)
+	// Opening without anything to import only reads: a workspace that does not exist is a
+	// mistyped --db, not a request for an empty one.
+	openWorkspace := runs.OpenExisting
+	if len(c.Paths) > 0 || len(c.Corpus) > 0 {
+		openWorkspace = runs.Open
+	}
+	store, err := openWorkspace(c.DB)
 	if err != nil {
 		return err
 	}

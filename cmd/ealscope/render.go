@@ -26,7 +26,7 @@ type renderCmd struct {
 // Run prints one frame of the chain view to stdout (for slides, docs and tests).
 func (c *renderCmd) Run(g *Globals) error {
 	ctx := context.Background()
-	store, err := runs.Open(c.DB)
+	store, err := runs.OpenExisting(c.DB)
 	if err != nil {
 		return err
 	}
