@@ -376,16 +376,7 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 		lines = append(lines, ansi.Truncate(fmt.Sprintf("%s%s %s %s %s %s", sel, id, verdict(p.AuthorizedNow), verdict(p.AuthorizedFinal), forms,
 			s.c.styles.App.Subtle.Render(sanitizeLine(p.Scope+" "+p.Dimension))), w, "…"))
 		for _, t := range p.Trials {
-			mark := "✓ compliant"
-			if !t.Compliant {
-				mark = "✗ non-compliant"
-			}
-			if t.Unauthorized {
-				mark = st.Forms.Render("✗ UNAUTHORIZED ACTION")
-			}
-			if t.ProviderError != "" {
-				mark = "! provider error"
-			}
+			mark := trialMark(s.c.styles, t.Compliant, t.Unauthorized, t.ProviderError != "")
 			if t.Attributed != nil && *t.Attributed {
 				mark += st.Forms.Render(" MEMORY-INDUCED")
 			}
