@@ -239,12 +239,7 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, k.Rerun):
-		if s.rerunner == nil || s.detail == nil {
-			s.notice = "re-runs need a workspace"
-			return s, nil
-		}
-		s.rerun = newRerunPanel(s.c, s.rerunner, s.models, s.key, s.block)
-		return s, s.rerun.Init()
+		return s, s.openRerun()
 	case key.Matches(msg, k.Annotate):
 		if b, ok := s.blocks[s.block]; ok && b.Memory != nil && b.Memory.Architecture == "free_text" {
 			id := b.Memory.MemoryID
@@ -291,7 +286,7 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 		}
 		s.notice = "nothing to copy here"
 	case key.Matches(msg, k.Search):
-		s.search.start("search workspace: ", s.query)
+		s.search.start("search workspace: ", "") // empty: typing never appends to the last query
 	case key.Matches(msg, s.c.keys.List.Open):
 		if s.focus == paneTimeline {
 			s.focus, s.content = paneHistory, paneHistory
@@ -451,12 +446,21 @@ func (s chainScreen) status() string {
 
 func (s chainScreen) ShortHelp() []key.Binding {
 	k, g := s.c.keys.Chain, s.c.keys.Global
+	if s.rerun != nil {
+		return s.rerunHelp()
+	}
+	if local := s.focusHelp(); local != nil { // the key bar follows the focused pane
+		return append(local, g.NextPane, g.Help, g.Back)
+	}
 	return []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, g.NextPane, k.Baseline, k.Search, k.Rerun, g.Help, g.Back}
 }
 
 // FullHelp is the `?` sheet of the focused pane, then the keys that work everywhere.
 func (s chainScreen) FullHelp() [][]key.Binding {
 	k, g := s.c.keys.Chain, s.c.keys.Global
+	if s.rerun != nil {
+		return [][]key.Binding{s.rerunHelp(), {g.Help, g.ForceQuit}}
+	}
 	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun}
 	var local []key.Binding
 	switch s.focus {

@@ -275,7 +275,7 @@ func resolveChainCmd(store ChainLister, runID, caseID, condition string, writerR
 			return errMsg{err}
 		}
 		if len(rows) == 0 {
-			return errorf("run %s has no chain for case %q", runID, caseID)
+			return unknownCaseMsg(store, runID, caseID)
 		}
 		best := rows[0]
 		for _, r := range rows {
