@@ -20,6 +20,8 @@ type Globals struct {
 
 // CLI is the command tree.
 type CLI struct {
+	Version kong.VersionFlag `name:"version" help:"Print the version (module version and VCS revision from the build info) and exit."`
+
 	Check    checkCmd    `cmd:"" help:"Validate a corpus and print each probe's oracle verdict at the final block."`
 	Gen      genCmd      `cmd:"" help:"Generate a seeded synthetic corpus of valid cases (for scale tests)."`
 	Fidelity fidelityCmd `cmd:"" help:"Score one typed memory payload against the ledger at a block."`
@@ -51,6 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code }),
 		kong.UsageOnError(),
+		kong.Vars{"version": versionText()},
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "ealscope:", err)
