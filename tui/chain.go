@@ -237,6 +237,9 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 			return next, cmd
 		}
 	}
+	if handled, cmd := s.pageKey(msg); handled {
+		return s, cmd
+	}
 	switch {
 	case key.Matches(msg, k.Rerun):
 		return s, s.openRerun()
@@ -476,6 +479,8 @@ func (s chainScreen) FullHelp() [][]key.Binding {
 	case paneProbes:
 		local = []key.Binding{k.Down, k.Up, k.Copy}
 	}
+	l := s.c.keys.List
+	local = append(local, l.Top, l.Bottom, l.HalfDown, l.HalfUp)
 	return [][]key.Binding{local, steps, {g.NextPane, g.Command, g.Help, g.Back, g.Quit, g.ForceQuit}}
 }
 

@@ -134,3 +134,60 @@ func (s chainScreen) focusHelp() []key.Binding {
 	}
 	return nil
 }
+
+// pageKey moves within the focused pane for g/G (top/bottom) and ctrl+d/ctrl+u (half a
+// page): blocks on the timeline, turns in the history, probes, and lines of the memory pane.
+// It reports whether msg was one of those keys.
+func (s *chainScreen) pageKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	l := s.c.keys.List
+	const far = 1 << 30
+	f := chainLayout(s.c.width, s.c.height, layoutState{focus: s.focus})
+	half := max((f.memory.h-2)/2, 1)
+	var d int
+	switch {
+	case key.Matches(msg, l.Top):
+		d = -far
+	case key.Matches(msg, l.Bottom):
+		d = far
+	case key.Matches(msg, l.HalfDown):
+		d = half
+	case key.Matches(msg, l.HalfUp):
+		d = -half
+	default:
+		return false, nil
+	}
+	b, ok := s.blocks[s.block]
+	switch s.focus {
+	case paneTimeline:
+		if d == far || d == -far {
+			return true, s.setBlock(clamp(d, 0, s.lastBlock()))
+		}
+		return true, s.setBlock(clamp(s.block+d/2, 0, s.lastBlock())) // two lines per block
+	case paneHistory:
+		if ok {
+			s.turn = clamp(s.turn+pageStep(d, half, 4), 0, max(len(b.Turns)-1, 0))
+		}
+	case paneProbes:
+		if ok {
+			s.probe = clamp(s.probe+pageStep(d, half, 3), 0, max(len(b.Probes)-1, 0))
+		}
+	case paneMemory:
+		if ok {
+			lines := len(s.memoryLines(b, max(f.memory.w-2, 1)))
+			s.scroll[paneMemory] = clamp(s.scroll[paneMemory]+d, 0, max(lines-(f.memory.h-2), 0))
+		}
+	}
+	return true, nil
+}
+
+// pageStep turns a half page of lines into items of about perItem lines each (far moves stay
+// far).
+func pageStep(d, half, perItem int) int {
+	if d > half || d < -half {
+		return d
+	}
+	if d > 0 {
+		return max(d/perItem, 1)
+	}
+	return min(d/perItem, -1)
+}

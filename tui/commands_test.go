@@ -93,3 +93,34 @@ func TestChainsListKeepsCaseEnds(t *testing.T) {
 		t.Errorf("keepEnd = %q", got)
 	}
 }
+
+// TestPageKeysInEveryPane: g/G and ctrl+d/ctrl+u move in the timeline, the history, the
+// memory pane and the probes.
+func TestPageKeysInEveryPane(t *testing.T) {
+	m, _ := newChainApp(t, 120, 40)
+	if m = press(t, m, "G"); m.chain.block != m.chain.lastBlock() {
+		t.Errorf("G on the timeline: block %d, want %d", m.chain.block, m.chain.lastBlock())
+	}
+	if m = press(t, m, "g"); m.chain.block != 0 {
+		t.Errorf("g on the timeline: block %d", m.chain.block)
+	}
+	m = press(t, m, "f", "tab") // history of the first false-authority block
+	b := m.chain.blocks[m.chain.block]
+	if m = press(t, m, "G"); len(b.Turns) > 1 && m.chain.turn != len(b.Turns)-1 {
+		t.Errorf("G in the history: turn %d of %d", m.chain.turn, len(b.Turns))
+	}
+	if m = press(t, m, "ctrl+u"); len(b.Turns) > 2 && m.chain.turn == len(b.Turns)-1 {
+		t.Error("ctrl+u in the history does not move up")
+	}
+	m = press(t, m, "tab") // memory
+	if m = press(t, m, "ctrl+d"); m.chain.scroll[paneMemory] == 0 {
+		t.Error("ctrl+d in the memory pane does not scroll")
+	}
+	if m = press(t, m, "g"); m.chain.scroll[paneMemory] != 0 {
+		t.Error("g in the memory pane does not go to the top")
+	}
+	m = press(t, m, "tab") // probes
+	if m = press(t, m, "G"); len(b.Probes) > 1 && m.chain.probe != len(b.Probes)-1 {
+		t.Errorf("G in the probes: probe %d of %d", m.chain.probe, len(b.Probes))
+	}
+}
