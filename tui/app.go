@@ -212,6 +212,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// A search hit in another chain replaces this one; the search goes along so
 			// n/N keep walking the same hits.
 			m.chain.query, m.chain.hits, m.chain.hit, m.chain.searchSeq = prev.query, prev.hits, prev.hit, prev.searchSeq
+			m.chain.notice = prev.notice // "match i/N" stays on screen in the chain it opened
 			m.stack = m.stack[:len(m.stack)-1]
 		}
 		return m.push(screenChain, m.chain.Init())
