@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 
 	"github.com/ealscope/ealscope/replay"
@@ -75,6 +76,11 @@ func importWithProgress(ctx context.Context, g *Globals, store *runs.Store, path
 			if done == total {
 				fmt.Fprintln(g.Stderr)
 			}
+		}
+	}
+	opts.RowProgress = func(path string, written, listed int) {
+		if isTTY(g.Stderr) {
+			fmt.Fprintf(g.Stderr, "\rimporting %s: %d of ~%d rows written %s", filepath.Base(path), written, listed, bar(min(written, listed), listed, 20))
 		}
 	}
 	rep, err := store.Import(ctx, append(append([]string{}, corpora...), paths...), opts)
