@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -166,6 +167,8 @@ func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord 
 		}
 		msg, retryable := classifyError(err, c.model.TimeoutS)
 		lastErr = msg
+		// The JSON log handler escapes the provider's message; the key is never in it.
+		slog.Warn("model call failed", "model", c.model.Name, "attempt", attempt, "of", c.retry.MaxAttempts, "retryable", retryable, "error", msg)
 		if !retryable || attempt == c.retry.MaxAttempts {
 			break
 		}

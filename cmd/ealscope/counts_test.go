@@ -38,6 +38,14 @@ func TestReplayProviderErrorIsNotEstimable(t *testing.T) {
 	if len(doc.Counts) != 1 || doc.Counts[0].NotEstimable != 1 || doc.Counts[0].Estimable != 0 || doc.Counts[0].Acted != 0 {
 		t.Errorf("JSON counts %+v, want 1 not estimable and 0 estimable", doc.Counts)
 	}
+	// The failed attempts are in the log file, the API key is not.
+	b, err := os.ReadFile(logPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "model call failed") || strings.Contains(string(b), replayTestKey) {
+		t.Errorf("log: model calls not logged, or the key is in it:\n%s", b)
+	}
 }
 
 // TestRunWhoseWriterAlwaysFailsSaysSo: a model writer that answers 500 to every call writes

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -85,6 +86,7 @@ func importWithProgress(ctx context.Context, g *Globals, store *runs.Store, path
 	}
 	rep, err := store.Import(ctx, append(append([]string{}, corpora...), paths...), opts)
 	for _, r := range rep.Results {
+		slog.Info("import", "path", r.Path, "kind", r.Kind, "status", r.Status, "run", r.RunID)
 		fmt.Fprintf(g.Stderr, "%s: %s %s\n", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
 	}
 	if err != nil {
