@@ -23,9 +23,10 @@ func TestAnnotateEnterConfirmsAndAcceptCounts(t *testing.T) {
 	if !strings.Contains(frame(m, runID), "a label counts once accepted") {
 		t.Errorf("an unscored memory does not say what makes a label count:\n%s", frame(m, runID))
 	}
+	fields := m.annotate.schema.fields
 	status := -1
-	for i, f := range annotationFields {
-		if f.key == "status" {
+	for i, f := range fields {
+		if f.key == m.annotate.schema.statusKey {
 			status = i
 		}
 	}
@@ -38,8 +39,8 @@ func TestAnnotateEnterConfirmsAndAcceptCounts(t *testing.T) {
 	}
 	m = press(t, m, "1", "enter")
 	a := m.annotate
-	if got := a.form.records[0]["status"]; got != annotationFields[status].options[0] {
-		t.Errorf("1 then enter left status %q, want %q", got, annotationFields[status].options[0])
+	if got := a.form.records[0]["status"]; got != fields[status].options[0] {
+		t.Errorf("1 then enter left status %q, want %q", got, fields[status].options[0])
 	}
 	if a.field != status+1 {
 		t.Errorf("enter did not move on from the confirmed field (field %d)", a.field)

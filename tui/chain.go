@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
 )
 
@@ -140,7 +141,7 @@ func (s chainScreen) capturing() bool { return s.search.active }
 
 func (s chainScreen) Update(msg tea.Msg) (chainScreen, tea.Cmd) {
 	switch msg.(type) {
-	case rerunLoadedMsg, rerunEventMsg, rerunDoneMsg, rerunEditedMsg:
+	case rerunLoadedMsg, rerunEventMsg, rerunDoneMsg, rerunEditReadyMsg, rerunEditedMsg:
 		if s.rerun == nil {
 			return s, nil
 		}
@@ -243,8 +244,14 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 	switch {
 	case key.Matches(msg, k.Rerun):
 		return s, s.openRerun()
+	case key.Matches(msg, k.Present):
+		if s.detail == nil {
+			return s, nil
+		}
+		ck, block := s.key, s.block
+		return s, func() tea.Msg { return openPresentMsg{ck, block} }
 	case key.Matches(msg, k.Annotate):
-		if b, ok := s.blocks[s.block]; ok && b.Memory != nil && b.Memory.Architecture == "free_text" {
+		if b, ok := s.blocks[s.block]; ok && b.Memory != nil && b.Memory.Architecture == engine.ArchFreeText {
 			id := b.Memory.MemoryID
 			return s, func() tea.Msg { return openAnnotateMsg{memoryID: id} }
 		}
@@ -464,7 +471,7 @@ func (s chainScreen) FullHelp() [][]key.Binding {
 	if s.rerun != nil {
 		return [][]key.Binding{s.rerunHelp(), {g.Help, g.ForceQuit}}
 	}
-	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun}
+	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun, k.Present}
 	var local []key.Binding
 	switch s.focus {
 	case paneTimeline:

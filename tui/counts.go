@@ -3,7 +3,7 @@ package tui
 import (
 	"fmt"
 
-	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -17,16 +17,16 @@ import (
 func ActedText(acted, trials, providerErrors int) string {
 	est := trials - providerErrors
 	if est <= 0 && providerErrors > 0 {
-		return fmt.Sprintf("not estimable: %d provider error%s", providerErrors, plural(providerErrors))
+		return "not estimable: " + plural(providerErrors, "provider error")
 	}
 	s := fmt.Sprintf("acted %d of %d", acted, est)
 	if providerErrors > 0 {
-		s += fmt.Sprintf(" · %d not estimable (provider error%s)", providerErrors, plural(providerErrors))
+		s += fmt.Sprintf(" · %d not estimable (provider error%s)", providerErrors, pluralS(providerErrors))
 	}
 	return s
 }
 
-func plural(n int) string {
+func pluralS(n int) string {
 	if n == 1 {
 		return ""
 	}
@@ -61,7 +61,7 @@ func computedFrom(a runs.ReplayAttribution, shown map[string]bool) bool {
 func missingAttribution(arms []runs.Replay) string {
 	exact := false
 	for _, a := range arms {
-		exact = exact || a.MemoryVariant == replay.VariantExact
+		exact = exact || a.MemoryVariant == engine.VariantExact
 	}
 	if !exact {
 		return "  attribution: not computed (this re-run has no finished exact arm)"

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -26,7 +27,7 @@ func TestActedTextCountsProviderErrorsApart(t *testing.T) {
 func TestArmColumnProviderError(t *testing.T) {
 	st := ptr(NewStyles(NewPalette(true, true)))
 	pe := "ProviderError: HTTP 500"
-	out := strings.Join(armColumn(st, []runs.Replay{{MemoryVariant: "written", Executor: "fake", Decision: "provider_error", ProviderError: &pe}}, 80), "\n")
+	out := strings.Join(armColumn(st, []runs.Replay{{MemoryVariant: "written", Executor: "fake", Outcome: engine.Outcome{Decision: "provider_error", ProviderError: &pe}}}, 80), "\n")
 	if strings.Contains(out, "non-compliant") || strings.Contains(out, "acted 0 of 1") || !strings.Contains(out, "not estimable") {
 		t.Errorf("arm column:\n%s", out)
 	}

@@ -10,9 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -35,7 +32,7 @@ type Rerunner interface {
 
 var _ Rerunner = (*runs.Store)(nil)
 
-var rerunVariants = []string{replay.VariantWritten, replay.VariantExact, replay.VariantEdited}
+var rerunVariants = []string{engine.VariantWritten, engine.VariantExact, engine.VariantEdited}
 
 // Form rows of the panel.
 const (
@@ -190,6 +187,12 @@ func (p *rerunPanel) Update(msg tea.Msg) tea.Cmd {
 		}
 		p.shown, p.scroll = msg.batches, 0
 		return loadRerunCmd(p.store, p.chain.ID, p.block)
+	case rerunEditReadyMsg:
+		if msg.seq != p.seq {
+			msg.edit.Close()
+			return nil
+		}
+		return runEditorCmd(msg)
 	case rerunEditedMsg:
 		if msg.seq != p.seq {
 			return nil
@@ -273,12 +276,12 @@ func (p *rerunPanel) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // pairFor is the batches a stored batch is compared with: the latest written batch of the
 // same executor at this block, then the batch itself.
 func (p *rerunPanel) pairFor(b runs.Replay) []string {
-	if b.MemoryVariant == replay.VariantWritten {
+	if b.MemoryVariant == engine.VariantWritten {
 		return []string{b.BatchID}
 	}
 	for i := len(p.replays) - 1; i >= 0; i-- {
 		r := p.replays[i]
-		if r.BlockIndex == p.block && r.MemoryVariant == replay.VariantWritten && r.Executor == b.Executor {
+		if r.BlockIndex == p.block && r.MemoryVariant == engine.VariantWritten && r.Executor == b.Executor {
 			return []string{r.BatchID, b.BatchID}
 		}
 	}
@@ -297,7 +300,7 @@ func (p *rerunPanel) run() tea.Cmd {
 	p.seq++
 	src := *p.src
 	switch rerunVariants[p.variant] {
-	case replay.VariantWritten:
+	case engine.VariantWritten:
 		if src.MemoryID == "" {
 			p.err = fmt.Errorf("no written memory at block %d yet: try exact", p.block)
 			return nil
@@ -308,7 +311,7 @@ func (p *rerunPanel) run() tea.Cmd {
 			return nil
 		}
 		return p.start(m)
-	case replay.VariantExact:
+	case engine.VariantExact:
 		m, err := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
 		if err != nil {
 			p.err = err
@@ -320,55 +323,31 @@ func (p *rerunPanel) run() tea.Cmd {
 	return editMemoryCmd(p.seq, src)
 }
 
-// editMemoryCmd opens the written (else exact) memory in $VISUAL/$EDITOR and validates the
-// result before anything runs.
+// editMemoryCmd prepares the edit (the temporary file holding the written, else exact,
+// memory) inside the command, then hands the editor to the terminal; the edited memory is
+// validated before anything runs.
 func editMemoryCmd(seq int, src runs.RerunSource) tea.Cmd {
-	editor := os.Getenv("VISUAL")
-	if editor == "" {
-		editor = os.Getenv("EDITOR")
-	}
-	if editor == "" {
-		return func() tea.Msg {
-			return rerunEditedMsg{seq: seq, err: fmt.Errorf("edited memory needs $EDITOR (or $VISUAL)")}
-		}
-	}
-	var start replay.RerunMemory
-	var err error
-	if src.MemoryID != "" {
-		start, err = replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
-	} else {
-		start, err = replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
-	}
-	if err != nil {
-		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
-	}
-	text := start.Text()
-	ext := ".txt"
-	if tree, ok := start.Payload.(map[string]any); ok {
-		b, _ := json.MarshalIndent(tree, "", "  ")
-		text, ext = string(b)+"\n", ".json"
-	}
-	dir, err := os.MkdirTemp("", "ealscope-edit-")
-	if err != nil {
-		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
-	}
-	path := filepath.Join(dir, "memory"+ext)
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
-	}
-	fields := strings.Fields(editor)
-	c := exec.Command(fields[0], append(fields[1:], path)...)
-	return tea.ExecProcess(c, func(err error) tea.Msg {
-		defer os.RemoveAll(dir)
-		if err != nil {
-			return rerunEditedMsg{seq: seq, err: fmt.Errorf("editor %s: %w", editor, err)}
-		}
-		data, err := os.ReadFile(path)
+	return func() tea.Msg {
+		e, err := rerunstore.StartEdit(src)
 		if err != nil {
 			return rerunEditedMsg{seq: seq, err: err}
 		}
-		m, err := replay.ParseMemoryText(src.Domain, src.Architecture, "edited memory", replay.VariantEdited, data)
-		return rerunEditedMsg{seq: seq, mem: m, err: err}
+		return rerunEditReadyMsg{seq: seq, edit: e}
+	}
+}
+
+// rerunEditReadyMsg carries a prepared edit; Update hands its editor to the terminal.
+type rerunEditReadyMsg struct {
+	seq  int
+	edit *rerunstore.Edit
+}
+
+// runEditorCmd runs a prepared edit's editor in the terminal and reads the result back.
+func runEditorCmd(msg rerunEditReadyMsg) tea.Cmd {
+	return tea.ExecProcess(msg.edit.Command, func(err error) tea.Msg {
+		defer msg.edit.Close()
+		m, err := msg.edit.Read(err)
+		return rerunEditedMsg{seq: msg.seq, mem: m, err: err}
 	})
 }
 
@@ -404,7 +383,7 @@ func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunS
 			return store.SaveReplay(ctx, rerunstore.ReplayInputOf(src.Chain.Key, src.MemoryID, r))
 		}
 		var specs []replay.RerunSpec
-		if mem.Variant != replay.VariantWritten && src.MemoryID != "" {
+		if mem.Variant != engine.VariantWritten && src.MemoryID != "" {
 			written, err := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
 			if err != nil {
 				return rerunDoneMsg{seq: seq, err: err}
@@ -574,7 +553,7 @@ func (p *rerunPanel) armLines(w int) []string {
 		out = append(out, st.Chain.Speaker.Render(ansi.Truncate(sanitizeLine(probe), w, "…")))
 		var left, right []runs.Replay
 		for _, r := range arms {
-			if r.MemoryVariant == replay.VariantWritten && len(p.shown) > 1 {
+			if r.MemoryVariant == engine.VariantWritten && len(p.shown) > 1 {
 				left = append(left, r)
 			} else {
 				right = append(right, r)
@@ -599,16 +578,16 @@ func (p *rerunPanel) armLines(w int) []string {
 	first := byProbe[probes[0]]
 	var written, other *runs.Replay
 	for i := range first {
-		if first[i].MemoryVariant == replay.VariantWritten && written == nil {
+		if first[i].MemoryVariant == engine.VariantWritten && written == nil {
 			written = &first[i]
-		} else if first[i].MemoryVariant != replay.VariantWritten && other == nil {
+		} else if first[i].MemoryVariant != engine.VariantWritten && other == nil {
 			other = &first[i]
 		}
 	}
 	if written != nil && other != nil {
 		out = append(out, "", st.List.Header.Render(fmt.Sprintf("memory: %s vs written (changed fields)", other.MemoryVariant)))
 		var dl []diffLine
-		if other.MemoryArchitecture == replay.ArchTyped {
+		if other.MemoryArchitecture == engine.ArchTyped {
 			var a, b any
 			_ = json.Unmarshal([]byte(written.MemoryPayload), &a)
 			_ = json.Unmarshal([]byte(other.MemoryPayload), &b)
@@ -618,7 +597,7 @@ func (p *rerunPanel) armLines(w int) []string {
 		}
 		changed := 0
 		for _, l := range dl {
-			if l.change || other.MemoryArchitecture != replay.ArchTyped {
+			if l.change || other.MemoryArchitecture != engine.ArchTyped {
 				out = append(out, l.text)
 				changed++
 			}
@@ -639,7 +618,7 @@ func armColumn(st *Styles, arms []runs.Replay, w int) []string {
 		switch {
 		case a.ProviderError != nil:
 			failed++
-		case a.RequestedActionTkn:
+		case a.RequestedActionTaken:
 			acted++
 		}
 	}
@@ -647,13 +626,13 @@ func armColumn(st *Styles, arms []runs.Replay, w int) []string {
 	head := fmt.Sprintf("%s arm · %s · %s", a.MemoryVariant, sanitizeLine(a.Executor), ActedText(acted, len(arms), failed))
 	call := "-"
 	if a.RawToolName != nil {
-		call = sanitizeLine(*a.RawToolName) + "(" + sanitizeLine(jsonCell(a.RawToolArguments)) + ")"
+		call = sanitizeLine(*a.RawToolName) + "(" + sanitizeLine(jsonCell(treeJSON(a.RawToolArguments))) + ")"
 	}
 	decision := sanitizeLine(a.Decision)
 	if a.ProviderError != nil {
 		decision += ": " + sanitizeLine(*a.ProviderError)
 	}
-	mark := trialMark(st, a.Compliant, a.UnauthorizedAction, a.ProviderError != nil)
+	mark := trialMark(st, a.Compliant, a.UnauthorizedActionTaken, a.ProviderError != nil)
 	lines := []string{st.List.Header.Render(head), "decision " + decision, "call " + call, mark}
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, w, "…")

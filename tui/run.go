@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -47,6 +48,11 @@ type FrameOptions struct {
 	// frame keeps its styling for tools such as freeze.
 	Plain bool
 	Dark  bool
+	// NoHelp drops the short-help line; the body takes its place (`render` off a terminal).
+	NoHelp bool
+	// Present renders presentation mode at story step Step (1-based; 0 means 1).
+	Present bool
+	Step    int
 }
 
 // RenderFrame renders one frame synchronously: the same model and queries as the program,
@@ -61,24 +67,53 @@ func RenderFrame(ctx context.Context, o FrameOptions) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("--pane %q: want all, timeline, history, memory, ledger or probes", o.Pane)
 	}
+	if o.Present && p != paneNone {
+		return "", fmt.Errorf("--pane %s: presentation mode has no panes (use --pane all)", o.Pane)
+	}
 	k := o.Chain
-	m, err := New(Options{Store: o.Store, NoColor: o.Plain, Dark: &o.Dark, Start: Start{Chain: &k, Block: o.Block}})
+	m, err := New(Options{Store: o.Store, NoColor: o.Plain, Dark: &o.Dark, Start: Start{Chain: &k, Block: o.Block, Present: o.Present}})
 	if err != nil {
 		return "", err
 	}
-	next, _ := m.Update(tea.WindowSizeMsg{Width: o.Width, Height: o.Height})
+	h := o.Height
+	if o.NoHelp && !o.Present {
+		h++ // render one line taller, then drop the help line: the body keeps the frame's height
+	}
+	next, _ := m.Update(tea.WindowSizeMsg{Width: o.Width, Height: h})
 	m = next.(Model)
 	var failure error
-	m = runSync(ctx, m, m.chain.Init(), &failure)
+	if o.Present {
+		m = runSync(ctx, m, m.present.Init(), &failure)
+	} else {
+		m = runSync(ctx, m, m.chain.Init(), &failure)
+	}
 	if failure != nil {
 		return "", failure
 	}
-	m.chain.only = p
-	if o.Pane == "ledger" {
-		m.chain.base = baseLedger
-		m.chain.ledger.all = true // no key can expand a row of a printed frame
+	if o.Present {
+		if m.present.err != nil {
+			return "", m.present.err
+		}
+		n := len(m.present.steps())
+		step := max(o.Step, 1)
+		if step > n {
+			return "", fmt.Errorf("step %d does not exist: this story has steps 1..%d", step, n)
+		}
+		m.present.setStep(step - 1)
+	} else {
+		if last := m.chain.lastBlock(); o.Block > last {
+			return "", fmt.Errorf("block %d does not exist: this chain has blocks 0..%d", o.Block, last)
+		}
+		m.chain.only = p
+		if o.Pane == "ledger" {
+			m.chain.base = baseLedger
+			m.chain.ledger.all = true // no key can expand a row of a printed frame
+		}
 	}
 	out := m.Render()
+	if o.NoHelp && !o.Present {
+		out = out[:strings.LastIndexByte(out, '\n')]
+	}
 	if o.Plain {
 		out = ansi.Strip(out)
 	}
@@ -102,7 +137,7 @@ func runSync(ctx context.Context, m Model, cmd tea.Cmd, failure *error) Model {
 		case errMsg:
 			*failure = msg.err
 			return m
-		case chainLoadedMsg, blockLoadedMsg:
+		case chainLoadedMsg, blockLoadedMsg, storyLoadedMsg:
 			next, c2 := m.Update(msg)
 			m = next.(Model)
 			queue = append(queue, c2)
