@@ -395,6 +395,7 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 		}
 		lines = append(lines, s.c.styles.App.Subtle.Render(ansi.Truncate(why, w, "…")))
 	}
+	lines = append(lines, s.causeLines(b, w)...)
 	off := 0
 	if s.probe > 0 && s.probe < len(starts) {
 		off = starts[s.probe] - 1
