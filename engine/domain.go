@@ -298,3 +298,10 @@ type CaseGenerator interface {
 type AnnotationReader interface {
 	ParseAnnotation(tree map[string]any) ([]Record, map[string]any, error)
 }
+
+// CaseFileWriter is the optional role of a domain whose corpus file is one JSON document
+// rather than one case per line: CaseFile is a corpus file holding just this case, which the
+// domain's ParseCorpus reads back as the same case. The workspace stores each case so.
+type CaseFileWriter interface {
+	CaseFile(c *Case) ([]byte, error)
+}

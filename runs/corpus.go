@@ -50,6 +50,15 @@ func parseCorpusFile(name string, data []byte) (engine.Domain, []*engine.Case, e
 	return nil, nil, fmt.Errorf("%s: no domain reads this corpus:\n  %s", name, strings.Join(errs, "\n  "))
 }
 
+// caseText is what the workspace stores for one case: a one-case corpus file for domains whose
+// corpus is one document (engine.CaseFileWriter), else the case's own line.
+func caseText(d engine.Domain, data []byte, c *engine.Case) ([]byte, error) {
+	if cw, ok := d.(engine.CaseFileWriter); ok {
+		return cw.CaseFile(c)
+	}
+	return caseLine(data, c.Line), nil
+}
+
 // caseLine is the raw text of the case at its 1-based line, which is what the workspace stores:
 // re-reading it with the domain's parser gives back the same case.
 func caseLine(data []byte, line int) []byte {
@@ -97,10 +106,13 @@ func (s *Store) importCorpus(w *txWriter, source string, data []byte) ([]CorpusR
 			return nil, err
 		}
 		for _, c := range byVersion[version] {
-			line := caseLine(data, c.Line)
+			line, err := caseText(d, data, c)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: case %s: %w", source, c.Line, c.ID, err)
+			}
 			hash := pyjson.SHA256Hex(line)
 			var existing string
-			err := w.tx.QueryRowContext(w.ctx, `SELECT content_hash FROM cases WHERE domain_id=? AND corpus_version=? AND case_id=?`, d.ID(), version, c.ID).Scan(&existing)
+			err = w.tx.QueryRowContext(w.ctx, `SELECT content_hash FROM cases WHERE domain_id=? AND corpus_version=? AND case_id=?`, d.ID(), version, c.ID).Scan(&existing)
 			switch {
 			case err == nil && existing == hash:
 				continue

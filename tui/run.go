@@ -148,38 +148,18 @@ func runSync(ctx context.Context, m Model, cmd tea.Cmd, failure *error) Model {
 
 // ResolveChain finds a chain by the names a person types: case, condition and writer run,
 // in one run or (runID "") in any run of the workspace.
-func ResolveChain(ctx context.Context, store Store, runID, caseID, condition string, writerRun int) (ChainKey, error) {
-	var runIDs []string
-	if runID != "" {
-		runIDs = []string{runID}
-	} else {
-		all, err := store.Runs(ctx)
-		if err != nil {
-			return ChainKey{}, err
-		}
-		for _, r := range all {
-			runIDs = append(runIDs, r.RunID)
-		}
+func ResolveChain(ctx context.Context, store ChainFinder, runID, caseID, condition string, writerRun int) (ChainKey, error) {
+	w := int64(writerRun)
+	row, err := store.FindChain(ctx, runID, caseID, condition, &w)
+	if err != nil {
+		return ChainKey{}, err
 	}
-	var found []runs.ChainRow
-	for _, id := range runIDs {
-		rows, err := store.Chains(ctx, runs.ChainFilter{RunID: id, CaseID: caseID, Condition: condition})
-		if err != nil {
-			return ChainKey{}, err
-		}
-		for _, r := range rows {
-			if int(r.WriterRunID) == writerRun {
-				found = append(found, r)
-			}
-		}
-	}
-	switch len(found) {
-	case 0:
-		return ChainKey{}, fmt.Errorf("no chain for case %q, condition %q, writer run %d in the workspace", caseID, condition, writerRun)
-	case 1:
-		return presentChain(found[0]).Key, nil
-	}
-	return ChainKey{}, fmt.Errorf("case %q, condition %q, writer run %d is in %d runs: add --run (e.g. --run %s)", caseID, condition, writerRun, len(found), found[0].RunID)
+	return presentChain(row).Key, nil
+}
+
+// ChainFinder resolves a chain by its names (runs.Store.FindChain: the one place that does).
+type ChainFinder interface {
+	FindChain(ctx context.Context, runID, caseID, condition string, writerRun *int64) (runs.ChainRow, error)
 }
 
 // MostInstructive picks the chain the demo opens on: one whose failure is attributed to

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/tui"
 )
 
@@ -32,15 +31,11 @@ func (c *exportCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	store, err := runs.Open(c.DB)
+	store, k, err := openChain(ctx, c.DB, c.RunID, c.Case, c.Condition, c.WriterRun)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	k, err := tui.ResolveChain(ctx, store, c.RunID, c.Case, c.Condition, c.WriterRun)
-	if err != nil {
-		return err
-	}
 	files, err := tui.Export(ctx, tui.ExportOptions{Store: store, Rerun: store, Chain: k, Block: c.Block, Format: c.Format,
 		Width: c.Width, Height: c.Height, Dark: dark})
 	if err != nil {

@@ -36,15 +36,11 @@ func (c *renderCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	store, err := runs.OpenExisting(c.DB)
+	store, k, err := openChain(ctx, c.DB, c.RunID, c.Case, c.Condition, c.WriterRun)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	k, err := tui.ResolveChain(ctx, store, c.RunID, c.Case, c.Condition, c.WriterRun)
-	if err != nil {
-		return err
-	}
 	plain := c.NoColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
 	noHelp := c.NoHelp || c.Present || !c.HelpBar && !isTTY(g.Stdout)
 	frame, err := tui.RenderFrame(ctx, tui.FrameOptions{Store: store, Chain: k, Block: c.Block, Pane: c.Pane,
@@ -67,4 +63,18 @@ func configuredDark(configPath string, light bool) (bool, error) {
 		return false, err
 	}
 	return cfg.Theme != "light", nil
+}
+
+// openChain opens the workspace and resolves a chain by its names; the caller closes the store.
+func openChain(ctx context.Context, db, runID, caseID, condition string, writerRun int) (*runs.Store, tui.ChainKey, error) {
+	store, err := runs.OpenExisting(db) // only reads: a missing --db is a typo, not a new workspace
+	if err != nil {
+		return nil, tui.ChainKey{}, err
+	}
+	k, err := tui.ResolveChain(ctx, store, runID, caseID, condition, writerRun)
+	if err != nil {
+		store.Close()
+		return nil, tui.ChainKey{}, err
+	}
+	return store, k, nil
 }
