@@ -49,6 +49,9 @@ func (s chainScreen) View() string {
 	tl := add(paneTimeline, f.timeline, "timeline", s.timelineLines)
 	hist := add(paneHistory, f.history, s.historyTitle(bp), func(w, h int) []string { return s.historyLines(*bp, w, h) })
 	mem := add(paneMemory, f.memory, s.memoryTitle(), func(w, h int) []string {
+		if s.base == baseLedger {
+			return s.ledgerWindow(*bp, w, h)
+		}
 		ls := s.memoryLines(*bp, w)
 		out := make([]string, 0, len(ls))
 		for _, l := range window(diffTexts(ls), s.scroll[paneMemory], h) {
@@ -303,6 +306,8 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 		return append(out, textDiffInline(st, prev, m.Text, w)...)
 	case baseLedger:
 		return append(out, s.fidelityLines(b, w)...)
+	case baseOracle:
+		return append(out, s.oracleLines(b, w)...)
 	default:
 		for _, l := range strings.Split(ansi.Wrap(rawPayload(m), max(w, 1), ""), "\n") {
 			out = append(out, diffLine{l, false})
@@ -332,39 +337,8 @@ func (s chainScreen) fidelityLines(b BlockDetail, w int) []diffLine {
 		}
 		return out
 	}
-	fw := max(w*34/100, 8)
-	vw := max(w*22/100, 6)
-	cw := max(w-fw-2*vw-5, 6)
-	row := func(a, b, c, d string) string {
-		return fit(a, fw) + " " + fit(b, vw) + " " + fit(c, vw) + " " + fit(d, cw)
-	}
-	out := []diffLine{{st.List.Header.Render(row("  field", "ledger", "memory", "error class")), false}}
-	record := ""
-	for _, r := range b.Fidelity {
-		if r.AuthorizationID != record { // one header per record keeps the field column readable
-			record = r.AuthorizationID
-			out = append(out, diffLine{st.Chain.Speaker.Render(ansi.Truncate(sanitizeLine(record), w, "…")), false})
-		}
-		field := r.Field
-		if field == "__record__" {
-			field = "(whole record)"
-		}
-		name := sanitizeLine(field)
-		class := strings.Join(r.Errors, ",")
-		switch {
-		case r.Overgrant:
-			class += " +over"
-		case r.Undergrant:
-			class += " -under"
-		}
-		if len(r.Errors) == 0 {
-			out = append(out, diffLine{row("= "+name, sanitizeLine(r.Ledger), sanitizeLine(r.Remembered), "exact"), false})
-			continue
-		}
-		line := row("! "+name, sanitizeLine(r.Ledger), sanitizeLine(r.Remembered), sanitizeLine(class))
-		out = append(out, diffLine{st.Chain.ErrClass.Render(line), true})
-	}
-	return out
+	lines, _, _ := s.ledgerTable(b, w)
+	return lines
 }
 
 func shortID(id string) string {
@@ -403,16 +377,7 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 		lines = append(lines, ansi.Truncate(fmt.Sprintf("%s%s %s %s %s %s", sel, id, verdict(p.AuthorizedNow), verdict(p.AuthorizedFinal), forms,
 			s.c.styles.App.Subtle.Render(sanitizeLine(p.Scope+" "+p.Dimension))), w, "…"))
 		for _, t := range p.Trials {
-			mark := "✓ compliant"
-			if !t.Compliant {
-				mark = "✗ non-compliant"
-			}
-			if t.Unauthorized {
-				mark = st.Forms.Render("✗ UNAUTHORIZED ACTION")
-			}
-			if t.ProviderError != "" {
-				mark = "! provider error"
-			}
+			mark := trialMark(s.c.styles, t.Compliant, t.Unauthorized, t.ProviderError != "")
 			if t.Attributed != nil && *t.Attributed {
 				mark += st.Forms.Render(" MEMORY-INDUCED")
 			}
@@ -430,6 +395,7 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 		}
 		lines = append(lines, s.c.styles.App.Subtle.Render(ansi.Truncate(why, w, "…")))
 	}
+	lines = append(lines, s.causeLines(b, w)...)
 	off := 0
 	if s.probe > 0 && s.probe < len(starts) {
 		off = starts[s.probe] - 1

@@ -22,6 +22,7 @@ func presentRun(r runs.RunSummary) RunSummary {
 		RunID: r.RunID, DomainID: r.DomainID, Study: r.Study, Status: r.Status, StartedAt: r.StartedAt,
 		Source: r.ImportedFrom, Chains: r.Chains, Forming: r.ChainsForming, Trials: r.Trials,
 		Verified: r.Verification == "verified", Incomplete: r.Incomplete,
+		WriterAttempts: r.WriterAttempts, WriterErrors: r.WriterErrors,
 	}
 }
 
@@ -286,7 +287,7 @@ func resolveChainCmd(store ChainLister, runID, caseID, condition string, writerR
 			return errMsg{err}
 		}
 		if len(rows) == 0 {
-			return errorf("run %s has no chain for case %q", runID, caseID)
+			return unknownCaseMsg(store, runID, caseID)
 		}
 		best := rows[0]
 		for _, r := range rows {

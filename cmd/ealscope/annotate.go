@@ -47,7 +47,7 @@ func annotatorName(flag string) string {
 func (c *annotateLabelCmd) Run(g *Globals) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	store, err := runs.Open(c.DB)
+	store, err := runs.OpenExisting(c.DB)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (c *annotateSetCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	store, err := runs.Open(c.DB)
+	store, err := runs.OpenExisting(c.DB)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func figure(p *float64) string {
 }
 
 func (c *annotateAgreementCmd) Run(g *Globals) error {
-	store, err := runs.Open(c.DB)
+	store, err := runs.OpenExisting(c.DB)
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ type annotateExportCmd struct {
 }
 
 func (c *annotateExportCmd) Run(g *Globals) error {
-	store, err := runs.Open(c.DB)
+	store, err := runs.OpenExisting(c.DB)
 	if err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ type annotateImportCmd struct {
 }
 
 func (c *annotateImportCmd) Run(g *Globals) error {
-	store, err := runs.Open(c.DB)
+	store, err := runs.OpenExisting(c.DB)
 	if err != nil {
 		return err
 	}

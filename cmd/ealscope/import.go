@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"sort"
 	"strings"
@@ -34,6 +35,9 @@ func (c *importCmd) Run(g *Globals) error {
 		defer fmt.Fprintln(g.Stderr)
 	}
 	report, ierr := store.Import(context.Background(), c.Paths, opts)
+	for _, r := range report.Results {
+		slog.Info("import", "path", r.Path, "kind", r.Kind, "status", r.Status, "run", r.RunID)
+	}
 	if c.JSON {
 		out := map[string]any{"db": store.Path(), "results": report.Results}
 		if report.Results == nil {
