@@ -1,13 +1,13 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Rendering of the chain view. Every function here is a pure function of the screen's state
@@ -328,8 +328,7 @@ func (s chainScreen) fidelityLines(b BlockDetail, w int) []diffLine {
 		out := []diffLine{{st.App.Subtle.Render("(not scored: " + why + ")"), false}}
 		if b.Ledger != "" {
 			out = append(out, diffLine{st.List.Header.Render("ledger state at this block"), false})
-			var tree any
-			if json.Unmarshal([]byte(b.Ledger), &tree) == nil {
+			if tree, err := pyjson.DecodeTree([]byte(b.Ledger)); err == nil {
 				for _, f := range flatten(tree) {
 					out = append(out, diffLine{ansi.Truncate("  "+s.c.styles.Chain.Field.Render(sanitizeLine(f.path)+":")+" "+sanitizeLine(f.value), w, "…"), false})
 				}

@@ -72,7 +72,9 @@ func firstNonEmpty(xs ...string) string {
 func presentMemory(id string, block int, arch, payload, hash string) *MemoryVersion {
 	m := &MemoryVersion{MemoryID: id, BlockIndex: block, Architecture: arch, ContentHash: hash}
 	if arch == engine.ArchTyped {
-		if err := json.Unmarshal([]byte(payload), &m.Payload); err == nil {
+		// json.Number leaves: a large integer limit stays an integer (125000000, not 1.25e+08).
+		if tree, err := pyjson.DecodeTree([]byte(payload)); err == nil {
+			m.Payload = tree
 			return m
 		}
 		m.Architecture = "typed (unparsed)"
