@@ -68,7 +68,7 @@ type annotateSetCmd struct {
 	DB        string `name:"db" type:"path" help:"Workspace database."`
 	Memory    string `name:"memory" required:"" help:"Memory id of a free-text memory."`
 	Annotator string `name:"annotator" required:"" help:"Annotator name."`
-	State     string `name:"state" required:"" help:"Typed state JSON file ({schema_version \"3\", authorizations [...]}); - reads stdin."`
+	State     string `name:"state" required:"" help:"Typed state JSON file ({schema_version, authorizations [...]} in the memory's domain schema); - reads stdin."`
 	Accept    bool   `name:"accept" help:"Save the label as accepted (it then scores the memory)."`
 	Draft     bool   `name:"draft" help:"Save the label as a draft (not counted for agreement)."`
 	JSON      bool   `name:"json" help:"Print the stored label as JSON."`
