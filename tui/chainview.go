@@ -6,6 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -294,7 +295,9 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 			if b.Previous != nil {
 				prev = b.Previous.Payload
 			}
-			return append(out, fieldDiff(st, prev, m.Payload, w, s.side)...)
+			// Scaled limits (prices in micros) read in major units beside the stored figure.
+			sc := s.schema()
+			return append(out, fieldDiff(st, sc.ReadablePayload(prev), sc.ReadablePayload(m.Payload), w, s.side)...)
 		}
 		prev := ""
 		if b.Previous != nil {
@@ -400,4 +403,16 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 		off = starts[s.probe] - 1
 	}
 	return window(lines, off, h)
+}
+
+// schema is the chain's domain record schema (empty when the domain is not registered).
+func (s chainScreen) schema() engine.RecordSchema {
+	if s.detail == nil {
+		return engine.RecordSchema{}
+	}
+	d, err := domains.Get(s.detail.DomainID)
+	if err != nil {
+		return engine.RecordSchema{}
+	}
+	return d.Schema()
 }
