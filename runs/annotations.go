@@ -20,90 +20,18 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/annotations"
 )
-
-// Score source and unscored reasons of annotated free text (EAL-Bench's names).
-const (
-	ScoredFreeTextAnnotation     = "free_text_annotation"
-	ReasonAnnotationNotAccepted  = "annotation_not_accepted"
-	ReasonAnnotationHashMismatch = "annotation_content_hash_mismatch"
-	ReasonConflictingAnnotations = "conflicting_accepted_annotations"
-)
-
-// Annotation statuses. People's labels are drafts (saved field by field while editing),
-// submitted (the annotator is done) or accepted (they score the memory). Imported extractor
-// rows keep EAL-Bench's statuses: accepted, invalid_response, provider_error.
-const (
-	AnnotationDraft           = "draft"
-	AnnotationSubmitted       = "submitted"
-	AnnotationAccepted        = "accepted"
-	AnnotationInvalidResponse = "invalid_response"
-	AnnotationProviderError   = "provider_error"
-)
-
-// Annotator kinds.
-const (
-	AnnotatorHuman     = "human"
-	AnnotatorExtractor = "extractor"
-)
-
-// Label origins.
-const (
-	OriginTUI          = "tui"
-	OriginCLI          = "cli"
-	OriginAdjudication = "adjudication"
-	OriginImport       = "import"
-)
-
-// HumanExtractorVersion stands in EAL-Bench's extractor_version slot for people; it also
-// enters the annotation id recipe.
-const HumanExtractorVersion = "human"
 
 // NeedsAnnotation reports whether an unscored reason is one an annotator can resolve.
 func NeedsAnnotation(reason string) bool {
-	return reason == ReasonMissingAnnot || strings.HasPrefix(reason, ReasonAnnotationNotAccepted) ||
-		reason == ReasonAnnotationHashMismatch || reason == ReasonConflictingAnnotations
-}
-
-// Annotation is one stored label.
-type Annotation struct {
-	AnnotationID      string `json:"annotation_id"`
-	MemoryID          string `json:"memory_id"`
-	Annotator         string `json:"annotator"`
-	AnnotatorKind     string `json:"annotator_kind"`
-	CreatedAt         string `json:"created_at"`
-	UpdatedAt         string `json:"updated_at"`
-	SchemaVersion     string `json:"schema_version"`
-	SourceContentHash string `json:"source_content_hash"`
-	Status            string `json:"status"`
-	Detail            string `json:"detail"`
-	// State is the typed state tree ({schema_version, authorizations}); nil when an extractor
-	// returned none.
-	State  map[string]any `json:"state"`
-	Origin string         `json:"origin"`
-	// Stale: the memory's text no longer hashes to SourceContentHash, so the label read other
-	// text and is not used (an accepted stale label leaves the memory unscored).
-	Stale bool `json:"stale"`
-}
-
-// AnnotationID is EAL-Bench's recipe: "annotation_" + sha256(extractor_version \x1f memory_id
-// \x1f extractor_model)[:24], with the annotator's name as the model.
-func AnnotationID(extractorVersion, memoryID, annotator string) string {
-	return "annotation_" + pyjson.SHA256Hex([]byte(extractorVersion + "\x1f" + memoryID + "\x1f" + annotator))[:24]
-}
-
-// annotationResolution is a memory's annotation outcome: the accepted records to score, or
-// the reason it stays unscored.
-type annotationResolution struct {
-	reason  string
-	records []engine.Record
-	state   map[string]any
+	return reason == ReasonMissingAnnot || strings.HasPrefix(reason, annotations.ReasonAnnotationNotAccepted) ||
+		reason == annotations.ReasonAnnotationHashMismatch || reason == annotations.ReasonConflictingAnnotations
 }
 
 // querier is what resolution reads through: the import transaction or the database.
@@ -111,71 +39,33 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// resolveAnnotations applies EAL-Bench's rules to the labels of one memory whose current
-// content hash is contentHash.
-func resolveAnnotations(ctx context.Context, q querier, d engine.Domain, memoryID, contentHash string) (*annotationResolution, error) {
+// resolveAnnotations applies EAL-Bench's rules (annotations.Resolve) to the stored labels of
+// one memory whose current content hash is contentHash.
+func resolveAnnotations(ctx context.Context, q querier, d engine.Domain, memoryID, contentHash string) (*annotations.Resolution, error) {
 	rows, err := q.QueryContext(ctx, `SELECT annotation_id, status, source_content_hash, state_json FROM annotations WHERE memory_id = ? ORDER BY annotation_pk`, memoryID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	type acc struct{ id, hash, state string }
-	statuses := map[string]bool{}
-	var accepted []acc
+	var labels []annotations.StoredLabel
 	for rows.Next() {
-		var id, status, hash string
+		var l annotations.StoredLabel
 		var state sql.NullString
-		if err := rows.Scan(&id, &status, &hash, &state); err != nil {
+		if err := rows.Scan(&l.ID, &l.Status, &l.SourceHash, &state); err != nil {
 			return nil, err
 		}
-		statuses[status] = true
-		if status == AnnotationAccepted {
-			accepted = append(accepted, acc{id, hash, state.String})
-		}
+		l.StateJSON = state.String
+		labels = append(labels, l)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if len(statuses) == 0 {
-		return &annotationResolution{reason: ReasonMissingAnnot}, nil
-	}
-	if len(accepted) == 0 {
-		names := make([]string, 0, len(statuses))
-		for s := range statuses {
-			names = append(names, s)
-		}
-		sort.Strings(names)
-		return &annotationResolution{reason: ReasonAnnotationNotAccepted + ":" + strings.Join(names, ",")}, nil
-	}
-	for _, a := range accepted {
-		if a.hash != contentHash {
-			return &annotationResolution{reason: ReasonAnnotationHashMismatch}, nil
-		}
-	}
-	var res *annotationResolution
-	canon := ""
-	for i, a := range accepted {
-		tree, err := pyjson.DecodeTree([]byte(a.state))
-		if err != nil || a.state == "" {
-			return nil, fmt.Errorf("invalid accepted annotation %d (%s) for source %s: no readable state", i, a.id, contentHash)
-		}
-		records, norm, err := engine.ParseAnnotationState(d, tree)
-		if err != nil {
-			return nil, fmt.Errorf("invalid accepted annotation %d (%s) for source %s: %w", i, a.id, contentHash, err)
-		}
-		c := pyjson.MustCanonicalJSON(norm)
-		if i == 0 {
-			canon, res = c, &annotationResolution{records: records, state: norm}
-		} else if c != canon {
-			return &annotationResolution{reason: ReasonConflictingAnnotations}, nil
-		}
-	}
-	return res, nil
+	return annotations.Resolve(d, labels, contentHash, ReasonMissingAnnot)
 }
 
 // annotation returns (and caches) a free-text memory's resolution within the deriver's
 // transaction.
-func (dv *deriver) annotation(mr *memRec) (*annotationResolution, error) {
+func (dv *deriver) annotation(mr *memRec) (*annotations.Resolution, error) {
 	if r, ok := dv.annotations[mr.id]; ok {
 		return r, nil
 	}
@@ -184,7 +74,7 @@ func (dv *deriver) annotation(mr *memRec) (*annotationResolution, error) {
 		return nil, fmt.Errorf("memory %s: %w", mr.id, err)
 	}
 	if dv.annotations == nil {
-		dv.annotations = map[string]*annotationResolution{}
+		dv.annotations = map[string]*annotations.Resolution{}
 	}
 	dv.annotations[mr.id] = r
 	return r, nil
@@ -200,8 +90,8 @@ func (dv *deriver) scoreFreeText(s *memScore, mr *memRec, block int) error {
 	}
 	c := mr.chain.c
 	switch {
-	case r.reason != "":
-		s.unscored = strp(r.reason)
+	case r.Reason != "":
+		s.unscored = strp(r.Reason)
 	case dv.d == nil || c == nil:
 		reason := dv.missingReason
 		if reason == "" {
@@ -211,8 +101,8 @@ func (dv *deriver) scoreFreeText(s *memScore, mr *memRec, block int) error {
 	case block < 0 || block > c.LastBlock():
 		s.unscored = strp(fmt.Sprintf("block_out_of_range:%d", block))
 	default:
-		s.scoredFrom = ScoredFreeTextAnnotation
-		return dv.scoreRecords(s, mr, block, r.records)
+		s.scoredFrom = annotations.ScoredFreeTextAnnotation
+		return dv.scoreRecords(s, mr, block, r.Records)
 	}
 	return nil
 }
@@ -223,9 +113,9 @@ func (dv *deriver) citable(mr *memRec) *memRec {
 	if mr == nil || mr.arch != engine.ArchFreeText {
 		return mr
 	}
-	if r, err := dv.annotation(mr); err == nil && r.reason == "" {
+	if r, err := dv.annotation(mr); err == nil && r.Reason == "" {
 		cp := *mr
-		cp.payload = r.state
+		cp.payload = r.State
 		return &cp
 	}
 	return mr
@@ -245,7 +135,7 @@ type AnnotationInput struct {
 	Origin            string
 }
 
-var humanStatuses = map[string]bool{AnnotationDraft: true, AnnotationSubmitted: true, AnnotationAccepted: true}
+var humanStatuses = map[string]bool{annotations.AnnotationDraft: true, annotations.AnnotationSubmitted: true, annotations.AnnotationAccepted: true}
 
 // memoryHash is the content hash of a free-text memory and its run's domain.
 func memoryHash(ctx context.Context, q querier, memoryID string) (hash string, d engine.Domain, err error) {
@@ -306,17 +196,17 @@ func upsertLabel(w *txWriter, l storedLabel, now string) error {
 
 // SaveAnnotation stores one label in its own committed transaction and, when it changes the
 // memory's annotation outcome, re-derives the memory's scores and its chain's facts there too.
-func (s *Store) SaveAnnotation(ctx context.Context, in AnnotationInput) (Annotation, error) {
+func (s *Store) SaveAnnotation(ctx context.Context, in AnnotationInput) (annotations.Annotation, error) {
 	if !humanStatuses[in.Status] {
-		return Annotation{}, fmt.Errorf("annotation status %q: must be draft, submitted or accepted", in.Status)
+		return annotations.Annotation{}, fmt.Errorf("annotation status %q: must be draft, submitted or accepted", in.Status)
 	}
 	origin := in.Origin
 	if origin == "" {
-		origin = OriginCLI
+		origin = annotations.OriginCLI
 	}
 	now := s.stampNano()
 	_, err := s.inTx(ctx, func(w *txWriter) error {
-		if err := touchAnnotator(w, in.Annotator, AnnotatorHuman, "{}", now); err != nil {
+		if err := touchAnnotator(w, in.Annotator, annotations.AnnotatorHuman, "{}", now); err != nil {
 			return err
 		}
 		return s.changeLabels(w, in.MemoryID, func(d engine.Domain, hash string) error {
@@ -328,12 +218,12 @@ func (s *Store) SaveAnnotation(ctx context.Context, in AnnotationInput) (Annotat
 			if src == "" {
 				src = hash
 			}
-			return upsertLabel(w, storedLabel{id: AnnotationID(HumanExtractorVersion, in.MemoryID, in.Annotator), memoryID: in.MemoryID, annotator: in.Annotator,
+			return upsertLabel(w, storedLabel{id: annotations.AnnotationID(annotations.HumanExtractorVersion, in.MemoryID, in.Annotator), memoryID: in.MemoryID, annotator: in.Annotator,
 				hash: src, status: in.Status, detail: in.Status, origin: origin, schemaVersion: d.TypedSchemaVersion(), state: norm}, now)
 		})
 	})
 	if err != nil {
-		return Annotation{}, err
+		return annotations.Annotation{}, err
 	}
 	return s.annotationOf(ctx, in.MemoryID, in.Annotator)
 }
@@ -341,10 +231,10 @@ func (s *Store) SaveAnnotation(ctx context.Context, in AnnotationInput) (Annotat
 // Adjudicate makes state the memory's one accepted annotation, recorded under the
 // adjudicator's name: other accepted labels become submitted (their states stay for
 // agreement), so EAL-Bench's conflicting-annotations rule no longer applies.
-func (s *Store) Adjudicate(ctx context.Context, memoryID, adjudicator string, state any, sourceHash string) (Annotation, error) {
+func (s *Store) Adjudicate(ctx context.Context, memoryID, adjudicator string, state any, sourceHash string) (annotations.Annotation, error) {
 	now := s.stampNano()
 	_, err := s.inTx(ctx, func(w *txWriter) error {
-		if err := touchAnnotator(w, adjudicator, AnnotatorHuman, "{}", now); err != nil {
+		if err := touchAnnotator(w, adjudicator, annotations.AnnotatorHuman, "{}", now); err != nil {
 			return err
 		}
 		return s.changeLabels(w, memoryID, func(d engine.Domain, hash string) error {
@@ -353,18 +243,18 @@ func (s *Store) Adjudicate(ctx context.Context, memoryID, adjudicator string, st
 				return fmt.Errorf("memory %s: adjudicated state: %w", memoryID, err)
 			}
 			if _, err := w.exec("", `UPDATE annotations SET status = ?, detail = ?, updated_at = ? WHERE memory_id = ? AND status = ? AND annotator <> ?`,
-				AnnotationSubmitted, "superseded by adjudication ("+adjudicator+")", now, memoryID, AnnotationAccepted, adjudicator); err != nil {
+				annotations.AnnotationSubmitted, "superseded by adjudication ("+adjudicator+")", now, memoryID, annotations.AnnotationAccepted, adjudicator); err != nil {
 				return err
 			}
 			if sourceHash == "" {
 				sourceHash = hash
 			}
-			return upsertLabel(w, storedLabel{id: AnnotationID(HumanExtractorVersion, memoryID, adjudicator), memoryID: memoryID, annotator: adjudicator,
-				hash: sourceHash, status: AnnotationAccepted, detail: "adjudicated", origin: OriginAdjudication, schemaVersion: d.TypedSchemaVersion(), state: norm}, now)
+			return upsertLabel(w, storedLabel{id: annotations.AnnotationID(annotations.HumanExtractorVersion, memoryID, adjudicator), memoryID: memoryID, annotator: adjudicator,
+				hash: sourceHash, status: annotations.AnnotationAccepted, detail: "adjudicated", origin: annotations.OriginAdjudication, schemaVersion: d.TypedSchemaVersion(), state: norm}, now)
 		})
 	})
 	if err != nil {
-		return Annotation{}, err
+		return annotations.Annotation{}, err
 	}
 	return s.annotationOf(ctx, memoryID, adjudicator)
 }
@@ -393,14 +283,14 @@ func (s *Store) changeLabels(w *txWriter, memoryID string, edit func(d engine.Do
 	return s.rederiveMemory(w, memoryID)
 }
 
-func sameResolution(a, b *annotationResolution) bool {
-	if a.reason != b.reason {
+func sameResolution(a, b *annotations.Resolution) bool {
+	if a.Reason != b.Reason {
 		return false
 	}
-	if a.reason != "" {
+	if a.Reason != "" {
 		return true
 	}
-	return pyjson.MustCanonicalJSON(a.state) == pyjson.MustCanonicalJSON(b.state)
+	return pyjson.MustCanonicalJSON(a.State) == pyjson.MustCanonicalJSON(b.State)
 }
 
 // stampNano is a label's time: RFC 3339 with nanoseconds, so two saves within a second still
@@ -409,24 +299,24 @@ func (s *Store) stampNano() string {
 	return s.now().UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
 }
 
-func (s *Store) annotationOf(ctx context.Context, memoryID, annotator string) (Annotation, error) {
+func (s *Store) annotationOf(ctx context.Context, memoryID, annotator string) (annotations.Annotation, error) {
 	list, err := s.Annotations(ctx, memoryID)
 	if err != nil {
-		return Annotation{}, err
+		return annotations.Annotation{}, err
 	}
 	for _, a := range list {
 		if a.Annotator == annotator {
 			return a, nil
 		}
 	}
-	return Annotation{}, fmt.Errorf("annotation of %s by %s: %w", memoryID, annotator, ErrNotFound)
+	return annotations.Annotation{}, fmt.Errorf("annotation of %s by %s: %w", memoryID, annotator, ErrNotFound)
 }
 
 const annotationColumns = `a.annotation_id, a.memory_id, a.annotator, n.kind, a.created_at, a.updated_at, a.schema_version, a.source_content_hash, a.status, a.detail, a.state_json, a.origin,
 	COALESCE((SELECT m.content_hash FROM memories m WHERE m.memory_id = a.memory_id AND m.architecture = ` + sqlFreeText + ` ORDER BY m.mem_pk LIMIT 1), a.source_content_hash)`
 
-func scanAnnotation(sc interface{ Scan(...any) error }) (Annotation, error) {
-	var a Annotation
+func scanAnnotation(sc interface{ Scan(...any) error }) (annotations.Annotation, error) {
+	var a annotations.Annotation
 	var state sql.NullString
 	var current string
 	if err := sc.Scan(&a.AnnotationID, &a.MemoryID, &a.Annotator, &a.AnnotatorKind, &a.CreatedAt, &a.UpdatedAt, &a.SchemaVersion, &a.SourceContentHash,
@@ -445,10 +335,10 @@ func scanAnnotation(sc interface{ Scan(...any) error }) (Annotation, error) {
 }
 
 // Annotations lists a memory's labels, by annotator (annotations unique key).
-func (s *Store) Annotations(ctx context.Context, memoryID string) ([]Annotation, error) {
+func (s *Store) Annotations(ctx context.Context, memoryID string) ([]annotations.Annotation, error) {
 	return s.queryAnnotations(ctx, `WHERE a.memory_id = ? ORDER BY a.annotator`, memoryID)
 }
 
-func (s *Store) queryAnnotations(ctx context.Context, where string, args ...any) ([]Annotation, error) {
+func (s *Store) queryAnnotations(ctx context.Context, where string, args ...any) ([]annotations.Annotation, error) {
 	return queryAll(ctx, s.db, scanAnnotation, `SELECT `+annotationColumns+` FROM annotations a JOIN annotators n ON n.name = a.annotator `+where, args...)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"testing"
+
+	"github.com/ealscope/ealscope/runs/annotations"
 )
 
 // TestAdjudicationIsNotAnAnnotation: an adjudicator who takes one annotator's label settles
@@ -13,7 +15,7 @@ func TestAdjudicationIsNotAnAnnotation(t *testing.T) {
 	f := newAnnotationFixture(t)
 	exact, wide := ledgerState(t, f.c, f.mem.BlockIndex), broadened(t, f.c, f.mem.BlockIndex)
 	for ann, st := range map[string]map[string]any{"alice": exact, "bob": wide} {
-		if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: ann, State: st, Status: AnnotationSubmitted}); err != nil {
+		if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: ann, State: st, Status: annotations.AnnotationSubmitted}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/annotations"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -177,7 +178,7 @@ func (dv *deriver) refreshChain(c *chainAcc) error {
 	needs := 0
 	if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM memories m JOIN memory_scores ms ON ms.run_pk = m.run_pk AND ms.memory_id = m.memory_id AND ms.block_index = m.block_index
 		WHERE m.chain_pk = ? AND ms.unscored_reason IS NOT NULL AND (ms.unscored_reason = ? OR ms.unscored_reason LIKE ? OR ms.unscored_reason IN (?, ?))`,
-		c.pk, ReasonMissingAnnot, ReasonAnnotationNotAccepted+":%", ReasonAnnotationHashMismatch, ReasonConflictingAnnotations).Scan(&needs); err != nil {
+		c.pk, ReasonMissingAnnot, annotations.ReasonAnnotationNotAccepted+":%", annotations.ReasonAnnotationHashMismatch, annotations.ReasonConflictingAnnotations).Scan(&needs); err != nil {
 		return err
 	}
 	_, err = w.exec("", `UPDATE chains SET first_false_authority_block = ?, ffa_cited_turns_json = ?, formed_final = ?, needs_annotation = ? WHERE chain_pk = ?`,

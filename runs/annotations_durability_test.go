@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/annotations"
 )
 
 // Durability: each save is its own committed transaction, so a process killed mid-session
@@ -58,12 +59,12 @@ func TestAnnotationWriterProcess(t *testing.T) {
 	}
 	n, _ := strconv.Atoi(os.Getenv(envCount))
 	for i := 0; n == 0 || i < n; i++ {
-		status := AnnotationSubmitted
+		status := annotations.AnnotationSubmitted
 		if i%5 == 0 {
-			status = AnnotationAccepted
+			status = annotations.AnnotationAccepted
 		}
 		if _, err := s.SaveAnnotation(context.Background(), AnnotationInput{MemoryID: os.Getenv(envMemory), Annotator: fmt.Sprintf("%s-%d", os.Getenv(envPrefix), i),
-			State: state, Status: status, Origin: OriginTUI}); err != nil {
+			State: state, Status: status, Origin: annotations.OriginTUI}); err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
 		}
@@ -182,7 +183,7 @@ func TestAnnotationSurvivesSIGKILL(t *testing.T) {
 		}
 	}
 	// The accepted labels (identical states) score the memory; derived rows are consistent.
-	if got := scoreAt(t, s, f.mem.MemoryID, f.mem.BlockIndex); got.scoredFrom != ScoredFreeTextAnnotation {
+	if got := scoreAt(t, s, f.mem.MemoryID, f.mem.BlockIndex); got.scoredFrom != annotations.ScoredFreeTextAnnotation {
 		t.Fatalf("after the kill: %+v", got)
 	}
 }

@@ -1,6 +1,6 @@
 package runs
 
-// Annotation child runs in EAL-Bench's layout (FORMAT.md §7.2; writer reference §6):
+// annotations.Annotation child runs in EAL-Bench's layout (FORMAT.md §7.2; writer reference §6):
 // manifest.json with study "memory_annotation" plus memory_annotations.jsonl. Export writes
 // people's labels and says so in the extractor fields (no model, no prompt, no tool, no
 // call); import reads such runs, ours or EAL-Bench's LLM extractor runs, and files each
@@ -15,6 +15,7 @@ import (
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/annotations"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -112,7 +113,7 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 		"artifact_schema_versions": map[string]any{AnnotationsArtifact: annotationRowSchema}, "task": annotationTask,
 		// People read the memories: no prompt, no tool, no model route and no sampling.
 		"extractor": map[string]any{
-			"protocol_id": HumanAnnotationProtocol, "extractor_version": HumanExtractorVersion, "prompt_policy_id": nil, "system_prompt_sha256": nil,
+			"protocol_id": HumanAnnotationProtocol, "extractor_version": annotations.HumanExtractorVersion, "prompt_policy_id": nil, "system_prompt_sha256": nil,
 			"tool_name": nil, "tool_schema_sha256": nil, "output_schema_id": d.PayloadSchemaID(), "output_schema_version": d.TypedSchemaVersion(),
 		},
 		"route":                map[string]any{"target_id": "human", "provider": "human", "requested_model": nil, "resolved_model": nil, "capabilities": []any{}},
@@ -126,10 +127,10 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 	annotators := map[string]bool{}
 	for _, a := range labels {
 		switch {
-		case a.AnnotatorKind != AnnotatorHuman:
+		case a.AnnotatorKind != annotations.AnnotatorHuman:
 			rep.SkippedExtractor++
 			continue
-		case a.Status == AnnotationDraft:
+		case a.Status == annotations.AnnotationDraft:
 			rep.SkippedDrafts++
 			continue
 		}
@@ -143,7 +144,7 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 			"writer_model": m.writerModel, "extractor_model": a.Annotator, "source_content_hash": a.SourceContentHash, "status": a.Status,
 			"detail": a.Detail, "extracted_state": state,
 			// No tool call and no sampling happened: these stay null rather than imitate one.
-			"raw_arguments": nil, "extractor_version": HumanExtractorVersion, "temperature": nil,
+			"raw_arguments": nil, "extractor_version": annotations.HumanExtractorVersion, "temperature": nil,
 			"schema_version": annotationRowSchema, "domain_id": domainID, "source_manifest_sha256": manifestSHA, "call_id": nil,
 			"extractor": map[string]any{"target_id": "human:" + a.Annotator, "provider": "human", "requested_model": a.Annotator,
 				"resolved_model": a.Annotator, "response_model": nil, "effective_parameters": map[string]any{}},
@@ -154,7 +155,7 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 			return rep, err
 		}
 		rep.Rows++
-		if a.Status == AnnotationAccepted {
+		if a.Status == annotations.AnnotationAccepted {
 			rep.Accepted++
 		} else {
 			rep.Unaccepted++
@@ -218,7 +219,7 @@ type ImportAnnotationsReport struct {
 	Rescored int `json:"rescored"`
 }
 
-var importStatuses = map[string]bool{AnnotationAccepted: true, AnnotationInvalidResponse: true, AnnotationProviderError: true, AnnotationSubmitted: true, AnnotationDraft: true}
+var importStatuses = map[string]bool{annotations.AnnotationAccepted: true, annotations.AnnotationInvalidResponse: true, annotations.AnnotationProviderError: true, annotations.AnnotationSubmitted: true, annotations.AnnotationDraft: true}
 
 type importedLabel struct {
 	label  storedLabel
@@ -270,8 +271,8 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 			return &rundir.VerifyError{File: file, Line: r.Line, Field: "memory_id", Msg: fmt.Sprintf("memory %s is annotated by %s again (line %d)", k[0], k[1], prev)}
 		}
 		seen[k] = r.Line
-		if opts.AsSubmitted && l.label.status == AnnotationAccepted {
-			l.label.status = AnnotationSubmitted
+		if opts.AsSubmitted && l.label.status == annotations.AnnotationAccepted {
+			l.label.status = annotations.AnnotationSubmitted
 		}
 		labels = append(labels, l)
 		return nil
@@ -293,7 +294,7 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 			memories[l.label.memoryID] = true
 		}
 		ids := sortedKeys(memories)
-		before := map[string]*annotationResolution{}
+		before := map[string]*annotations.Resolution{}
 		for _, id := range ids {
 			hash, d, err := memoryHash(w.ctx, w.tx, id)
 			if errors.Is(err, ErrNotFound) {
@@ -314,7 +315,7 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 				rep.UnknownMemories++
 			}
 			rep.Rows++
-			if l.label.status == AnnotationAccepted {
+			if l.label.status == annotations.AnnotationAccepted {
 				rep.Accepted++
 			} else {
 				rep.Unaccepted++
@@ -376,9 +377,9 @@ func readAnnotationRow(file string, r rundir.Row, d engine.Domain) (importedLabe
 	if name == "" {
 		return l, bad("extractor.requested_model", "no annotator: the row names no extractor model, target or extractor_model")
 	}
-	l.kind = AnnotatorExtractor
+	l.kind = annotations.AnnotatorExtractor
 	if p, _ := ext["provider"].(string); p == "human" {
-		l.kind = AnnotatorHuman
+		l.kind = annotations.AnnotatorHuman
 	}
 	l.detail = "{}"
 	if ext != nil {
@@ -387,7 +388,7 @@ func readAnnotationRow(file string, r rundir.Row, d engine.Domain) (importedLabe
 	var state map[string]any
 	switch v := r.Tree["extracted_state"].(type) {
 	case nil:
-		if status == AnnotationAccepted {
+		if status == annotations.AnnotationAccepted {
 			return l, bad("extracted_state", "an accepted annotation needs a state")
 		}
 	case map[string]any:
@@ -412,6 +413,6 @@ func readAnnotationRow(file string, r rundir.Row, d engine.Domain) (importedLabe
 		raw = pyjson.MustCanonicalJSON(r.Tree)
 	}
 	l.label = storedLabel{id: r.Str("annotation_id"), memoryID: r.Str("memory_id"), annotator: name, hash: r.Str("source_content_hash"),
-		status: status, detail: detail, origin: OriginImport, sourceRow: raw, state: state}
+		status: status, detail: detail, origin: annotations.OriginImport, sourceRow: raw, state: state}
 	return l, nil
 }

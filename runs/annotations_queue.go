@@ -1,6 +1,6 @@
 package runs
 
-// Annotation queues and the data of one annotation task, for the annotation screen and the
+// annotations.Annotation queues and the data of one annotation task, for the annotation screen and the
 // headless commands.
 
 import (
@@ -11,9 +11,10 @@ import (
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/annotations"
 )
 
-// Annotation queues.
+// annotations.Annotation queues.
 const (
 	// QueueUnannotated: memories the annotator has not submitted a label for (with no
 	// annotator: memories without any label).
@@ -117,8 +118,8 @@ func (s *Store) AnnotationQueue(ctx context.Context, queue, annotator, runID str
 
 // AnnotationTask is what the annotation screen shows for one memory.
 type AnnotationTask struct {
-	Item   AnnotationItem `json:"item"`
-	Labels []Annotation   `json:"labels"`
+	Item   AnnotationItem           `json:"item"`
+	Labels []annotations.Annotation `json:"labels"`
 	// Prefill is the automatic reading of the canonical free-text layout (nil when the text
 	// is not in that layout; PrefillError then says why, with the line).
 	Prefill      map[string]any `json:"prefill"`

@@ -16,6 +16,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/runs/annotations"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -143,7 +144,7 @@ func TestAnnotationAcceptanceRules(t *testing.T) {
 		t.Helper()
 		got := scoreAt(t, s, m.MemoryID, m.BlockIndex)
 		if reason == "" {
-			if got.unscored.Valid || got.scoredFrom != ScoredFreeTextAnnotation {
+			if got.unscored.Valid || got.scoredFrom != annotations.ScoredFreeTextAnnotation {
 				t.Fatalf("%s: scored_from %s, unscored %v; want scored from the annotation", step, got.scoredFrom, got.unscored)
 			}
 			return
@@ -158,7 +159,7 @@ func TestAnnotationAcceptanceRules(t *testing.T) {
 	}
 	exact := ledgerState(t, f.c, m.BlockIndex)
 	wide := broadened(t, f.c, m.BlockIndex)
-	save := func(ann, status string, state map[string]any, hash string) Annotation {
+	save := func(ann, status string, state map[string]any, hash string) annotations.Annotation {
 		t.Helper()
 		a, err := s.SaveAnnotation(ctx, AnnotationInput{MemoryID: m.MemoryID, Annotator: ann, State: state, Status: status, SourceContentHash: hash})
 		if err != nil {
@@ -166,22 +167,22 @@ func TestAnnotationAcceptanceRules(t *testing.T) {
 		}
 		return a
 	}
-	a := save("alice", AnnotationDraft, exact, m.ContentHash)
-	if a.AnnotatorKind != AnnotatorHuman || a.SchemaVersion != "3" || a.SourceContentHash != m.ContentHash || a.CreatedAt == "" || a.Stale {
+	a := save("alice", annotations.AnnotationDraft, exact, m.ContentHash)
+	if a.AnnotatorKind != annotations.AnnotatorHuman || a.SchemaVersion != "3" || a.SourceContentHash != m.ContentHash || a.CreatedAt == "" || a.Stale {
 		t.Fatalf("stored label %+v", a)
 	}
 	want("draft", "annotation_not_accepted:draft")
-	save("bob", AnnotationSubmitted, wide, m.ContentHash)
+	save("bob", annotations.AnnotationSubmitted, wide, m.ContentHash)
 	want("draft+submitted", "annotation_not_accepted:draft,submitted")
 
 	// An accepted label that read other text: EAL-Bench refuses to score, and we show it stale.
-	a = save("alice", AnnotationAccepted, exact, strings.Repeat("0", 64))
+	a = save("alice", annotations.AnnotationAccepted, exact, strings.Repeat("0", 64))
 	if !a.Stale {
 		t.Fatal("a label bound to another hash must be stale")
 	}
-	want("hash mismatch", ReasonAnnotationHashMismatch)
+	want("hash mismatch", annotations.ReasonAnnotationHashMismatch)
 
-	save("alice", AnnotationAccepted, exact, m.ContentHash)
+	save("alice", annotations.AnnotationAccepted, exact, m.ContentHash)
 	want("accepted", "")
 	if got := scoreAt(t, s, m.MemoryID, m.BlockIndex); got.exact.Int64 != 1 || got.forms.Int64 != 0 {
 		t.Fatalf("the ledger's own state must score exact and form nothing: %+v", got)
@@ -190,11 +191,11 @@ func TestAnnotationAcceptanceRules(t *testing.T) {
 		t.Fatal("an accepted annotation settles the chain's need for annotation")
 	}
 	// Identical accepted states from two annotators are one reading, not a conflict.
-	save("carol", AnnotationAccepted, exact, m.ContentHash)
+	save("carol", annotations.AnnotationAccepted, exact, m.ContentHash)
 	want("two identical accepted", "")
 
-	save("bob", AnnotationAccepted, wide, m.ContentHash)
-	want("conflict", ReasonConflictingAnnotations)
+	save("bob", annotations.AnnotationAccepted, wide, m.ContentHash)
+	want("conflict", annotations.ReasonConflictingAnnotations)
 	if ffa, _, _ := chainFacts(t, s, f.chain); ffa.Valid {
 		t.Fatal("an unscored memory cannot form false authority")
 	}
@@ -205,7 +206,7 @@ func TestAnnotationAcceptanceRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if adj.Status != AnnotationAccepted || adj.Origin != OriginAdjudication {
+	if adj.Status != annotations.AnnotationAccepted || adj.Origin != annotations.OriginAdjudication {
 		t.Fatalf("adjudicated label %+v", adj)
 	}
 	want("adjudicated", "")
@@ -223,7 +224,7 @@ func TestAnnotationAcceptanceRules(t *testing.T) {
 	}
 	accepted := 0
 	for _, l := range labels {
-		if l.Status == AnnotationAccepted {
+		if l.Status == annotations.AnnotationAccepted {
 			accepted++
 		}
 	}
@@ -236,7 +237,7 @@ func TestAnnotationAcceptanceRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sm := range doc.Memories {
-		if sm.MemoryID == m.MemoryID && (sm.ScoredFrom != ScoredFreeTextAnnotation || sm.FormsFalseAuthority == nil || !*sm.FormsFalseAuthority) {
+		if sm.MemoryID == m.MemoryID && (sm.ScoredFrom != annotations.ScoredFreeTextAnnotation || sm.FormsFalseAuthority == nil || !*sm.FormsFalseAuthority) {
 			t.Fatalf("summary memory %+v", sm)
 		}
 	}
@@ -263,7 +264,7 @@ func TestAnnotationAcceptanceRules(t *testing.T) {
 func TestAnnotationsBeforeImport(t *testing.T) {
 	ctx := context.Background()
 	f := newAnnotationFixture(t)
-	if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: "alice", State: ledgerState(t, f.c, f.mem.BlockIndex), Status: AnnotationAccepted}); err != nil {
+	if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: "alice", State: ledgerState(t, f.c, f.mem.BlockIndex), Status: annotations.AnnotationAccepted}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "child")
@@ -281,7 +282,7 @@ func TestAnnotationsBeforeImport(t *testing.T) {
 	if _, err := s2.Import(ctx, []string{f.runDir}, ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := scoreAt(t, s2, f.mem.MemoryID, f.mem.BlockIndex); got.scoredFrom != ScoredFreeTextAnnotation || got.exact.Int64 != 1 {
+	if got := scoreAt(t, s2, f.mem.MemoryID, f.mem.BlockIndex); got.scoredFrom != annotations.ScoredFreeTextAnnotation || got.exact.Int64 != 1 {
 		t.Fatalf("%+v", got)
 	}
 }
@@ -315,9 +316,9 @@ func TestAgreementHandComputed(t *testing.T) {
 		// A's values: active, "V", ["laptops"], 100, "USD", from, until (each 1/7);
 		// B's the same but 1000 for 100. Shared values: 6, each 1/7 x 1/7, so
 		// p_e = 6/49 and kappa = (6/7 - 6/49) / (1 - 6/49) = (36/49) / (43/49) = 36/43.
-		rep := ComputeAgreement([]LabelledMemory{{MemoryID: "m1", Domain: procurement.Domain{}, States: map[string][]engine.Record{
+		rep := annotations.ComputeAgreement([]annotations.LabelledMemory{{MemoryID: "m1", Domain: procurement.Domain{}, States: map[string][]engine.Record{
 			"A": envs(t, "active", "V", 100, "USD"), "B": envs(t, "active", "V", 1000, "USD")}}})
-		if rep.All.Method != MethodCohenKappa || rep.All.Units != 7 || rep.All.Agreed != 6 {
+		if rep.All.Method != annotations.MethodCohenKappa || rep.All.Units != 7 || rep.All.Agreed != 6 {
 			t.Fatalf("%+v", rep.All)
 		}
 		feq(t, "observed", rep.All.Observed, 6.0/7)
@@ -337,9 +338,9 @@ func TestAgreementHandComputed(t *testing.T) {
 		// Marginals: active 2, revoked 1, USD 2, EUR 1, and 3 for each of the 5 others: n = 21.
 		// Observed disagreement = 4; expected = n^2 - sum n_c^2 = 441 - (4+1+4+1+5*9) = 386.
 		// alpha = 1 - (n-1) * 4 / 386 = 1 - 80/386 = 153/193.
-		rep := ComputeAgreement([]LabelledMemory{{MemoryID: "m1", Domain: procurement.Domain{}, States: map[string][]engine.Record{
+		rep := annotations.ComputeAgreement([]annotations.LabelledMemory{{MemoryID: "m1", Domain: procurement.Domain{}, States: map[string][]engine.Record{
 			"A": envs(t, "active", "V", 100, "USD"), "B": envs(t, "active", "V", 100, "USD"), "C": envs(t, "revoked", "V", 100, "EUR")}}})
-		if rep.All.Method != MethodKrippendorffAlpha || rep.All.Units != 7 || rep.All.Agreed != 5 || rep.All.Pairable != 21 {
+		if rep.All.Method != annotations.MethodKrippendorffAlpha || rep.All.Units != 7 || rep.All.Agreed != 5 || rep.All.Pairable != 21 {
 			t.Fatalf("%+v", rep.All)
 		}
 		feq(t, "alpha", rep.All.Coefficient, 153.0/193)
@@ -352,7 +353,7 @@ func TestAgreementHandComputed(t *testing.T) {
 		// B has no record: all 7 units disagree (A's values vs "<no record>"), p_o = 0.
 		// A's 7 values are distinct (1/7 each); B's single value appears nowhere in A: p_e = 0,
 		// kappa = (0 - 0)/(1 - 0) = 0.
-		rep := ComputeAgreement([]LabelledMemory{{MemoryID: "m1", Domain: procurement.Domain{}, States: map[string][]engine.Record{
+		rep := annotations.ComputeAgreement([]annotations.LabelledMemory{{MemoryID: "m1", Domain: procurement.Domain{}, States: map[string][]engine.Record{
 			"A": envs(t, "active", "V", 100, "USD"), "B": nil}}})
 		feq(t, "kappa", rep.All.Coefficient, 0)
 		if rep.All.Agreed != 0 || rep.All.Units != 7 {
@@ -369,7 +370,7 @@ func TestAgreementFormationUnits(t *testing.T) {
 	f := newAnnotationFixture(t)
 	exact, wide := ledgerState(t, f.c, f.mem.BlockIndex), broadened(t, f.c, f.mem.BlockIndex)
 	for ann, st := range map[string]map[string]any{"alice": exact, "bob": wide} {
-		if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: ann, State: st, Status: AnnotationSubmitted}); err != nil {
+		if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: ann, State: st, Status: annotations.AnnotationSubmitted}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -410,15 +411,15 @@ func TestAnnotationExportImportRoundTrip(t *testing.T) {
 	}
 	for i, it := range queue[:3] {
 		st := ledgerState(t, findCase(t, builtinCases(t), it.CaseID), it.BlockIndex)
-		status := AnnotationAccepted
+		status := annotations.AnnotationAccepted
 		if i == 2 {
-			status = AnnotationSubmitted
+			status = annotations.AnnotationSubmitted
 		}
 		if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: it.MemoryID, Annotator: "alice", State: st, Status: status}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: queue[3].MemoryID, Annotator: "alice", State: procurement.EmptyTyped(), Status: AnnotationDraft}); err != nil {
+	if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: queue[3].MemoryID, Annotator: "alice", State: procurement.EmptyTyped(), Status: annotations.AnnotationDraft}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "annotations-run")
@@ -467,7 +468,7 @@ func TestAnnotationExportImportRoundTrip(t *testing.T) {
 			t.Fatalf("labels %d vs %d", len(a), len(b))
 		}
 		if a[0].AnnotationID != b[0].AnnotationID || a[0].SourceContentHash != b[0].SourceContentHash || a[0].Status != b[0].Status ||
-			pyjson.MustCanonicalJSON(a[0].State) != pyjson.MustCanonicalJSON(b[0].State) || b[0].AnnotatorKind != AnnotatorHuman || b[0].Stale {
+			pyjson.MustCanonicalJSON(a[0].State) != pyjson.MustCanonicalJSON(b[0].State) || b[0].AnnotatorKind != annotations.AnnotatorHuman || b[0].Stale {
 			t.Fatalf("round trip changed the label:\n%+v\n%+v", a[0], b[0])
 		}
 		if x, y := scoreAt(t, f.s, it.MemoryID, it.BlockIndex), scoreAt(t, s2, it.MemoryID, it.BlockIndex); x != y {
@@ -496,7 +497,7 @@ func TestImportExtractorRun(t *testing.T) {
 	f := newAnnotationFixture(t)
 	queue, _ := f.s.AnnotationQueue(ctx, QueueAll, "", f.runID)
 	exact := ledgerState(t, f.c, f.mem.BlockIndex)
-	if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: "alice", State: exact, Status: AnnotationSubmitted}); err != nil {
+	if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: "alice", State: exact, Status: annotations.AnnotationSubmitted}); err != nil {
 		t.Fatal(err)
 	}
 	other := queue[0]
@@ -513,10 +514,10 @@ func TestImportExtractorRun(t *testing.T) {
 		ext := map[string]any{"target_id": "extractor_gpt", "provider": "openai", "requested_model": "gpt-test", "resolved_model": "gpt-test-2026", "response_model": "gpt-test-2026",
 			"effective_parameters": map[string]any{"temperature": 0.0}}
 		rows := []any{
-			map[string]any{"annotation_id": AnnotationID("free_text_current_state_v2", f.mem.MemoryID, "gpt-test-2026"), "memory_id": f.mem.MemoryID, "source_content_hash": f.mem.ContentHash,
+			map[string]any{"annotation_id": annotations.AnnotationID("free_text_current_state_v2", f.mem.MemoryID, "gpt-test-2026"), "memory_id": f.mem.MemoryID, "source_content_hash": f.mem.ContentHash,
 				"status": "accepted", "detail": "accepted", "extracted_state": state, "raw_arguments": "{}", "extractor_version": "free_text_current_state_v2", "temperature": 0.0,
 				"schema_version": 1, "domain_id": "procurement", "call_id": "annotation-call-0123", "extractor": ext, "extractor_model": "gpt-test-2026"},
-			map[string]any{"annotation_id": AnnotationID("free_text_current_state_v2", other.MemoryID, "gpt-test-2026"), "memory_id": other.MemoryID, "source_content_hash": other.ContentHash,
+			map[string]any{"annotation_id": annotations.AnnotationID("free_text_current_state_v2", other.MemoryID, "gpt-test-2026"), "memory_id": other.MemoryID, "source_content_hash": other.ContentHash,
 				"status": "invalid_response", "detail": "tool arguments are not valid JSON", "extracted_state": nil, "raw_arguments": "{", "extractor_version": "free_text_current_state_v2",
 				"temperature": 0.0, "schema_version": 1, "domain_id": "procurement", "call_id": "annotation-call-4567", "extractor": ext, "extractor_model": "gpt-test-2026"},
 		}
@@ -536,7 +537,7 @@ func TestImportExtractorRun(t *testing.T) {
 	if rep.Accepted != 1 || rep.Unaccepted != 1 || !reflect.DeepEqual(rep.Annotators, []string{"gpt-test"}) {
 		t.Fatalf("%+v", rep)
 	}
-	if got := scoreAt(t, f.s, f.mem.MemoryID, f.mem.BlockIndex); got.scoredFrom != ScoredFreeTextAnnotation {
+	if got := scoreAt(t, f.s, f.mem.MemoryID, f.mem.BlockIndex); got.scoredFrom != annotations.ScoredFreeTextAnnotation {
 		t.Fatalf("an accepted extraction scores the memory, as in EAL-Bench: %+v", got)
 	}
 	if got := scoreAt(t, f.s, other.MemoryID, other.BlockIndex); got.unscored.String != "annotation_not_accepted:invalid_response" {

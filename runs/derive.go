@@ -7,6 +7,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/annotations"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -70,7 +71,7 @@ type deriver struct {
 	ledgers       map[ledgerKey]ledgerAt
 	disagreements int
 	// annotations caches each free-text memory's annotation resolution (annotations.go).
-	annotations map[string]*annotationResolution
+	annotations map[string]*annotations.Resolution
 }
 
 func (dv *deriver) ledger(c *engine.Case, block int) (ledgerAt, error) {

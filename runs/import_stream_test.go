@@ -13,6 +13,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/annotations"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -73,7 +74,7 @@ func TestCorpusAfterRun(t *testing.T) {
 	if item.MemoryID == "" {
 		t.Fatalf("no one-shot free-text memory among %d queued", len(queue))
 	}
-	label := AnnotationInput{MemoryID: item.MemoryID, Annotator: "alice", State: broadened(t, findCase(t, cases, item.CaseID), item.BlockIndex), Status: AnnotationAccepted}
+	label := AnnotationInput{MemoryID: item.MemoryID, Annotator: "alice", State: broadened(t, findCase(t, cases, item.CaseID), item.BlockIndex), Status: annotations.AnnotationAccepted}
 	if _, err := later.SaveAnnotation(ctx, label); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestCorpusAfterRun(t *testing.T) {
 	if _, err := later.ProbesAt(ctx, chains[0].Key, 0); err != nil {
 		t.Errorf("ProbesAt after the corpus arrived: %v", err)
 	}
-	if got := scoreAt(t, later, item.MemoryID, item.BlockIndex); got.scoredFrom != ScoredFreeTextAnnotation || got.forms.Int64 != 1 {
+	if got := scoreAt(t, later, item.MemoryID, item.BlockIndex); got.scoredFrom != annotations.ScoredFreeTextAnnotation || got.forms.Int64 != 1 {
 		t.Errorf("the label saved before the corpus does not apply: %+v", got)
 	}
 	// Importing the corpus again finds nobody waiting and changes nothing.

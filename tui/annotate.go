@@ -13,6 +13,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/runs/annotations"
 )
 
 // The annotation screen: a free-text memory on the left (sanitised, cited source ids
@@ -39,8 +40,8 @@ type AnnotateStart struct {
 type AnnotationStore interface {
 	AnnotationQueue(ctx context.Context, queue, annotator, runID string) ([]runs.AnnotationItem, error)
 	AnnotationTaskOf(ctx context.Context, memoryID string) (runs.AnnotationTask, error)
-	SaveAnnotation(ctx context.Context, in runs.AnnotationInput) (runs.Annotation, error)
-	Adjudicate(ctx context.Context, memoryID, adjudicator string, state any, sourceHash string) (runs.Annotation, error)
+	SaveAnnotation(ctx context.Context, in runs.AnnotationInput) (annotations.Annotation, error)
+	Adjudicate(ctx context.Context, memoryID, adjudicator string, state any, sourceHash string) (annotations.Annotation, error)
 }
 
 var _ AnnotationStore = (*runs.Store)(nil)
@@ -75,7 +76,7 @@ type annotTaskMsg struct {
 
 type annotSavedMsg struct {
 	memoryID string
-	label    runs.Annotation
+	label    annotations.Annotation
 	err      error
 	advance  bool
 }
@@ -162,7 +163,7 @@ func (s *annotateScreen) open(i int) tea.Cmd {
 }
 
 // myLabel is this annotator's label on the open memory.
-func (s annotateScreen) myLabel() *runs.Annotation {
+func (s annotateScreen) myLabel() *annotations.Annotation {
 	if s.task == nil {
 		return nil
 	}
@@ -175,8 +176,8 @@ func (s annotateScreen) myLabel() *runs.Annotation {
 }
 
 // others are the other annotators' labels with a state (the adjudication candidates).
-func (s annotateScreen) others() []runs.Annotation {
-	var out []runs.Annotation
+func (s annotateScreen) others() []annotations.Annotation {
+	var out []annotations.Annotation
 	if s.task == nil {
 		return out
 	}
@@ -232,7 +233,7 @@ func (s annotateScreen) Update(msg tea.Msg) (annotateScreen, tea.Cmd) {
 	return s, nil
 }
 
-func (s *annotateScreen) setLabel(l runs.Annotation) {
+func (s *annotateScreen) setLabel(l annotations.Annotation) {
 	for i := range s.task.Labels {
 		if s.task.Labels[i].Annotator == l.Annotator {
 			s.task.Labels[i] = l
@@ -276,7 +277,7 @@ func (s *annotateScreen) draft() tea.Cmd {
 	if s.adjudicating() || s.task == nil {
 		return nil
 	}
-	return s.saveCmd(runs.AnnotationDraft, false)
+	return s.saveCmd(annotations.AnnotationDraft, false)
 }
 
 // enqueue runs a save now, or after the one in flight.
@@ -321,14 +322,14 @@ func (s *annotateScreen) saveCmd(status string, advance bool) tea.Cmd {
 	store, item := s.store, s.task.Item
 	// The label binds to the hash of exactly the text this screen read.
 	hash := pyjson.MustContentHash(item.Text)
-	if s.adjudicating() && status != runs.AnnotationDraft {
+	if s.adjudicating() && status != annotations.AnnotationDraft {
 		adjudicator := s.start.Annotator
 		return s.enqueue(saveRequest{item.MemoryID, func() tea.Msg {
 			l, err := store.Adjudicate(context.Background(), item.MemoryID, adjudicator, st, hash)
 			return annotSavedMsg{memoryID: item.MemoryID, label: l, err: err, advance: advance}
 		}})
 	}
-	in := runs.AnnotationInput{MemoryID: item.MemoryID, Annotator: s.start.Annotator, State: st, Status: status, SourceContentHash: hash, Origin: runs.OriginTUI}
+	in := runs.AnnotationInput{MemoryID: item.MemoryID, Annotator: s.start.Annotator, State: st, Status: status, SourceContentHash: hash, Origin: annotations.OriginTUI}
 	return s.enqueue(saveRequest{item.MemoryID, func() tea.Msg {
 		l, err := store.SaveAnnotation(context.Background(), in)
 		return annotSavedMsg{memoryID: item.MemoryID, label: l, err: err, advance: advance}
@@ -358,12 +359,12 @@ func (s annotateScreen) handleKey(msg tea.KeyPressMsg) (annotateScreen, tea.Cmd)
 	}
 	switch {
 	case key.Matches(msg, k.Save):
-		return s, s.saveCmd(runs.AnnotationSubmitted, true)
+		return s, s.saveCmd(annotations.AnnotationSubmitted, true)
 	case key.Matches(msg, k.Accept):
 		if s.adjudicating() {
-			return s, s.saveCmd(runs.AnnotationSubmitted, true) // adjudication accepts on save
+			return s, s.saveCmd(annotations.AnnotationSubmitted, true) // adjudication accepts on save
 		}
-		return s, s.saveCmd(runs.AnnotationAccepted, true)
+		return s, s.saveCmd(annotations.AnnotationAccepted, true)
 	case key.Matches(msg, k.NextField):
 		s.move(1)
 	case key.Matches(msg, k.PrevField):

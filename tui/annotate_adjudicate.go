@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/runs/annotations"
 )
 
 // Adjudication: the annotators' readings of one memory side by side, record by record, so the
@@ -16,7 +15,7 @@ import (
 // comparisonLines renders every record id any reading holds, one row per field and one
 // column per annotator (the adjudicator's form first). A row where the readings differ is
 // marked "!" (meaning never rides on colour alone); "—" is a record that reading lacks.
-func comparisonLines(st *Styles, fs formSchema, form annotationForm, others []runs.Annotation, candidate, w int) []string {
+func comparisonLines(st *Styles, fs formSchema, form annotationForm, others []annotations.Annotation, candidate, w int) []string {
 	cols := []string{"form"}
 	readings := []map[string]formRecord{byID(form)}
 	for i, o := range others {

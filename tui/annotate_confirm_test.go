@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/runs/annotations"
 )
 
 // TestAnnotateEnterConfirmsAndAcceptCounts: on an enumerated field, 1 then enter keeps the
@@ -50,7 +51,7 @@ func TestAnnotateEnterConfirmsAndAcceptCounts(t *testing.T) {
 	next, cmd := m.Update(tea.KeyPressMsg{Code: 'a', Mod: tea.ModCtrl})
 	m = settle(t, next.(Model), cmd)
 	labels, err := s.Annotations(context.Background(), memoryID)
-	if err != nil || len(labels) != 1 || labels[0].Status != runs.AnnotationAccepted {
+	if err != nil || len(labels) != 1 || labels[0].Status != annotations.AnnotationAccepted {
 		t.Fatalf("ctrl+a saved %+v (%v), want one accepted label; screen:\n%s", labels, err, frame(m, runID))
 	}
 }

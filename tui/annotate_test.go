@@ -14,6 +14,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/runs/annotations"
 )
 
 // annotationStore is a private workspace holding the fixture run: labelling changes scores,
@@ -96,7 +97,7 @@ func TestFlowAnnotateOneMemory(t *testing.T) {
 	}
 	l := labels[0]
 	auths, _ := l.State["authorizations"].([]any)
-	if l.Annotator != "tester" || l.Status != runs.AnnotationSubmitted || l.SourceContentHash != first.ContentHash || l.Stale || len(auths) != 1 {
+	if l.Annotator != "tester" || l.Status != annotations.AnnotationSubmitted || l.SourceContentHash != first.ContentHash || l.Stale || len(auths) != 1 {
 		t.Fatalf("label %+v", l)
 	}
 	rec := auths[0].(map[string]any)
@@ -156,7 +157,7 @@ func TestAdjudicateDisagreement(t *testing.T) {
 		t.Fatalf("task %+v %v", task, err)
 	}
 	for ann, st := range map[string]map[string]any{"alice": task.Prefill, "bob": {"schema_version": "3", "authorizations": []any{}}} {
-		if _, err := s.SaveAnnotation(ctx, runs.AnnotationInput{MemoryID: task.Item.MemoryID, Annotator: ann, State: st, Status: runs.AnnotationSubmitted}); err != nil {
+		if _, err := s.SaveAnnotation(ctx, runs.AnnotationInput{MemoryID: task.Item.MemoryID, Annotator: ann, State: st, Status: annotations.AnnotationSubmitted}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -184,7 +185,7 @@ func TestAdjudicateDisagreement(t *testing.T) {
 			t.Fatalf("dana's adjudication is not alice's reading: %v", l.State)
 		}
 	}
-	if accepted["dana"] != runs.AnnotationAccepted || accepted["alice"] != runs.AnnotationSubmitted || accepted["bob"] != runs.AnnotationSubmitted {
+	if accepted["dana"] != annotations.AnnotationAccepted || accepted["alice"] != annotations.AnnotationSubmitted || accepted["bob"] != annotations.AnnotationSubmitted {
 		t.Fatalf("statuses %v", accepted)
 	}
 	if left, _ := s.AnnotationQueue(ctx, runs.QueueDisagreements, "", runID); len(left) != 0 {

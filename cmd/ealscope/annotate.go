@@ -13,6 +13,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/runs/annotations"
 	"github.com/ealscope/ealscope/tui"
 )
 
@@ -105,14 +106,14 @@ func (c *annotateSetCmd) Run(g *Globals) error {
 		return err
 	}
 	defer store.Close()
-	status := runs.AnnotationSubmitted
+	status := annotations.AnnotationSubmitted
 	switch {
 	case c.Accept:
-		status = runs.AnnotationAccepted
+		status = annotations.AnnotationAccepted
 	case c.Draft:
-		status = runs.AnnotationDraft
+		status = annotations.AnnotationDraft
 	}
-	a, err := store.SaveAnnotation(context.Background(), runs.AnnotationInput{MemoryID: c.Memory, Annotator: c.Annotator, State: state, Status: status, Origin: runs.OriginCLI})
+	a, err := store.SaveAnnotation(context.Background(), runs.AnnotationInput{MemoryID: c.Memory, Annotator: c.Annotator, State: state, Status: status, Origin: annotations.OriginCLI})
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.State, err)
 	}
@@ -155,7 +156,7 @@ func (c *annotateAgreementCmd) Run(g *Globals) error {
 	fmt.Fprintln(tw, "units\tlabelled twice+\tagreed\tobserved\tmethod\tcoefficient")
 	for _, row := range []struct {
 		name string
-		f    runs.AgreementFigures
+		f    annotations.AgreementFigures
 	}{{"record fields", rep.Fields}, {"formation per probe", rep.Formation}, {"all", rep.All}} {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", row.name, row.f.Units, row.f.Agreed, figure(row.f.Observed), dashStr(&row.f.Method), figure(row.f.Coefficient))
 	}

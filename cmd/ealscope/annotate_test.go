@@ -12,6 +12,7 @@ import (
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/runs/annotations"
 )
 
 // TestAnnotateCommands drives the headless twins end to end on a real run: `run` a scripted
@@ -66,13 +67,13 @@ func TestAnnotateCommands(t *testing.T) {
 		}
 	}
 	out := exec("annotate", "set", "--db", db, "--memory", mem.MemoryID, "--annotator", "alice", "--state", stateFile, "--accept", "--json")
-	var label runs.Annotation
-	if err := json.Unmarshal([]byte(out), &label); err != nil || label.Status != runs.AnnotationAccepted || label.SourceContentHash != mem.ContentHash {
+	var label annotations.Annotation
+	if err := json.Unmarshal([]byte(out), &label); err != nil || label.Status != annotations.AnnotationAccepted || label.SourceContentHash != mem.ContentHash {
 		t.Fatalf("set: %v %s", err, out)
 	}
 	exec("annotate", "set", "--db", db, "--memory", mem.MemoryID, "--annotator", "bob", "--state", stateFile)
 
-	var agr runs.AgreementReport
+	var agr annotations.AgreementReport
 	if err := json.Unmarshal([]byte(exec("annotate", "agreement", "--db", db, "--json")), &agr); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestAnnotateCommands(t *testing.T) {
 	found := false
 	for _, m := range doc.Memories {
 		if m.MemoryID == mem.MemoryID {
-			found = m.ScoredFrom == runs.ScoredFreeTextAnnotation && m.Exact != nil && *m.Exact
+			found = m.ScoredFrom == annotations.ScoredFreeTextAnnotation && m.Exact != nil && *m.Exact
 		}
 	}
 	if !found {
