@@ -156,11 +156,12 @@ func Open(dir string, opts Options) (*Run, error) {
 		return nil, verr(absDir, 0, "", "not a directory (a run is a directory holding %s)", ManifestFile)
 	}
 	manifestPath := filepath.Join(realDir, ManifestFile)
-	raw, err := os.ReadFile(manifestPath)
+	resolvedManifest, err := confinedManifest(realDir)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, verr(manifestPath, 0, "", "missing: a run directory needs %s", ManifestFile)
-		}
+		return nil, err
+	}
+	raw, err := ReadRegularFile(resolvedManifest, MaxManifestBytes)
+	if err != nil {
 		return nil, err
 	}
 	manifest, entries, err := ParseManifest(manifestPath, raw)
@@ -194,7 +195,7 @@ func Open(dir string, opts Options) (*Run, error) {
 			return nil, err
 		}
 		listed[path.Clean(filepath.ToSlash(e.Path))] = true
-		f, err := os.Open(full)
+		f, _, err := OpenRegular(full, MaxArtifactBytes)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				if firstMissing == "" {
@@ -203,6 +204,11 @@ func Open(dir string, opts Options) (*Run, error) {
 				missing = append(missing, e.Path)
 				continue
 			}
+			var nr *NotRegularError
+			var le *LimitError
+			if errors.As(err, &nr) || errors.As(err, &le) {
+				return nil, verr(full, 0, "files."+name+".path", "%s", strings.TrimPrefix(err.Error(), full+": "))
+			}
 			return nil, fmt.Errorf("%s: %w", full, err)
 		}
 		parse := !opts.ManifestOnly && strings.HasSuffix(e.Path, ".jsonl")
@@ -210,9 +216,13 @@ func Open(dir string, opts Options) (*Run, error) {
 		if parse && run.Files != nil {
 			keep = new([]Row)
 		}
-		res, err := verifyArtifact(f, full, name, parse, keep, idx)
+		res, err := verifyArtifact(boundedReader(f, full, MaxArtifactBytes), full, name, parse, keep, idx)
 		f.Close()
 		if err != nil {
+			var le *LimitError
+			if errors.As(err, &le) {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s: %w", full, err)
 		}
 		// The hash is checked first, as when the whole file was read before parsing: a file
@@ -253,6 +263,9 @@ func Open(dir string, opts Options) (*Run, error) {
 		if err := idx.checkReferences(run); err != nil {
 			return nil, err
 		}
+		if err := idx.trials.check(run); err != nil {
+			return nil, err
+		}
 	}
 	return run, nil
 }
@@ -260,6 +273,9 @@ func Open(dir string, opts Options) (*Run, error) {
 // ParseManifest decodes manifest.json and its file entries (files.* and checkpoint.files.*).
 // It checks shapes only; the files themselves are checked by Open.
 func ParseManifest(manifestPath string, raw []byte) (map[string]any, map[string]FileEntry, error) {
+	if err := CheckUTF8(manifestPath, 1, raw); err != nil {
+		return nil, nil, err
+	}
 	tree, err := pyjson.DecodeTree(raw)
 	if err != nil {
 		return nil, nil, verr(manifestPath, 0, "", "invalid JSON: %v", err)
@@ -423,7 +439,7 @@ func safePath(realDir, manifestPath, name, p string) (string, error) {
 // with a known schema_version and the fields ealscope relies on. `name` is the artifact name
 // (file stem) that decides which checks apply.
 func ParseRows(file, name string, data []byte) ([]Row, error) {
-	sc := newLineScanner(bytes.NewReader(data))
+	sc := newLineScanner(bytes.NewReader(data), file)
 	var rows []Row
 	for {
 		line, last, ok, err := sc.next()
@@ -450,6 +466,9 @@ func ParseRows(file, name string, data []byte) ([]Row, error) {
 // is the file's final one and had no line end, so bad JSON there is a truncated write. Row.Raw
 // is left to the caller (the line's buffer may be reused).
 func parseRow(file, name string, lineNo int, line []byte, last bool) (Row, error) {
+	if err := CheckUTF8(file, lineNo, line); err != nil {
+		return Row{}, err
+	}
 	tree, err := pyjson.DecodeTree(line)
 	if err != nil {
 		if last {
@@ -474,7 +493,7 @@ func parseRow(file, name string, lineNo int, line []byte, last bool) (Row, error
 		}
 	}
 	row := Row{Line: lineNo, Tree: m}
-	if err := validateRow(name, row); err != nil {
+	if err := validateRowBounds(name, row); err != nil {
 		var fe *engine.FieldError
 		if errors.As(err, &fe) {
 			return Row{}, verr(file, lineNo, fe.Path, "%s", fe.Msg)
@@ -499,7 +518,7 @@ type artifactCheck struct {
 // its ids go to idx, and keep (when not nil) collects the rows. err is an I/O error.
 func verifyArtifact(r io.Reader, file, name string, parse bool, keep *[]Row, idx *refIndex) (artifactCheck, error) {
 	var res artifactCheck
-	sc := newLineScanner(r)
+	sc := newLineScanner(r, file)
 	if !parse {
 		if err := sc.drain(); err != nil {
 			return res, err
@@ -671,6 +690,14 @@ func validateRow(name string, r Row) error {
 		return first(nonEmpty("case_id", "family"), integer("block_index"))
 	}
 	return nil
+}
+
+// validateRowBounds is validateRow plus the checks on values' ranges.
+func validateRowBounds(name string, r Row) error {
+	if err := validateRow(name, r); err != nil {
+		return err
+	}
+	return checkBlockIndexes(name, r)
 }
 
 func unknownFiles(realDir string, listed map[string]bool, run *Run) error {
