@@ -11,6 +11,7 @@ import (
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/rundir"
 )
 
 // CorpusRef names a corpus: a domain and a corpus version (the cases' schema_version).
@@ -34,6 +35,12 @@ type CorpusResult struct {
 // parseCorpusFile finds the domain whose reader accepts the file. With one domain its strict
 // error (file, line, case, field) is returned as is.
 func parseCorpusFile(name string, data []byte) (engine.Domain, []*engine.Case, error) {
+	if err := rundir.CheckUTF8(name, 1, data); err != nil {
+		return nil, nil, err
+	}
+	if err := checkLineLengths(name, data); err != nil {
+		return nil, nil, err
+	}
 	var errs []string
 	ids := domains.IDs()
 	for _, id := range ids {
@@ -50,14 +57,49 @@ func parseCorpusFile(name string, data []byte) (engine.Domain, []*engine.Case, e
 	return nil, nil, fmt.Errorf("%s: no domain reads this corpus:\n  %s", name, strings.Join(errs, "\n  "))
 }
 
+// checkLineLengths refuses a corpus line past rundir.MaxLineBytes, as for run artifacts.
+func checkLineLengths(name string, data []byte) error {
+	for line := 1; len(data) > 0; line++ {
+		n := bytes.IndexByte(data, '\n')
+		if n < 0 {
+			n = len(data)
+		}
+		if n > rundir.MaxLineBytes {
+			return &rundir.LimitError{File: name, Line: line, What: "line", Limit: rundir.MaxLineBytes}
+		}
+		data = data[min(n+1, len(data)):]
+	}
+	return nil
+}
+
+// lineIndex finds the lines of a corpus file by number in one pass over it (the cases are in
+// line order, so finding each one by splitting the file again would be quadratic).
+type lineIndex struct {
+	data   []byte
+	starts []int // byte offset of each line's start; line n starts at starts[n-1]
+}
+
+func newLineIndex(data []byte) *lineIndex {
+	x := &lineIndex{data: data, starts: []int{0}}
+	for i, c := range data {
+		if c == '\n' {
+			x.starts = append(x.starts, i+1)
+		}
+	}
+	return x
+}
+
 // caseLine is the raw text of the case at its 1-based line, which is what the workspace stores:
 // re-reading it with the domain's parser gives back the same case.
-func caseLine(data []byte, line int) []byte {
-	lines := bytes.Split(data, []byte("\n"))
-	if line < 1 || line > len(lines) {
+func (x *lineIndex) caseLine(line int) []byte {
+	if line < 1 || line > len(x.starts) {
 		return nil
 	}
-	return bytes.TrimRight(lines[line-1], "\r")
+	end := len(x.data)
+	if line < len(x.starts) {
+		end = x.starts[line] - 1
+	}
+	return bytes.TrimRight(x.data[x.starts[line-1]:end], "\r")
 }
 
 // importCorpus stores every case of a corpus file with its blocks, turns, ledger events, ledger
@@ -79,6 +121,7 @@ func (s *Store) importCorpus(w *txWriter, source string, data []byte) ([]CorpusR
 	}
 	sort.Strings(versions)
 	fileSHA := pyjson.SHA256Hex(data)
+	lines := newLineIndex(data)
 	var out []CorpusResult
 	for _, version := range versions {
 		res := CorpusResult{CorpusRef: CorpusRef{DomainID: d.ID(), CorpusVersion: version}, Source: source, Cases: len(byVersion[version])}
@@ -97,7 +140,7 @@ func (s *Store) importCorpus(w *txWriter, source string, data []byte) ([]CorpusR
 			return nil, err
 		}
 		for _, c := range byVersion[version] {
-			line := caseLine(data, c.Line)
+			line := lines.caseLine(c.Line)
 			hash := pyjson.SHA256Hex(line)
 			var existing string
 			err := w.tx.QueryRowContext(w.ctx, `SELECT content_hash FROM cases WHERE domain_id=? AND corpus_version=? AND case_id=?`, d.ID(), version, c.ID).Scan(&existing)

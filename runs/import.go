@@ -172,7 +172,7 @@ func (s *Store) inTx(ctx context.Context, fn func(w *txWriter) error) (map[strin
 
 func (s *Store) importCorpusFile(ctx context.Context, path string) (PathResult, error) {
 	res := emptyResult(path, KindCorpus)
-	data, err := os.ReadFile(path)
+	data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
 	if err != nil {
 		return res, err
 	}
