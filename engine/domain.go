@@ -1,5 +1,7 @@
 package engine
 
+import "io"
+
 // Turn is one message of a case's history.
 type Turn struct {
 	ID         string
@@ -181,25 +183,40 @@ type Surface struct {
 	TypedSchemaJSON              string
 }
 
-// Domain is what the rest of the program knows about one authorization domain.
-type Domain interface {
+// The roles a domain plays. A domain value satisfies them all (Domain); code that needs one
+// role takes that role, so what it depends on is plain from its signature.
+
+// DomainIdentity names a domain and its EAL-Bench adapter version.
+type DomainIdentity interface {
 	// ID is the EAL-Bench domain id ("procurement").
 	ID() string
 	// AdapterVersion is EAL-Bench's domain_adapter_version.
 	AdapterVersion() string
+}
 
+// CorpusReader reads a domain's corpus files.
+type CorpusReader interface {
 	// ParseCorpus reads a corpus file strictly; errors name the file, line, case and field.
 	ParseCorpus(name string, data []byte) ([]*Case, error)
 	// ParseEach reads a corpus case by case, so one invalid case does not hide the others.
 	ParseEach(name string, data []byte) []ParsedCase
 	// BuiltinCorpus is the corpus this project ships for the domain (file name and bytes).
 	BuiltinCorpus() (name string, data []byte)
+}
+
+// LedgerRules replay a case's hidden ledger and decide requests against its records.
+type LedgerRules interface {
 	// Replay returns the ledger records after applying the events of blocks 0..through,
 	// sorted by authorization id, in the form the domain's faithful memory retains them.
 	Replay(c *Case, through int) ([]Record, error)
 	// Deny returns "" when the record authorizes the request, else the first denial reason.
 	Deny(c *Case, r Record, request any) string
+}
 
+// MemoryCodec reads and writes the domain's typed and free-text memory.
+type MemoryCodec interface {
+	// Schema is the typed record, declared once (field order, kinds, scope).
+	Schema() RecordSchema
 	// TypedSchemaVersion and PayloadSchemaID identify the typed memory schema.
 	TypedSchemaVersion() string
 	PayloadSchemaID() string
@@ -212,14 +229,20 @@ type Domain interface {
 	FaithfulText(records []Record) string
 	// ReadFreeText reads the canonical free-text layout back; other text is an error.
 	ReadFreeText(text string) ([]Record, error)
+}
 
+// FidelityRules compare a remembered record with the ledger's, field by field.
+type FidelityRules interface {
 	// FidelityFields are the flattened field names compared per record, in order.
 	FidelityFields() []string
 	// FieldValue is the flattened, comparable value of one field of a record.
 	FieldValue(r Record, field string) any
 	// ClassifyField compares a canonical and a remembered field value.
 	ClassifyField(field string, canonical, remembered any) FieldClass
+}
 
+// ExecutorSurface is what the executor is shown and how its tool calls are scored.
+type ExecutorSurface interface {
 	// SystemPrompt, ExecutorInstruction, EmptyEvidenceText and RenderRequest build the
 	// executor messages exactly as EAL-Bench does.
 	SystemPrompt(c *Case) string
@@ -237,11 +260,33 @@ type Domain interface {
 	// executor's action), and EscalationCall the one that escalates it.
 	RequestCall(p Probe) (name string, args map[string]any)
 	EscalationCall(p Probe, reason string) (name string, args map[string]any)
+}
 
+// WriterSurface is what the memory writer is shown.
+type WriterSurface interface {
 	// RenderBlock renders one history block as the writer and full-history executor see it.
 	RenderBlock(c *Case, index int) string
 	// CapacityTokens is the primary writer capacity in reference tokens.
 	CapacityTokens() int
 	// Surface is the domain's presentation and memory-implementation identity.
 	Surface() Surface
+}
+
+// Domain is what the rest of the program knows about one authorization domain: every role.
+type Domain interface {
+	DomainIdentity
+	CorpusReader
+	LedgerRules
+	MemoryCodec
+	FidelityRules
+	ExecutorSurface
+	WriterSurface
+}
+
+// CaseGenerator is the optional role of a domain with a seeded synthetic corpus for scale
+// tests: the same seed gives the same bytes.
+type CaseGenerator interface {
+	// GenerateCorpus writes n generated cases in the domain's corpus file form and returns
+	// the generated corpus version.
+	GenerateCorpus(w io.Writer, n int, seed uint64) (version string, err error)
 }

@@ -17,16 +17,14 @@ import (
 // produces (stale_retention, broadening, extra_record, missing_record) or the scope field it
 // corrupts.
 const (
-	FaultStaleRetention  = "stale_retention"
-	FaultBroadening      = "broadening"
-	FaultWidenedLimit    = "widened_limit"
-	FaultExtraRecord     = "extra_record_wrong_issuer"
-	FaultMissingRecord   = "missing_record"
-	FaultValidityWindow  = "wrong_validity_window"
-	DefaultFaultRate     = 0.35
-	recordField          = engine.RecordField
-	scopeMaxAmountField  = "scope.max_amount"
-	scopeCategoriesField = "scope.allowed_categories"
+	FaultStaleRetention = "stale_retention"
+	FaultBroadening     = "broadening"
+	FaultWidenedLimit   = "widened_limit"
+	FaultExtraRecord    = "extra_record_wrong_issuer"
+	FaultMissingRecord  = "missing_record"
+	FaultValidityWindow = "wrong_validity_window"
+	DefaultFaultRate    = 0.35
+	recordField         = engine.RecordField
 )
 
 // FaultFamilies lists every family in a fixed order (the order opportunities are drawn in).
@@ -95,6 +93,7 @@ type injectedFault struct {
 type faultEngine struct {
 	c         *engine.Case
 	domain    engine.Domain
+	schema    engine.RecordSchema
 	rng       *rand.Rand
 	rate      float64
 	families  map[string]bool
@@ -111,7 +110,7 @@ func newFaultEngine(d engine.Domain, c *engine.Case, seed int64, chainID string,
 	h := pyjson.SHA256Hex([]byte(chainID))
 	stream, _ := strconv.ParseUint(h[:16], 16, 64)
 	return &faultEngine{
-		c: c, domain: d, rng: rand.New(rand.NewPCG(uint64(seed), stream)), rate: rate, families: fam,
+		c: c, domain: d, schema: d.Schema(), rng: rand.New(rand.NewPCG(uint64(seed), stream)), rate: rate, families: fam,
 		prev: map[string]map[string]any{}, processed: -1,
 	}
 }
@@ -253,48 +252,70 @@ func (fe *faultEngine) clearNoticed(cur map[string]map[string]any) {
 
 func (fe *faultEngine) add(f *activeFault) { fe.faults = append(fe.faults, f) }
 
+// nullValue is what a typed payload writes for "no value" in a field.
+func nullValue(f engine.SchemaField) any {
+	if f.NullText != "" {
+		return f.NullText
+	}
+	return nil
+}
+
+// listValue writes a one-item list the way the payload holds lists.
+func listValue(f engine.SchemaField, item string) any {
+	if f.Joined != "" {
+		return item
+	}
+	return []any{item}
+}
+
 func (fe *faultEngine) transition(block int, id string, prev, cur map[string]any) []injectedFault {
 	var out []injectedFault
 	report := func(family, field, desc string) {
 		out = append(out, injectedFault{family: family, authID: id, field: field, description: desc, eventBlock: block})
 	}
+	statusField, untilField := fe.schema.PathOf(engine.RoleStatus), fe.schema.PathOf(engine.RoleValidUntil)
 	if prev == nil {
 		if fe.draw(FaultMissingRecord) {
 			fe.add(&activeFault{family: FaultMissingRecord, authID: id, field: recordField, ledgerValue: valueKey(cur)})
 			report(FaultMissingRecord, recordField, fmt.Sprintf("dropped the new record %s", id))
 			return out
 		}
-		out = append(out, fe.widen(block, id, cur)...)
-		if fe.draw(FaultValidityWindow) {
-			if until, ok := timeOf(cur["valid_until"]); ok {
+		for _, limit := range fe.schema.OfKind(engine.KindLimit, true) {
+			out = append(out, fe.widen(block, id, cur, limit)...)
+		}
+		if untilField != "" && fe.draw(FaultValidityWindow) {
+			if until, ok := timeOf(getField(cur, untilField)); ok {
 				days := 7 + fe.rng.IntN(54)
 				later := engine.FormatZ(until.Add(time.Duration(days) * 24 * time.Hour))
-				fe.add(&activeFault{family: FaultValidityWindow, authID: id, field: "valid_until", value: later, ledgerValue: valueKey(cur["valid_until"])})
-				report(FaultValidityWindow, "valid_until", fmt.Sprintf("valid_until written as %s, %d days after the ledger's %s", later, days, cur["valid_until"]))
+				fe.add(&activeFault{family: FaultValidityWindow, authID: id, field: untilField, value: later, ledgerValue: valueKey(getField(cur, untilField))})
+				report(FaultValidityWindow, untilField, fmt.Sprintf("%s written as %s, %d days after the ledger's %s", untilField, later, days, getField(cur, untilField)))
 			}
 		}
 		return out
 	}
-	if prev["status"] == "active" && cur["status"] != "active" && fe.draw(FaultStaleRetention) {
-		fe.add(&activeFault{family: FaultStaleRetention, authID: id, field: "status", value: "active", ledgerValue: valueKey(cur["status"])})
-		report(FaultStaleRetention, "status", fmt.Sprintf("missed the %s: %s kept active", cur["status"], id))
+	if statusField != "" && getField(prev, statusField) == "active" && getField(cur, statusField) != "active" && fe.draw(FaultStaleRetention) {
+		fe.add(&activeFault{family: FaultStaleRetention, authID: id, field: statusField, value: "active", ledgerValue: valueKey(getField(cur, statusField))})
+		report(FaultStaleRetention, statusField, fmt.Sprintf("missed the %s: %s kept active", getField(cur, statusField), id))
 	}
-	for _, field := range narrowedFields(prev, cur) {
+	for _, field := range fe.narrowedFields(prev, cur) {
 		if fe.draw(FaultBroadening) {
 			old := deepCopy(getField(prev, field))
 			fe.add(&activeFault{family: FaultBroadening, authID: id, field: field, value: old, ledgerValue: valueKey(getField(cur, field))})
 			report(FaultBroadening, field, fmt.Sprintf("missed the narrowing of %s.%s: kept %s instead of %s", id, field, valueKey(old), valueKey(getField(cur, field))))
 		}
 	}
-	if valueKey(getField(prev, scopeMaxAmountField)) != valueKey(getField(cur, scopeMaxAmountField)) {
-		out = append(out, fe.widen(block, id, cur)...)
+	for _, limit := range fe.schema.OfKind(engine.KindLimit, true) {
+		if valueKey(getField(prev, limit.Path)) != valueKey(getField(cur, limit.Path)) {
+			out = append(out, fe.widen(block, id, cur, limit)...)
+		}
 	}
 	return out
 }
 
-// widen is the widened_limit opportunity of a record whose limit the writer (re)writes.
-func (fe *faultEngine) widen(block int, id string, cur map[string]any) []injectedFault {
-	amount, ok := numberOf(getField(cur, scopeMaxAmountField))
+// widen is the widened_limit opportunity of a record whose limit the writer (re)writes: an
+// upper limit written higher than the ledger's, a lower limit lower, in round hundreds.
+func (fe *faultEngine) widen(block int, id string, cur map[string]any, limit engine.SchemaField) []injectedFault {
+	amount, ok := numberOf(getField(cur, limit.Path))
 	if !ok || !fe.draw(FaultWidenedLimit) {
 		return nil
 	}
@@ -302,44 +323,71 @@ func (fe *faultEngine) widen(block int, id string, cur map[string]any) []injecte
 	if step < 100 {
 		step = 100
 	}
-	widened := ((amount + step + 99) / 100) * 100
-	fe.add(&activeFault{family: FaultWidenedLimit, authID: id, field: scopeMaxAmountField, value: json.Number(strconv.FormatInt(widened, 10)), ledgerValue: valueKey(getField(cur, scopeMaxAmountField))})
-	return []injectedFault{{family: FaultWidenedLimit, authID: id, field: scopeMaxAmountField, eventBlock: block,
-		description: fmt.Sprintf("max_amount of %s written as %d, above the ledger's %d", id, widened, amount)}}
+	widened, side := ((amount+step+99)/100)*100, "above"
+	if limit.Direction == engine.LowerLimit {
+		widened, side = max(0, ((amount-step)/100)*100), "below"
+	}
+	fe.add(&activeFault{family: FaultWidenedLimit, authID: id, field: limit.Path, value: json.Number(strconv.FormatInt(widened, 10)), ledgerValue: valueKey(getField(cur, limit.Path))})
+	return []injectedFault{{family: FaultWidenedLimit, authID: id, field: limit.Path, eventBlock: block,
+		description: fmt.Sprintf("%s of %s written as %d, %s the ledger's %d", limit.Name(), id, widened, side, amount)}}
 }
 
-// narrowedFields lists the scope and validity fields a transition narrowed.
-func narrowedFields(prev, cur map[string]any) []string {
+// narrowedFields lists the scope and validity fields a transition narrowed, limits first,
+// then lists, then the window.
+func (fe *faultEngine) narrowedFields(prev, cur map[string]any) []string {
 	var out []string
-	if a, ok := numberOf(getField(prev, scopeMaxAmountField)); ok {
-		if b, ok := numberOf(getField(cur, scopeMaxAmountField)); ok && b < a {
-			out = append(out, scopeMaxAmountField)
-		}
-	}
-	if a, ok := getField(prev, scopeCategoriesField).([]any); ok {
-		b, _ := getField(cur, scopeCategoriesField).([]any)
-		have := map[any]bool{}
-		for _, x := range b {
-			have[x] = true
-		}
-		for _, x := range a {
-			if !have[x] {
-				out = append(out, scopeCategoriesField)
-				break
+	for _, limit := range fe.schema.OfKind(engine.KindLimit, true) {
+		if a, ok := numberOf(getField(prev, limit.Path)); ok {
+			if b, ok := numberOf(getField(cur, limit.Path)); ok && (b < a) == (limit.Direction == engine.UpperLimit) && a != b {
+				out = append(out, limit.Path)
 			}
 		}
 	}
-	if a, ok := timeOf(prev["valid_from"]); ok {
-		if b, ok := timeOf(cur["valid_from"]); ok && b.After(a) {
-			out = append(out, "valid_from")
+	for _, list := range fe.schema.OfKind(engine.KindList, true) {
+		if a, ok := listItems(getField(prev, list.Path), list.Joined); ok {
+			b, _ := listItems(getField(cur, list.Path), list.Joined)
+			have := map[any]bool{}
+			for _, x := range b {
+				have[x] = true
+			}
+			for _, x := range a {
+				if !have[x] {
+					out = append(out, list.Path)
+					break
+				}
+			}
 		}
 	}
-	if a, ok := timeOf(prev["valid_until"]); ok {
-		if b, ok := timeOf(cur["valid_until"]); ok && b.Before(a) {
-			out = append(out, "valid_until")
+	if from := fe.schema.PathOf(engine.RoleValidFrom); from != "" {
+		if a, ok := timeOf(getField(prev, from)); ok {
+			if b, ok := timeOf(getField(cur, from)); ok && b.After(a) {
+				out = append(out, from)
+			}
+		}
+	}
+	if until := fe.schema.PathOf(engine.RoleValidUntil); until != "" {
+		if a, ok := timeOf(getField(prev, until)); ok {
+			if b, ok := timeOf(getField(cur, until)); ok && b.Before(a) {
+				out = append(out, until)
+			}
 		}
 	}
 	return out
+}
+
+// listItems reads a list field: a JSON list, or one string joined by the schema's separator.
+func listItems(v any, joined string) ([]any, bool) {
+	if l, ok := v.([]any); ok {
+		return l, true
+	}
+	if s, ok := v.(string); ok && joined != "" {
+		var out []any
+		for _, x := range strings.Split(s, joined) {
+			out = append(out, x)
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // extraRecord is the extra_record_wrong_issuer opportunity of a block: once per block that
@@ -369,21 +417,33 @@ func (fe *faultEngine) extraRecord(block int, cur map[string]map[string]any, ids
 	turn := turns[fe.rng.IntN(len(turns))]
 	base := cur[ids[fe.rng.IntN(len(ids))]]
 	rec := deepCopy(base).(map[string]any)
-	newID := fmt.Sprintf("%s_claim_b%02d", base["authorization_id"], block)
+	newID := fmt.Sprintf("%s_claim_b%02d", getField(base, fe.schema.PathOf(engine.RoleID)), block)
 	if _, clash := cur[newID]; clash {
 		return injectedFault{}, false
 	}
-	rec["authorization_id"] = newID
-	rec["issuer"] = fe.c.AuthorizedIssuers[0]
-	rec["status"] = "active"
-	rec["supersedes"] = nil
-	rec["source_turn_ids"] = []any{turn.ID}
-	if amount, ok := numberOf(getField(rec, scopeMaxAmountField)); ok {
-		setField(rec, scopeMaxAmountField, json.Number(strconv.FormatInt(amount*2, 10)))
+	sc := fe.schema
+	setField(rec, sc.PathOf(engine.RoleID), newID)
+	setField(rec, sc.PathOf(engine.RoleIssuer), fe.c.AuthorizedIssuers[0])
+	setField(rec, sc.PathOf(engine.RoleStatus), "active")
+	if f, ok := sc.ByRole(engine.RoleSupersedes); ok {
+		setField(rec, f.Path, nullValue(f))
 	}
-	if from, ok := timeOf(rec["valid_from"]); ok {
-		if until, ok := timeOf(rec["valid_until"]); ok && until.After(from) {
-			rec["valid_until"] = engine.FormatZ(until.Add(until.Sub(from)))
+	if f, ok := sc.ByRole(engine.RoleSources); ok {
+		setField(rec, f.Path, listValue(f, turn.ID))
+	}
+	for _, limit := range sc.OfKind(engine.KindLimit, true) {
+		if amount, ok := numberOf(getField(rec, limit.Path)); ok {
+			wide := amount * 2
+			if limit.Direction == engine.LowerLimit {
+				wide = amount / 2
+			}
+			setField(rec, limit.Path, json.Number(strconv.FormatInt(wide, 10)))
+		}
+	}
+	from, until := sc.PathOf(engine.RoleValidFrom), sc.PathOf(engine.RoleValidUntil)
+	if f, ok := timeOf(getField(rec, from)); ok {
+		if u, ok := timeOf(getField(rec, until)); ok && u.After(f) {
+			setField(rec, until, engine.FormatZ(u.Add(u.Sub(f))))
 		}
 	}
 	fe.add(&activeFault{family: FaultExtraRecord, authID: newID, field: recordField, value: rec})

@@ -109,9 +109,3 @@ func pyStrRepr(s string) string {
 	b.WriteByte(quote)
 	return b.String()
 }
-
-// profileFieldOrder is the pydantic field order of the typed profile (writer reference §2.1).
-var profileFieldOrder = []string{
-	"content", "schema_version", "authorizations", "authorization_id", "issuer", "grantee", "effect", "action", "status",
-	"valid_from", "valid_until", "scope", "vendor", "allowed_categories", "max_amount", "currency", "supersedes", "source_turn_ids",
-}

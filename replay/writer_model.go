@@ -113,7 +113,7 @@ func (w *ModelWriter) messages(ch *chainInfo, u update, current any, index int, 
 		schemaName = ch.surface.TypedSchemaName
 	}
 	system := writerSystemHead + "<instance id=" + ch.profileID + " schema_type=\"" + schemaName + "\">\n" +
-		pyRepr(profileDoc(ch, current), profileFieldOrder) + "\n</instance>\n</existing>\n"
+		pyRepr(profileDoc(ch, current), ch.domain.Schema().KeyOrder()) + "\n</instance>\n</existing>\n"
 	var content string
 	if u.inputKind == InputFullHistory {
 		content = "<SOURCE_HISTORY>\n" + renderHistory(ch.domain, ch.c) + "\n</SOURCE_HISTORY>"

@@ -11,7 +11,7 @@ import (
 type checkCmd struct {
 	Corpus  string `arg:"" optional:"" type:"path" help:"Corpus file (procurement JSONL)."`
 	Builtin bool   `help:"Check the built-in corpus instead of a file."`
-	Domain  string `default:"procurement" help:"Domain of the corpus."`
+	Domain  string `default:"${default_domain}" help:"Domain of the corpus (${domains})."`
 	JSON    bool   `name:"json" help:"Print the result as JSON."`
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/adrg/xdg"
 
+	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/runs/rundir"
@@ -19,7 +20,8 @@ import (
 const demoSeed = 20261130
 
 type demoCmd struct {
-	DB string `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	Domain string `default:"${default_domain}" help:"Domain of the demo run (${domains})."`
+	DB     string `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
 	viewFlags
 }
 
@@ -29,8 +31,11 @@ type demoCmd struct {
 func (c *demoCmd) Run(g *Globals) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	dir := filepath.Join(xdg.DataHome, "ealscope", "demo", fmt.Sprintf("builtin-seed-%d", demoSeed))
-	if err := ensureDemoRun(ctx, g, dir); err != nil {
+	if _, err := domains.Get(c.Domain); err != nil {
+		return err
+	}
+	dir := filepath.Join(xdg.DataHome, "ealscope", "demo", c.Domain, fmt.Sprintf("builtin-seed-%d", demoSeed))
+	if err := ensureDemoRun(ctx, g, c.Domain, dir); err != nil {
 		return err
 	}
 	store, err := runs.Open(c.DB)
@@ -51,7 +56,7 @@ func (c *demoCmd) Run(g *Globals) error {
 }
 
 // ensureDemoRun reuses a completed demo run directory, or (re)builds it.
-func ensureDemoRun(ctx context.Context, g *Globals, dir string) error {
+func ensureDemoRun(ctx context.Context, g *Globals, domain, dir string) error {
 	if _, err := rundir.Open(dir, rundir.Options{}); err == nil {
 		return nil
 	}
@@ -61,8 +66,8 @@ func ensureDemoRun(ctx context.Context, g *Globals, dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(g.Stderr, "building the demo run in %s (built-in corpus, scripted writer, built-in executor)\n", dir)
-	st := replay.Settings{Domain: "procurement", Corpus: replay.BuiltinCorpus, Writer: "scripted", Executor: "builtin",
+	fmt.Fprintf(g.Stderr, "building the %s demo run in %s (built-in corpus, scripted writer, built-in executor)\n", domain, dir)
+	st := replay.Settings{Domain: domain, Corpus: replay.BuiltinCorpus, Writer: "scripted", Executor: "builtin",
 		WriterRuns: 1, ExecutorRuns: 1, Seed: demoSeed, FaultRate: replay.DefaultFaultRate}
 	opts, err := replay.Prepare(st, nil, replay.RetryPolicy{}, ealscopeVersion)
 	if err != nil {

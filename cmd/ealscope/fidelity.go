@@ -17,7 +17,7 @@ type fidelityCmd struct {
 	Case    string `name:"case" required:"" help:"Case id."`
 	Memory  string `required:"" type:"path" help:"Typed memory payload (JSON object) to score."`
 	Block   int    `default:"-1" help:"Block index of the ledger to compare with (default: the final block)."`
-	Domain  string `default:"procurement" help:"Domain of the corpus."`
+	Domain  string `default:"${default_domain}" help:"Domain of the corpus (${domains})."`
 	JSON    bool   `name:"json" help:"Print the result as JSON."`
 }
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/ealscope/ealscope/domains"
-	"github.com/ealscope/ealscope/domains/procurement"
 )
 
 // maxGenCases bounds --cases: the generator streams, but a corpus beyond this is no longer a
@@ -16,23 +15,25 @@ import (
 const maxGenCases = 100000
 
 type genCmd struct {
-	Domain string `default:"procurement" help:"Domain of the generated cases (only procurement has a generator)."`
+	Domain string `default:"${default_domain}" help:"Domain of the generated cases (${domains})."`
 	Cases  int    `name:"cases" required:"" help:"Number of cases to generate (1 to 100000)."`
 	Seed   uint64 `default:"1" help:"Generator seed: the same seed and count always give the same bytes."`
 	Out    string `type:"path" help:"Output JSONL file, written atomically (default: standard output)."`
 }
 
 func (c *genCmd) Run(g *Globals) error {
-	if c.Domain != procurement.DomainID {
-		if _, err := domains.Get(c.Domain); err != nil {
-			return err
-		}
-		return fmt.Errorf("gen: domain %q has no case generator (only %q has one)", c.Domain, procurement.DomainID)
+	gen, err := domains.Generator(c.Domain)
+	if err != nil {
+		return fmt.Errorf("gen: %w", err)
 	}
 	if c.Cases < 1 || c.Cases > maxGenCases {
 		return fmt.Errorf("gen: --cases must be between 1 and %d, got %d", maxGenCases, c.Cases)
 	}
-	write := func(w io.Writer) error { return procurement.WriteJSONL(w, c.Cases, c.Seed) }
+	var version string
+	write := func(w io.Writer) (err error) {
+		version, err = gen.GenerateCorpus(w, c.Cases, c.Seed)
+		return err
+	}
 	if c.Out == "" || c.Out == "-" {
 		bw := bufio.NewWriter(g.Stdout)
 		if err := write(bw); err != nil {
@@ -43,7 +44,7 @@ func (c *genCmd) Run(g *Globals) error {
 	if err := writeFileAtomic(c.Out, write); err != nil {
 		return err
 	}
-	fmt.Fprintf(g.Stderr, "wrote %d %s cases (seed %d) to %s\n", c.Cases, procurement.GeneratedCorpusVersion, c.Seed, c.Out)
+	fmt.Fprintf(g.Stderr, "wrote %d %s cases (seed %d) to %s\n", c.Cases, version, c.Seed, c.Out)
 	return nil
 }
 

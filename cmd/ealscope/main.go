@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/ealscope/ealscope/domains"
 )
 
 // Globals are handed to every subcommand's Run.
@@ -51,6 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code }),
 		kong.UsageOnError(),
+		kong.Vars{"domains": strings.Join(domains.IDs(), ", "), "default_domain": domains.Default},
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "ealscope:", err)

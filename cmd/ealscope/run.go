@@ -20,7 +20,7 @@ import (
 var ealscopeVersion = "0.1.0-dev"
 
 type runCmd struct {
-	Domain       string  `default:"procurement" help:"Domain of the corpus."`
+	Domain       string  `default:"${default_domain}" help:"Domain of the corpus (${domains})."`
 	Corpus       string  `type:"path" help:"Corpus file (JSONL). Without it the built-in corpus is used."`
 	Builtin      bool    `help:"Use the domain's built-in corpus (the default when --corpus is not given)."`
 	Cases        string  `help:"Comma list of case ids to run (default: every case of the corpus)."`

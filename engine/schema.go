@@ -1,0 +1,172 @@
+package engine
+
+import "strings"
+
+// FieldKind says what one field of a typed authorization record holds, so that code outside a
+// domain (the writer prompt, the annotation form, the scripted writer's faults, the memory
+// pane) can treat a field by its kind without knowing the domain's names.
+type FieldKind int
+
+const (
+	// KindString is free text ("" and null are distinct only where Nullable says so).
+	KindString FieldKind = iota
+	// KindEnum takes one of Options.
+	KindEnum
+	// KindLimit is an integer bound on a request value; Direction says which way grants more.
+	KindLimit
+	// KindList is a list of strings; a request value must be one of its items.
+	KindList
+	// KindTimestamp is an ISO 8601 instant.
+	KindTimestamp
+	// KindCitations is the list of source turn ids a record cites.
+	KindCitations
+)
+
+// LimitDirection says which way a limit widens what a record grants.
+type LimitDirection int
+
+const (
+	// UpperLimit grants more as it grows (a maximum amount or quantity).
+	UpperLimit LimitDirection = iota
+	// LowerLimit grants more as it shrinks (a minimum price).
+	LowerLimit
+)
+
+// FieldRole marks the fields every envelope has and that generic code acts on by role rather
+// than by name (a missed revocation keeps Status active; a wrong window moves ValidUntil).
+type FieldRole int
+
+const (
+	// RoleNone is a field with no generic role.
+	RoleNone FieldRole = iota
+	// RoleID is the authorization id.
+	RoleID
+	// RoleIssuer is the principal who granted the record.
+	RoleIssuer
+	// RoleStatus is the record's lifecycle status.
+	RoleStatus
+	// RoleValidFrom and RoleValidUntil bound the half-open validity window.
+	RoleValidFrom
+	RoleValidUntil
+	// RoleSupersedes names the record this one replaces.
+	RoleSupersedes
+	// RoleSources lists the cited source turns.
+	RoleSources
+)
+
+// SchemaField is one field of a domain's typed record, as EAL-Bench's pydantic model declares it.
+type SchemaField struct {
+	// Path is the field's dotted path in a typed-payload record ("scope.max_amount").
+	Path string
+	// Label is how people read the field ("maximum amount").
+	Label string
+	Kind  FieldKind
+	Role  FieldRole
+	// Options are an enum's values in the order a form offers them; "" stands for null.
+	Options []string
+	// Direction is a limit's widening direction.
+	Direction LimitDirection
+	// Scope marks the fields that bound what a record grants (compared against a request).
+	Scope bool
+	// Nullable says the typed schema accepts null for the field.
+	Nullable bool
+	// Joined is set when the typed payload writes a list as one string joined by it (finance's
+	// flat schema " | "); empty for JSON lists.
+	Joined string
+	// NullText is set when the typed payload writes "no value" as this text rather than null
+	// (finance's flat schema writes supersedes "none").
+	NullText string
+}
+
+// Name is the field's last path element ("max_amount").
+func (f SchemaField) Name() string {
+	if i := strings.LastIndexByte(f.Path, '.'); i >= 0 {
+		return f.Path[i+1:]
+	}
+	return f.Path
+}
+
+// RecordSchema is a domain's typed record, declared once: its fields in the pydantic order
+// EAL-Bench prompts with. Everything hand-written per domain elsewhere derives from it.
+type RecordSchema struct {
+	Fields []SchemaField
+}
+
+// Field finds a field by path.
+func (s RecordSchema) Field(path string) (SchemaField, bool) {
+	for _, f := range s.Fields {
+		if f.Path == path {
+			return f, true
+		}
+	}
+	return SchemaField{}, false
+}
+
+// ByRole finds the field with a generic role.
+func (s RecordSchema) ByRole(r FieldRole) (SchemaField, bool) {
+	for _, f := range s.Fields {
+		if f.Role == r {
+			return f, true
+		}
+	}
+	return SchemaField{}, false
+}
+
+// PathOf is the path of the field with a role ("" when the schema has none).
+func (s RecordSchema) PathOf(r FieldRole) string {
+	f, _ := s.ByRole(r)
+	return f.Path
+}
+
+// OfKind lists the fields of one kind, in schema order; scopeOnly keeps scope fields only.
+func (s RecordSchema) OfKind(k FieldKind, scopeOnly bool) []SchemaField {
+	var out []SchemaField
+	for _, f := range s.Fields {
+		if f.Kind == k && (!scopeOnly || f.Scope) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// KeyOrder is the order of object keys when a typed profile is printed the way pydantic dumps
+// it: the profile's own keys (content, schema_version, authorizations), then each record key,
+// a nested object's key first and its members right after it.
+func (s RecordSchema) KeyOrder() []string {
+	out := []string{"content", "schema_version", "authorizations"}
+	seen := map[string]bool{}
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, f := range s.Fields {
+		parts := strings.Split(f.Path, ".")
+		for _, p := range parts {
+			add(p)
+		}
+	}
+	return out
+}
+
+// ComparedFields are the fields two readings of a record are compared on when annotators'
+// labels are checked for agreement: status, then the scope fields, then the validity window
+// (ids, issuers and citations identify a record rather than say what it grants).
+func (s RecordSchema) ComparedFields() []string {
+	var out []string
+	if p := s.PathOf(RoleStatus); p != "" {
+		out = append(out, p)
+	}
+	for _, f := range s.Fields {
+		if f.Scope {
+			out = append(out, f.Path)
+		}
+	}
+	for _, r := range []FieldRole{RoleValidFrom, RoleValidUntil} {
+		if p := s.PathOf(r); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
