@@ -2,9 +2,13 @@ package runs
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,14 +176,29 @@ func (s *Store) inTx(ctx context.Context, fn func(w *txWriter) error) (map[strin
 
 func (s *Store) importCorpusFile(ctx context.Context, path string) (PathResult, error) {
 	res := emptyResult(path, KindCorpus)
-	data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
+	// Two passes over the file, neither holding it: its sha256 first (a file imported before
+	// is recognised by it), then the cases one at a time. The second pass is hashed too, so a
+	// file that changed in between is refused.
+	fileSHA, err := corpusFileSHA256(path)
 	if err != nil {
 		return res, err
 	}
 	rows, err := s.inTx(ctx, func(w *txWriter) error {
-		out, err := s.importCorpus(w, path, data)
+		f, _, err := rundir.OpenRegular(path, rundir.MaxArtifactBytes)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		lr := &hashingReader{r: f, h: sha256.New()}
+		out, err := s.importCorpus(w, path, fileSHA, lr)
+		if err != nil {
+			return err
+		}
+		if got := hex.EncodeToString(lr.h.Sum(nil)); got != fileSHA {
+			return fmt.Errorf("%s: the file changed while it was imported (sha256 %s, then %s)", path, fileSHA, got)
+		}
 		res.Corpora = out
-		return err
+		return nil
 	})
 	if err != nil {
 		return res, err
@@ -193,6 +212,32 @@ func (s *Store) importCorpusFile(ctx context.Context, path string) (PathResult, 
 		return res, fmt.Errorf("%s: %w", path, err)
 	}
 	return res, nil
+}
+
+// corpusFileSHA256 hashes a corpus file, a regular file within rundir.MaxArtifactBytes.
+func corpusFileSHA256(path string) (string, error) {
+	f, _, err := rundir.OpenRegular(path, rundir.MaxArtifactBytes)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashingReader hashes what is read through it (to the end, as eachCorpusCase reads).
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+}
+
+func (x *hashingReader) Read(p []byte) (int, error) {
+	n, err := x.r.Read(p)
+	x.h.Write(p[:n])
+	return n, err
 }
 
 // runInfo is what the runs row says about a run, from its manifest (or a writer-memories file).

@@ -192,3 +192,23 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// LineReader yields the lines of a text file one at a time (LF or CRLF, line ends and
+// trailing CRs dropped) within MaxLineBytes, hashing what it reads: for inputs read in one
+// pass without holding the file, such as a corpus.
+type LineReader struct{ sc *lineScanner }
+
+// NewLineReader reads r, naming file in errors.
+func NewLineReader(r io.Reader, file string) *LineReader {
+	return &LineReader{sc: newLineScanner(r, file)}
+}
+
+// Next returns the next line and its 1-based number; ok is false at the end. The line is
+// valid until the next call.
+func (l *LineReader) Next() (line []byte, lineNo int, ok bool, err error) {
+	line, _, ok, err = l.sc.next()
+	return line, l.sc.line, ok, err
+}
+
+// SHA256 is the hex sha256 of everything read so far (the whole file once Next said ok=false).
+func (l *LineReader) SHA256() string { return l.sc.sum() }
