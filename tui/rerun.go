@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -363,7 +364,7 @@ func editMemoryCmd(seq int, src runs.RerunSource) tea.Cmd {
 		if err != nil {
 			return rerunEditedMsg{seq: seq, err: fmt.Errorf("editor %s: %w", editor, err)}
 		}
-		data, err := os.ReadFile(path)
+		data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
 		if err != nil {
 			return rerunEditedMsg{seq: seq, err: err}
 		}

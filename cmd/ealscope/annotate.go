@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"io"
 	"os"
 	"os/signal"
@@ -80,7 +81,7 @@ func readStateFile(path string, stdin io.Reader) (any, error) {
 	if path == "-" {
 		data, err = io.ReadAll(stdin)
 	} else {
-		data, err = os.ReadFile(path)
+		data, err = rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
 	}
 	if err != nil {
 		return nil, err
@@ -119,7 +120,7 @@ func (c *annotateSetCmd) Run(g *Globals) error {
 	if c.JSON {
 		return writeJSON(g.Stdout, a)
 	}
-	fmt.Fprintf(g.Stdout, "saved %s: %s by %s (%s, content hash %s)\n", a.AnnotationID, a.MemoryID, a.Annotator, a.Status, a.SourceContentHash[:12])
+	fmt.Fprintf(g.text(), "saved %s: %s by %s (%s, content hash %s)\n", a.AnnotationID, a.MemoryID, a.Annotator, a.Status, a.SourceContentHash[:12])
 	return nil
 }
 
@@ -149,7 +150,7 @@ func (c *annotateAgreementCmd) Run(g *Globals) error {
 	if c.JSON {
 		return writeJSON(g.Stdout, rep)
 	}
-	out := g.Stdout
+	out := g.text()
 	fmt.Fprintf(out, "annotators: %s\n\n", strings.Join(rep.Annotators, ", "))
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "units\tlabelled twice+\tagreed\tobserved\tmethod\tcoefficient")
@@ -215,7 +216,7 @@ func (c *annotateExportCmd) Run(g *Globals) error {
 	if c.JSON {
 		return writeJSON(g.Stdout, rep)
 	}
-	fmt.Fprintf(g.Stdout, "%s: %d labels (%d accepted, %d not) by %s; skipped %d drafts and %d extractor labels\n",
+	fmt.Fprintf(g.text(), "%s: %d labels (%d accepted, %d not) by %s; skipped %d drafts and %d extractor labels\n",
 		rep.Dir, rep.Rows, rep.Accepted, rep.Unaccepted, strings.Join(rep.Annotators, ", "), rep.SkippedDrafts, rep.SkippedExtractor)
 	return nil
 }
@@ -241,7 +242,7 @@ func (c *annotateImportCmd) Run(g *Globals) error {
 		}
 		reps = append(reps, rep)
 		if !c.JSON {
-			fmt.Fprintf(g.Stdout, "%s: %d labels (%d accepted, %d not) by %s; %d memories rescored; %d not in the workspace yet\n",
+			fmt.Fprintf(g.text(), "%s: %d labels (%d accepted, %d not) by %s; %d memories rescored; %d not in the workspace yet\n",
 				dir, rep.Rows, rep.Accepted, rep.Unaccepted, strings.Join(rep.Annotators, ", "), rep.Rescored, rep.UnknownMemories)
 		}
 	}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/domains"
@@ -25,7 +25,7 @@ func (c *checkCmd) Run(g *Globals) error {
 	}
 	name, data := d.BuiltinCorpus()
 	if !c.Builtin {
-		if data, err = os.ReadFile(c.Corpus); err != nil {
+		if data, err = rundir.ReadRegularFile(c.Corpus, rundir.MaxInputFileBytes); err != nil {
 			return err
 		}
 		name = c.Corpus
@@ -45,7 +45,7 @@ func (c *checkCmd) Run(g *Globals) error {
 }
 
 func printCheck(g *Globals, r domains.CheckReport) {
-	tw := tabwriter.NewWriter(g.Stdout, 0, 2, 2, ' ', 0)
+	tw := tabwriter.NewWriter(g.text(), 0, 2, 2, ' ', 0)
 	valid := 0
 	for _, c := range r.Cases {
 		if !c.Valid {
@@ -67,5 +67,5 @@ func printCheck(g *Globals, r domains.CheckReport) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(g.Stdout, "%s: %d cases, %d valid\n", r.Corpus, len(r.Cases), valid)
+	fmt.Fprintf(g.text(), "%s: %d cases, %d valid\n", r.Corpus, len(r.Cases), valid)
 }

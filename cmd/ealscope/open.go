@@ -73,7 +73,7 @@ func importWithProgress(ctx context.Context, g *Globals, store *runs.Store, path
 	}
 	rep, err := store.Import(ctx, append(append([]string{}, corpora...), paths...), opts)
 	for _, r := range rep.Results {
-		fmt.Fprintf(g.Stderr, "%s: %s %s\n", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
+		fmt.Fprintf(g.textErr(), "%s: %s %s\n", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
 	}
 	if err != nil {
 		return fmt.Errorf("import (%d of %d paths done): %w", len(rep.Results), total, err)

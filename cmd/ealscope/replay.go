@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"io"
 	"os"
 	"os/exec"
@@ -102,7 +103,7 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	for _, r := range results {
 		ids[r.ReplayID] = true
 		if r.MirrorMismatch() {
-			fmt.Fprintf(g.Stderr, "ealscope: warning: replay %s sent a request (hash %s) that differs from the mirrored trial %s (context hash %s)\n",
+			fmt.Fprintf(g.textErr(), "ealscope: warning: replay %s sent a request (hash %s) that differs from the mirrored trial %s (context hash %s)\n",
 				r.ReplayID, r.RequestHash, r.Mirror.TrialID, r.Mirror.ContextHash)
 		}
 	}
@@ -123,7 +124,7 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	if c.JSON {
 		err = writeJSON(g.Stdout, replayOutput(stored, rows))
 	} else {
-		printReplays(g.Stdout, chain, stored, rows)
+		printReplays(g.text(), chain, stored, rows)
 	}
 	if err != nil {
 		return err
@@ -194,7 +195,7 @@ func (c *replayCmd) memory(src runs.RerunSource) (replay.RerunMemory, error) {
 		return editMemory(src)
 	case strings.HasPrefix(c.Memory, "@"):
 		path := strings.TrimPrefix(c.Memory, "@")
-		data, err := os.ReadFile(path)
+		data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
 		if err != nil {
 			return replay.RerunMemory{}, err
 		}
@@ -236,7 +237,7 @@ func editMemory(src runs.RerunSource) (replay.RerunMemory, error) {
 	if err := cmd.Run(); err != nil {
 		return replay.RerunMemory{}, fmt.Errorf("editor %s: %w", editor, err)
 	}
-	data, err := os.ReadFile(path)
+	data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
 	if err != nil {
 		return replay.RerunMemory{}, err
 	}
@@ -516,7 +517,7 @@ func (c *replayCmd) runFormed(ctx context.Context, g *Globals, store *runs.Store
 		out.Report = &rep
 		err = writeJSON(g.Stdout, out)
 	} else {
-		printReport(g.Stdout, rep)
+		printReport(g.text(), rep)
 	}
 	if err != nil {
 		return err

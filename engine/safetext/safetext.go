@@ -6,6 +6,7 @@ package safetext
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -250,4 +251,43 @@ func ShellQuote(s string) string {
 	}
 	b.WriteString("'")
 	return b.String()
+}
+
+// Writer passes everything written to it through Print: for a stream of human-readable
+// output that interleaves our text with untrusted strings (a CLI table, a report), so no
+// print statement can forget to sanitise. Each Write is sanitised on its own; a sequence cut
+// between two writes is still neutralised (its ESC goes with the first part).
+type Writer struct{ W io.Writer }
+
+// NewWriter wraps w.
+func NewWriter(w io.Writer) *Writer { return &Writer{W: w} }
+
+func (s *Writer) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(s.W, Print(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// EscapeJSON rewrites valid JSON text so that DEL, C1 controls and invisible format
+// characters appear as \uXXXX escapes. Those characters only occur inside JSON strings, where
+// the escape means the same character, so the document's value is unchanged.
+func EscapeJSON(js string) string {
+	if strings.IndexFunc(js, needsJSONEscape) < 0 {
+		return js
+	}
+	var b strings.Builder
+	b.Grow(len(js) + 16)
+	for _, r := range js {
+		if needsJSONEscape(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func needsJSONEscape(r rune) bool {
+	return r == 0x7f || r >= 0x80 && r <= 0x9f || IsInvisibleFormat(r)
 }
