@@ -164,7 +164,7 @@ func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord 
 			rec.Cancelled = true
 			return rec
 		}
-		msg, retryable := classifyError(err, c.model.TimeoutS)
+		msg, retryable := classifyError(err, c.model.TimeoutS, c.model.APIKey())
 		lastErr = msg
 		if !retryable || attempt == c.retry.MaxAttempts {
 			break
@@ -178,6 +178,7 @@ func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord 
 			return rec
 		}
 	}
+	lastErr = RedactSecrets(lastErr, c.model.APIKey())
 	rec.Error = &lastErr
 	rec.LatencyMS = c.now().Sub(start).Milliseconds()
 	return rec
@@ -241,11 +242,12 @@ func statusClass(code int) string {
 	return "APIStatusError"
 }
 
-// classifyError maps a failed attempt to "Type: message" and whether to retry it.
-func classifyError(err error, timeoutS float64) (string, bool) {
+// classifyError maps a failed attempt to "Type: message" and whether to retry it. Secrets
+// in the body are redacted before it is shortened, so a cut cannot leave half a key.
+func classifyError(err error, timeoutS float64, key string) (string, bool) {
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
-		body := strings.TrimSpace(apiErr.RawJSON())
+		body := RedactSecrets(strings.TrimSpace(apiErr.RawJSON()), key)
 		if body == "" {
 			body = http.StatusText(apiErr.StatusCode)
 		}
@@ -259,7 +261,7 @@ func classifyError(err error, timeoutS float64) (string, bool) {
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
 		return fmt.Sprintf("APITimeoutError: Request timed out after %gs.", timeoutS), true
 	}
-	return "APIConnectionError: Connection error: " + err.Error(), false
+	return "APIConnectionError: Connection error: " + RedactSecrets(err.Error(), key), false
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
