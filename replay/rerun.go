@@ -123,8 +123,15 @@ type Event struct {
 	Kind        EventKind
 	Done, Total int
 	Result      *RerunResult
-	// Err (EventDone) is the save error that stopped the re-run, or nil.
+	// Err (EventDone) is the error that stopped the re-run (scoring), else the first save
+	// error, or nil.
 	Err error
+	// SaveErr (EventResult) says the arm finished but could not be saved (e.g. the workspace
+	// stayed locked): the result is still delivered, and listed in EventDone's Unsaved.
+	SaveErr error
+	// Unsaved (EventDone) are the finished arms save refused, to be saved again: a result a
+	// user waited for is never dropped because the database was busy.
+	Unsaved []RerunResult
 	// Cancelled (EventDone): ctx ended before every arm finished; Done arms were kept.
 	Cancelled bool
 }
@@ -271,7 +278,8 @@ func StartRerun(ctx context.Context, spec RerunSpec, save SaveFunc) (<-chan Even
 		// Saving must outlive the caller's cancellation: what finished is kept.
 		saveCtx := context.WithoutCancel(ctx)
 		total, finished := len(jobs), 0
-		var stop error
+		var stop, saveErr error
+		var unsaved []RerunResult
 		for d := range results {
 			if stop != nil || !d.ok {
 				continue
@@ -280,15 +288,22 @@ func StartRerun(ctx context.Context, spec RerunSpec, save SaveFunc) (<-chan Even
 				stop = d.err
 				continue
 			}
-			if err := save(saveCtx, d.res); err != nil {
-				stop = fmt.Errorf("saving replay %s: %w", d.res.ReplayID, err)
-				continue
-			}
 			finished++
 			r := d.res
-			events <- Event{Kind: EventResult, Done: finished, Total: total, Result: &r}
+			ev := Event{Kind: EventResult, Done: finished, Total: total, Result: &r}
+			if err := save(saveCtx, d.res); err != nil {
+				ev.SaveErr = fmt.Errorf("saving replay %s: %w", d.res.ReplayID, err)
+				if saveErr == nil {
+					saveErr = ev.SaveErr
+				}
+				unsaved = append(unsaved, d.res)
+			}
+			events <- ev
 		}
-		events <- Event{Kind: EventDone, Done: finished, Total: total, Err: stop, Cancelled: stop == nil && finished < total}
+		if stop == nil {
+			stop = saveErr
+		}
+		events <- Event{Kind: EventDone, Done: finished, Total: total, Err: stop, Unsaved: unsaved, Cancelled: stop == nil && finished < total}
 	}()
 	return events, nil
 }

@@ -157,7 +157,7 @@ func emptyResult(path, kind string) PathResult {
 
 // inTx runs fn in one write transaction and commits only if it succeeds.
 func (s *Store) inTx(ctx context.Context, fn func(w *txWriter) error) (map[string]int, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
 	}

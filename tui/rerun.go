@@ -72,6 +72,8 @@ type rerunPanel struct {
 	note    string
 	// shown are the batches whose arms the results view compares (written first).
 	shown []string
+	// unsaved are finished arms the workspace refused (rerun_unsaved.go).
+	unsaved unsavedArms
 }
 
 func newRerunPanel(c *common, store Rerunner, models *replay.Config, chain ChainKey, block int) *rerunPanel {
@@ -99,6 +101,9 @@ type rerunDoneMsg struct {
 	err       error
 	cancelled bool
 	batches   []string
+	// unsaved are finished arms whose save failed, and save stores one of them again.
+	unsaved []replay.RerunResult
+	save    replay.SaveFunc
 }
 
 type rerunEditedMsg struct {
@@ -189,8 +194,16 @@ func (p *rerunPanel) Update(msg tea.Msg) tea.Cmd {
 		if msg.cancelled {
 			p.note = fmt.Sprintf("cancelled: %d finished arms kept", p.done)
 		}
+		if p.unsaved.keep(msg.unsaved, msg.save, msg.err) {
+			p.err, p.note = nil, p.unsaved.note()
+		}
 		p.shown, p.scroll = msg.batches, 0
+		if len(p.unsaved.arms) > 0 { // stay on the form, which says so, until they are saved
+			p.unsaved.batches, p.shown = msg.batches, nil
+		}
 		return loadRerunCmd(p.store, p.chain.ID, p.block)
+	case rerunSavedMsg:
+		return p.savedAgain(msg)
 	case rerunEditedMsg:
 		if msg.seq != p.seq {
 			return nil
@@ -224,6 +237,9 @@ func (p *rerunPanel) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	k, l := &p.c.keys.Chain, &p.c.keys.List
+	if len(p.unsaved.arms) > 0 && key.Matches(msg, l.Open) {
+		return p.saveAgain()
+	}
 	if p.shown != nil {
 		switch {
 		case key.Matches(msg, l.Down), key.Matches(msg, k.Down):
@@ -416,6 +432,7 @@ func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunS
 		total := len(specs) * len(probes) * n
 		done := 0
 		var batches []string
+		var unsaved []replay.RerunResult
 		for _, spec := range specs {
 			ch, err := replay.StartRerun(ctx, spec, save)
 			if err != nil {
@@ -433,13 +450,17 @@ func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunS
 					default: // progress is best effort; the result itself is stored
 					}
 				case replay.EventDone:
+					unsaved = append(unsaved, ev.Unsaved...)
+					if len(unsaved) > 0 && ev.Err != nil && len(ev.Unsaved) > 0 {
+						continue // the save failed, not the run: the next arm still runs
+					}
 					if ev.Err != nil || ev.Cancelled {
-						return rerunDoneMsg{seq: seq, err: ev.Err, cancelled: ev.Cancelled, batches: batches}
+						return rerunDoneMsg{seq: seq, err: ev.Err, cancelled: ev.Cancelled, batches: batches, unsaved: unsaved, save: save}
 					}
 				}
 			}
 		}
-		return rerunDoneMsg{seq: seq, batches: batches}
+		return rerunDoneMsg{seq: seq, batches: batches, unsaved: unsaved, save: save}
 	}
 	started := func() tea.Msg { return taskStartedMsg{seq, "rerun"} }
 	return tea.Batch(started, run, waitRerunEvent(seq, events))
