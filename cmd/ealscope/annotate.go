@@ -101,7 +101,7 @@ func (c *annotateSetCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	store, err := runs.Open(c.DB)
+	store, err := openForWriting(g, c.DB)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (c *annotateSetCmd) Run(g *Globals) error {
 	}
 	a, err := store.SaveAnnotation(context.Background(), runs.AnnotationInput{MemoryID: c.Memory, Annotator: c.Annotator, State: state, Status: status, Origin: runs.OriginCLI})
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.State, err)
+		return annotateSetError(c.State, store.Path(), err)
 	}
 	if c.JSON {
 		return writeJSON(g.Stdout, a)

@@ -23,7 +23,7 @@ func (c *importCmd) Run(g *Globals) error {
 	if len(c.Paths) == 0 && len(c.Corpus) == 0 {
 		return fmt.Errorf("nothing to import: give run directories, corpus files or writer-memories files (or --corpus FILE)")
 	}
-	store, err := runs.Open(c.DB)
+	store, err := openForWriting(g, c.DB)
 	if err != nil {
 		return err
 	}

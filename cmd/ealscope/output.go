@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/ealscope/ealscope/engine/safetext"
+	"github.com/ealscope/ealscope/runs"
 )
 
 // text is stdout for human-readable output: every byte goes through the sanitiser the TUI
@@ -29,4 +33,32 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err := io.WriteString(w, safetext.EscapeJSON(b.String()))
 	return err
+}
+
+// annotateSetError names the real cause of a failed save: a workspace busy with another
+// writer is not a problem of the state file, which is named only for errors about the label.
+func annotateSetError(stateFile, workspace string, err error) error {
+	var locked *runs.LockedError
+	switch {
+	case errors.As(err, &locked):
+		return err // names the workspace and the wait
+	case runs.IsBusy(err):
+		return fmt.Errorf("workspace %s: another process is writing to it (an import, an annotator or a re-run): %w", workspace, err)
+	}
+	return fmt.Errorf("%s: %w", stateFile, err)
+}
+
+// openForWriting opens the workspace for a command that writes to it: a write that has to
+// wait for another writer (an import holds the lock while it runs) says so on stderr every
+// few seconds instead of sitting silent, and gives up after runs.DefaultWriteWait.
+func openForWriting(g *Globals, path string) (*runs.Store, error) {
+	store, err := runs.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	store.SetWriteWait(0, func(waited time.Duration) {
+		fmt.Fprintf(g.textErr(), "ealscope: waiting for another process writing to %s (%s so far, giving up after %s)\n",
+			store.Path(), waited.Round(time.Second), runs.DefaultWriteWait)
+	})
+	return store, nil
 }

@@ -65,7 +65,7 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	store, err := runs.Open(c.DB)
+	store, err := openForWriting(g, c.DB)
 	if err != nil {
 		return err
 	}
