@@ -65,7 +65,7 @@ func TestRerunKeepsResultsTheWorkspaceRefused(t *testing.T) {
 	}
 	ws.unlock()
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter}) // save again
-	waitOutput(t, tm, "attribution:") // the results view, once the arms are stored
+	waitOutput(t, tm, "attribution:")            // the results view, once the arms are stored
 	tm.Type(":q")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	m := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
