@@ -374,6 +374,9 @@ func (s *Store) writeRun(w *txWriter, info runInfo, run *rundir.Run) (writeOutco
 	if err != nil {
 		return out, err
 	}
+	if err := checkBlockRanges(w, runPK, run); err != nil {
+		return out, err
+	}
 	out.missing, out.disagreements, out.notes = dr.missing, dr.disagreements, dr.notes
 	return out, nil
 }
