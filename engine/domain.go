@@ -290,3 +290,11 @@ type CaseGenerator interface {
 	// the generated corpus version.
 	GenerateCorpus(w io.Writer, n int, seed uint64) (version string, err error)
 }
+
+// AnnotationReader is the optional role of a domain whose annotation state is looser than its
+// typed memory: EAL-Bench's extraction schema lets a record cite no source
+// (allow_empty=True), and such a record must then never authorize. ParseAnnotation reads that
+// state and returns its records and the normalised tree.
+type AnnotationReader interface {
+	ParseAnnotation(tree map[string]any) ([]Record, map[string]any, error)
+}

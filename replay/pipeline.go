@@ -332,18 +332,17 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 	allTrials, err := runOrdered(ctx, len(todo), opts.Concurrency,
 		func(ctx context.Context, i int) (jobResult, bool) {
 			j := todo[i]
-			msgs, err := j.messages(d)
+			tr, ok, err := RunTrial(ctx, opts.Executor, TrialSpec{
+				Domain: d, Case: j.c, Probe: j.probe, Evidence: j.ev.engineEvidence(), OracleBlock: j.oracleAt,
+				Tools: tools, Seed: j.seed, CallID: j.callID,
+			})
+			if !ok {
+				return jobResult{}, false
+			}
 			if err != nil {
 				return jobResult{err: err}, true
 			}
-			rec := opts.Executor.Execute(ctx, ExecRequest{
-				Domain: d, Case: j.c, Probe: j.probe, Evidence: j.ev.engineEvidence(), Messages: msgs, Tools: tools,
-				Seed: j.seed, CallID: j.callID,
-			})
-			if rec.Cancelled {
-				return jobResult{}, false
-			}
-			out, err := scoreJob(d, s, j, msgs, tools, rec)
+			out, err := scoreJob(d, s, j, tools, tr)
 			if err == nil {
 				err = out.encode()
 			}

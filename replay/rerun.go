@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
@@ -70,6 +69,8 @@ type RerunSpec struct {
 	ChainRef string
 	// Now stamps created_at and the batch id (nil: time.Now).
 	Now func() time.Time
+	// Policy is an optional safeguard applied to every arm (see RunTrial).
+	Policy *engine.Policy
 }
 
 // RerunResult is one finished arm: everything a replay row stores.
@@ -100,6 +101,9 @@ type RerunResult struct {
 	MemoryFormed       bool
 	FormationEstimable bool
 	CreatedAt          time.Time
+	// Gated and Gate are the policy's decisions on this arm (nil without a policy).
+	Gated *engine.GatedMemory
+	Gate  *engine.GateDecision
 }
 
 // MirrorMismatch reports a written arm whose request differs from its mirrored trial's: the
@@ -136,7 +140,7 @@ type Event struct {
 	Cancelled bool
 }
 
-// SaveFunc stores one finished arm. It runs on a single goroutine, in completion order.
+// SaveFunc stores one finished arm. It runs on a single goroutine, in plan order.
 type SaveFunc func(ctx context.Context, r RerunResult) error
 
 type rerunJob struct {
@@ -144,8 +148,6 @@ type rerunJob struct {
 	rep      int
 	seed     int64
 	replayID string
-	messages []engine.ChatMessage
-	hash     string
 	mirror   *Mirror
 }
 
@@ -178,16 +180,17 @@ func (s *RerunSpec) plan() ([]rerunJob, []any, string, error) {
 	tools := engine.ToolsTree(s.Domain)
 	var jobs []rerunJob
 	for _, p := range s.Probes {
+		// Build each request once up front so a probe the domain cannot render fails the whole
+		// re-run before any call; RunTrial builds the same request again for each arm.
 		msgs, err := engine.ExecutorMessages(s.Domain, s.Case, p.Probe, memoryEvidence(s.Memory, p.OperationalContext))
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("re-run: probe %s: %w", p.Probe.ID, err)
 		}
-		hash, err := engine.RequestHash(msgs, tools)
-		if err != nil {
+		if _, err := engine.RequestHash(msgs, tools); err != nil {
 			return nil, nil, "", fmt.Errorf("re-run: probe %s: %w", p.Probe.ID, err)
 		}
 		for r := 0; r < s.Runs; r++ {
-			j := rerunJob{probe: p, rep: r, seed: s.Seed + int64(r), messages: msgs, hash: hash,
+			j := rerunJob{probe: p, rep: r, seed: s.Seed + int64(r),
 				replayID: pyjson.StableID64("replay", batch, p.Probe.ID, strconv.Itoa(r))}
 			if s.Memory.Variant == VariantWritten {
 				j.mirror = pickMirror(p.Mirrors, prov.TargetID, r)
@@ -222,7 +225,7 @@ func pickMirror(ms []Mirror, target string, rep int) *Mirror {
 
 // StartRerun validates the spec, then runs every (probe, repetition) arm on a bounded pool
 // and returns the event channel: one EventResult per arm, after save stored it, then one
-// EventDone, then the channel closes. Arms finish and are saved in completion order. When
+// EventDone, then the channel closes. Arms run in parallel and are saved in plan order. When
 // ctx ends no new call starts, calls in flight are abandoned (not recorded: they did not
 // finish), and every arm that finished is still saved. A provider failure is a finished arm
 // (decision provider_error), never dropped.
@@ -244,62 +247,39 @@ func StartRerun(ctx context.Context, spec RerunSpec, save SaveFunc) (<-chan Even
 	type done struct {
 		res RerunResult
 		err error
-		ok  bool
 	}
-	queue := make(chan rerunJob)
-	results := make(chan done, workers)
-	go func() {
-		defer close(queue)
-		for _, j := range jobs {
-			select {
-			case queue <- j:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range queue {
-				res, ok, err := spec.runArm(ctx, j, tools, batch, now)
-				results <- done{res: res, ok: ok, err: err}
-			}
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
 	go func() {
 		defer close(events)
 		// Saving must outlive the caller's cancellation: what finished is kept.
 		saveCtx := context.WithoutCancel(ctx)
 		total, finished := len(jobs), 0
-		var stop, saveErr error
+		// The same bounded pool as the run pipeline's: arms are made in parallel and saved in
+		// plan order from this goroutine; a cancelled re-run still saves every arm that
+		// finished. An arm whose save fails is still delivered and kept in Unsaved.
+		var saveErr error
 		var unsaved []RerunResult
-		for d := range results {
-			if stop != nil || !d.ok {
-				continue
-			}
-			if d.err != nil {
-				stop = d.err
-				continue
-			}
-			finished++
-			r := d.res
-			ev := Event{Kind: EventResult, Done: finished, Total: total, Result: &r}
-			if err := save(saveCtx, d.res); err != nil {
-				ev.SaveErr = fmt.Errorf("saving replay %s: %w", d.res.ReplayID, err)
-				if saveErr == nil {
-					saveErr = ev.SaveErr
+		_, stop := runOrdered(ctx, len(jobs), workers,
+			func(ctx context.Context, i int) (done, bool) {
+				res, ok, err := spec.runArm(ctx, jobs[i], tools, batch, now)
+				return done{res: res, err: err}, ok
+			},
+			func(i int, d done) error {
+				if d.err != nil {
+					return d.err
 				}
-				unsaved = append(unsaved, d.res)
-			}
-			events <- ev
-		}
+				finished++
+				r := d.res
+				ev := Event{Kind: EventResult, Done: finished, Total: total, Result: &r}
+				if err := save(saveCtx, d.res); err != nil {
+					ev.SaveErr = fmt.Errorf("saving replay %s: %w", d.res.ReplayID, err)
+					if saveErr == nil {
+						saveErr = ev.SaveErr
+					}
+					unsaved = append(unsaved, d.res)
+				}
+				events <- ev
+				return nil
+			})
 		if stop == nil {
 			stop = saveErr
 		}
@@ -311,26 +291,25 @@ func StartRerun(ctx context.Context, spec RerunSpec, save SaveFunc) (<-chan Even
 // runArm makes one call and scores it. ok is false when ctx cut the call short.
 func (s *RerunSpec) runArm(ctx context.Context, j rerunJob, tools []any, batch string, now func() time.Time) (RerunResult, bool, error) {
 	callID := pyjson.StableID64("call", j.replayID, "executor")
-	rec := s.Executor.Execute(ctx, ExecRequest{
+	tr, ok, err := RunTrial(ctx, s.Executor, TrialSpec{
 		Domain: s.Domain, Case: s.Case, Probe: j.probe.Probe, Evidence: memoryEvidence(s.Memory, j.probe.OperationalContext),
-		Messages: j.messages, Tools: tools, Seed: j.seed, CallID: callID,
+		OracleBlock: s.Block, Tools: tools, Seed: j.seed, CallID: callID, Policy: s.Policy,
 	})
-	if rec.Cancelled {
+	if !ok {
 		return RerunResult{}, false, nil
 	}
-	resp := rec.EngineResponse()
-	outcome, err := engine.Score(s.Domain, s.Case, j.probe.Probe, resp, s.Block)
 	if err != nil {
-		return RerunResult{}, true, fmt.Errorf("scoring probe %s: %w", j.probe.Probe.ID, err)
+		return RerunResult{}, true, err
 	}
+	rec, resp, outcome := tr.Call, tr.Call.EngineResponse(), tr.Outcome
 	prov := s.Executor.Provenance(j.seed)
 	if rec.Error == nil && rec.Response != nil {
 		prov.ResponseModel = rec.Response.Model
 	}
 	res := RerunResult{
 		ReplayID: j.replayID, BatchID: batch, CaseID: s.Case.ID, BlockIndex: s.Block, ProbeID: j.probe.Probe.ID,
-		Repetition: j.rep, Seed: j.seed, Memory: s.Memory, Executor: prov, Messages: j.messages, Tools: tools,
-		RequestHash: j.hash, Mirror: j.mirror, Response: resp, Usage: rec.Usage, Attempts: rec.Attempts,
+		Repetition: j.rep, Seed: j.seed, Memory: s.Memory, Executor: prov, Messages: tr.Messages, Tools: tools,
+		RequestHash: tr.RequestHash, Gated: tr.Gated, Gate: tr.Gate, Mirror: j.mirror, Response: resp, Usage: rec.Usage, Attempts: rec.Attempts,
 		LatencyMS: rec.LatencyMS, Outcome: outcome, CreatedAt: now().UTC(),
 	}
 	switch {
@@ -342,7 +321,7 @@ func (s *RerunSpec) runArm(ctx context.Context, j rerunJob, tools []any, batch s
 	return res, true, nil
 }
 
-// Rerun runs a spec to the end and returns the arms that finished (in completion order),
+// Rerun runs a spec to the end and returns the arms that finished (in plan order),
 // whether ctx cut it short, and the error that stopped it.
 func Rerun(ctx context.Context, spec RerunSpec, save SaveFunc) ([]RerunResult, bool, error) {
 	events, err := StartRerun(ctx, spec, save)

@@ -94,22 +94,14 @@ func (t *trialOutput) encode() error {
 	return nil
 }
 
-// scoreJob scores a finished call and builds its trial, context and call-log rows.
-func scoreJob(d engine.Domain, s Surface, j job, msgs []engine.ChatMessage, tools []any, rec CallRecord) (trialOutput, error) {
-	resp := rec.EngineResponse()
-	outcome, err := engine.Score(d, j.c, j.probe, resp, j.oracleAt)
-	if err != nil {
-		return trialOutput{}, err
-	}
+// scoreJob builds a made trial's trial, context and call-log rows.
+func scoreJob(d engine.Domain, s Surface, j job, tools []any, tr Trial) (trialOutput, error) {
+	rec, msgs, outcome, hash := tr.Call, tr.Messages, tr.Outcome, tr.RequestHash
 	prov := j.prov
 	if rec.Error == nil && rec.Response != nil {
 		prov.ResponseModel = rec.Response.Model
 	}
 	line, err := CallLine(j.callID, "executor", prov, rec)
-	if err != nil {
-		return trialOutput{}, err
-	}
-	hash, err := engine.RequestHash(msgs, tools)
 	if err != nil {
 		return trialOutput{}, err
 	}

@@ -23,7 +23,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ealscope/ealscope/domains/procurement"
+	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -60,9 +60,6 @@ const (
 	OriginAdjudication = "adjudication"
 	OriginImport       = "import"
 )
-
-// AnnotationSchemaVersion is the typed state's schema_version (procurement typed v3).
-const AnnotationSchemaVersion = procurement.TypedSchemaVersion
 
 // HumanExtractorVersion stands in EAL-Bench's extractor_version slot for people; it also
 // enters the annotation id recipe.
@@ -101,75 +98,6 @@ func AnnotationID(extractorVersion, memoryID, annotator string) string {
 	return "annotation_" + pyjson.SHA256Hex([]byte(extractorVersion + "\x1f" + memoryID + "\x1f" + annotator))[:24]
 }
 
-// noSourcePlaceholder lets ParseTypedPayload (which requires cited sources, as the typed
-// memory schema does) read an extraction with none: EAL-Bench's extraction schema allows an
-// empty source_turn_ids (allow_empty=True), and such a record then never authorizes
-// (missing_or_unknown), which is what an uncited record should do.
-const noSourcePlaceholder = "\x00ealscope_no_source"
-
-// ParseAnnotationState validates an annotation's typed state (procurement typed v3 with
-// possibly empty source lists) and returns its records and its normalised tree.
-func ParseAnnotationState(tree any) ([]*procurement.Envelope, map[string]any, error) {
-	// Go values built by callers (int64 amounts) become the json.Number tree the strict
-	// reader expects.
-	tree, err := pyjson.Retree(tree)
-	if err != nil {
-		return nil, nil, engine.Errf("", "the annotated state is not JSON: %v", err)
-	}
-	m, ok := tree.(map[string]any)
-	if !ok {
-		return nil, nil, engine.Errf("", "the annotated state must be an object {schema_version, authorizations}")
-	}
-	auths, _ := m["authorizations"].([]any)
-	patched := make([]any, len(auths))
-	empty := map[int]bool{}
-	for i, a := range auths {
-		patched[i] = a
-		rec, ok := a.(map[string]any)
-		if !ok {
-			continue
-		}
-		if ids, ok := rec["source_turn_ids"].([]any); ok && len(ids) == 0 {
-			cp := make(map[string]any, len(rec))
-			for k, v := range rec {
-				cp[k] = v
-			}
-			cp["source_turn_ids"] = []any{noSourcePlaceholder}
-			patched[i] = cp
-			empty[i] = true
-		}
-	}
-	cp := make(map[string]any, len(m))
-	for k, v := range m {
-		cp[k] = v
-	}
-	if _, present := m["authorizations"]; present && auths != nil {
-		cp["authorizations"] = patched
-	}
-	envs, err := procurement.ParseTypedPayload(cp)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i := range envs {
-		if empty[i] {
-			envs[i].SourceTurnIDs = []string{}
-		}
-	}
-	norm, err := pyjson.Retree(procurement.TypedPayloadOf(envs))
-	if err != nil {
-		return nil, nil, err
-	}
-	return envs, norm.(map[string]any), nil
-}
-
-func envelopeRecords(envs []*procurement.Envelope) []engine.Record {
-	out := make([]engine.Record, len(envs))
-	for i, e := range envs {
-		out[i] = e
-	}
-	return out
-}
-
 // annotationResolution is a memory's annotation outcome: the accepted records to score, or
 // the reason it stays unscored.
 type annotationResolution struct {
@@ -185,7 +113,7 @@ type querier interface {
 
 // resolveAnnotations applies EAL-Bench's rules to the labels of one memory whose current
 // content hash is contentHash.
-func resolveAnnotations(ctx context.Context, q querier, memoryID, contentHash string) (*annotationResolution, error) {
+func resolveAnnotations(ctx context.Context, q querier, d engine.Domain, memoryID, contentHash string) (*annotationResolution, error) {
 	rows, err := q.QueryContext(ctx, `SELECT annotation_id, status, source_content_hash, state_json FROM annotations WHERE memory_id = ? ORDER BY annotation_pk`, memoryID)
 	if err != nil {
 		return nil, err
@@ -231,13 +159,13 @@ func resolveAnnotations(ctx context.Context, q querier, memoryID, contentHash st
 		if err != nil || a.state == "" {
 			return nil, fmt.Errorf("invalid accepted annotation %d (%s) for source %s: no readable state", i, a.id, contentHash)
 		}
-		envs, norm, err := ParseAnnotationState(tree)
+		records, norm, err := engine.ParseAnnotationState(d, tree)
 		if err != nil {
 			return nil, fmt.Errorf("invalid accepted annotation %d (%s) for source %s: %w", i, a.id, contentHash, err)
 		}
 		c := pyjson.MustCanonicalJSON(norm)
 		if i == 0 {
-			canon, res = c, &annotationResolution{records: envelopeRecords(envs), state: norm}
+			canon, res = c, &annotationResolution{records: records, state: norm}
 		} else if c != canon {
 			return &annotationResolution{reason: ReasonConflictingAnnotations}, nil
 		}
@@ -251,7 +179,7 @@ func (dv *deriver) annotation(mr *memRec) (*annotationResolution, error) {
 	if r, ok := dv.annotations[mr.id]; ok {
 		return r, nil
 	}
-	r, err := resolveAnnotations(dv.w.ctx, dv.w.tx, mr.id, mr.hash)
+	r, err := resolveAnnotations(dv.w.ctx, dv.w.tx, dv.d, mr.id, mr.hash)
 	if err != nil {
 		return nil, fmt.Errorf("memory %s: %w", mr.id, err)
 	}
@@ -320,20 +248,26 @@ type AnnotationInput struct {
 var humanStatuses = map[string]bool{AnnotationDraft: true, AnnotationSubmitted: true, AnnotationAccepted: true}
 
 // memoryHash is the content hash of a free-text memory and its run's domain.
-func memoryHash(ctx context.Context, q querier, memoryID string) (hash, domainID string, err error) {
+func memoryHash(ctx context.Context, q querier, memoryID string) (hash string, d engine.Domain, err error) {
 	rows, err := q.QueryContext(ctx, `SELECT m.content_hash, r.domain_id FROM memories m JOIN runs r ON r.run_pk = m.run_pk WHERE m.memory_id = ? AND m.architecture = 'free_text' ORDER BY m.mem_pk LIMIT 1`, memoryID)
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return "", "", err
+			return "", nil, err
 		}
-		return "", "", fmt.Errorf("memory %q: no free-text memory with this id in the workspace: %w", memoryID, ErrNotFound)
+		return "", nil, fmt.Errorf("memory %q: no free-text memory with this id in the workspace: %w", memoryID, ErrNotFound)
 	}
-	err = rows.Scan(&hash, &domainID)
-	return hash, domainID, err
+	var domainID string
+	if err = rows.Scan(&hash, &domainID); err != nil {
+		return "", nil, err
+	}
+	if d, err = domains.Get(domainID); err != nil {
+		return "", nil, fmt.Errorf("memory %s: %w", memoryID, err)
+	}
+	return hash, d, nil
 }
 
 // touchAnnotator records an annotator. It is the first statement of every annotation
@@ -351,7 +285,9 @@ func touchAnnotator(w *txWriter, name, kind, detailJSON, now string) error {
 
 type storedLabel struct {
 	id, memoryID, annotator, hash, status, detail, origin, sourceRow string
-	state                                                            map[string]any
+	// schemaVersion is the typed schema the state was read in (the memory's domain's).
+	schemaVersion string
+	state         map[string]any
 }
 
 func upsertLabel(w *txWriter, l storedLabel, now string) error {
@@ -364,7 +300,7 @@ func upsertLabel(w *txWriter, l storedLabel, now string) error {
 		ON CONFLICT (memory_id, annotator) DO UPDATE SET updated_at = excluded.updated_at, schema_version = excluded.schema_version,
 		source_content_hash = excluded.source_content_hash, status = excluded.status, detail = excluded.detail, state_json = excluded.state_json,
 		origin = excluded.origin, source_row_json = excluded.source_row_json`,
-		l.id, l.memoryID, l.annotator, now, now, AnnotationSchemaVersion, l.hash, l.status, l.detail, state, l.origin, l.sourceRow)
+		l.id, l.memoryID, l.annotator, now, now, l.schemaVersion, l.hash, l.status, l.detail, state, l.origin, l.sourceRow)
 	return err
 }
 
@@ -374,26 +310,26 @@ func (s *Store) SaveAnnotation(ctx context.Context, in AnnotationInput) (Annotat
 	if !humanStatuses[in.Status] {
 		return Annotation{}, fmt.Errorf("annotation status %q: must be draft, submitted or accepted", in.Status)
 	}
-	_, norm, err := ParseAnnotationState(in.State)
-	if err != nil {
-		return Annotation{}, fmt.Errorf("memory %s: annotated state: %w", in.MemoryID, err)
-	}
 	origin := in.Origin
 	if origin == "" {
 		origin = OriginCLI
 	}
 	now := s.stampNano()
-	_, err = s.inTx(ctx, func(w *txWriter) error {
+	_, err := s.inTx(ctx, func(w *txWriter) error {
 		if err := touchAnnotator(w, in.Annotator, AnnotatorHuman, "{}", now); err != nil {
 			return err
 		}
-		return s.changeLabels(w, in.MemoryID, func(hash string) error {
+		return s.changeLabels(w, in.MemoryID, func(d engine.Domain, hash string) error {
+			_, norm, err := engine.ParseAnnotationState(d, in.State)
+			if err != nil {
+				return fmt.Errorf("memory %s: annotated state: %w", in.MemoryID, err)
+			}
 			src := in.SourceContentHash
 			if src == "" {
 				src = hash
 			}
 			return upsertLabel(w, storedLabel{id: AnnotationID(HumanExtractorVersion, in.MemoryID, in.Annotator), memoryID: in.MemoryID, annotator: in.Annotator,
-				hash: src, status: in.Status, detail: in.Status, origin: origin, state: norm}, now)
+				hash: src, status: in.Status, detail: in.Status, origin: origin, schemaVersion: d.TypedSchemaVersion(), state: norm}, now)
 		})
 	})
 	if err != nil {
@@ -406,16 +342,16 @@ func (s *Store) SaveAnnotation(ctx context.Context, in AnnotationInput) (Annotat
 // adjudicator's name: other accepted labels become submitted (their states stay for
 // agreement), so EAL-Bench's conflicting-annotations rule no longer applies.
 func (s *Store) Adjudicate(ctx context.Context, memoryID, adjudicator string, state any, sourceHash string) (Annotation, error) {
-	_, norm, err := ParseAnnotationState(state)
-	if err != nil {
-		return Annotation{}, fmt.Errorf("memory %s: adjudicated state: %w", memoryID, err)
-	}
 	now := s.stampNano()
-	_, err = s.inTx(ctx, func(w *txWriter) error {
+	_, err := s.inTx(ctx, func(w *txWriter) error {
 		if err := touchAnnotator(w, adjudicator, AnnotatorHuman, "{}", now); err != nil {
 			return err
 		}
-		return s.changeLabels(w, memoryID, func(hash string) error {
+		return s.changeLabels(w, memoryID, func(d engine.Domain, hash string) error {
+			_, norm, err := engine.ParseAnnotationState(d, state)
+			if err != nil {
+				return fmt.Errorf("memory %s: adjudicated state: %w", memoryID, err)
+			}
 			if _, err := w.exec("", `UPDATE annotations SET status = ?, detail = ?, updated_at = ? WHERE memory_id = ? AND status = ? AND annotator <> ?`,
 				AnnotationSubmitted, "superseded by adjudication ("+adjudicator+")", now, memoryID, AnnotationAccepted, adjudicator); err != nil {
 				return err
@@ -424,7 +360,7 @@ func (s *Store) Adjudicate(ctx context.Context, memoryID, adjudicator string, st
 				sourceHash = hash
 			}
 			return upsertLabel(w, storedLabel{id: AnnotationID(HumanExtractorVersion, memoryID, adjudicator), memoryID: memoryID, annotator: adjudicator,
-				hash: sourceHash, status: AnnotationAccepted, detail: "adjudicated", origin: OriginAdjudication, state: norm}, now)
+				hash: sourceHash, status: AnnotationAccepted, detail: "adjudicated", origin: OriginAdjudication, schemaVersion: d.TypedSchemaVersion(), state: norm}, now)
 		})
 	})
 	if err != nil {
@@ -435,22 +371,19 @@ func (s *Store) Adjudicate(ctx context.Context, memoryID, adjudicator string, st
 
 // changeLabels runs edit (given the memory's current content hash) and re-derives the memory
 // when its annotation outcome changed.
-func (s *Store) changeLabels(w *txWriter, memoryID string, edit func(hash string) error) error {
-	hash, domainID, err := memoryHash(w.ctx, w.tx, memoryID)
+func (s *Store) changeLabels(w *txWriter, memoryID string, edit func(d engine.Domain, hash string) error) error {
+	hash, d, err := memoryHash(w.ctx, w.tx, memoryID)
 	if err != nil {
 		return err
 	}
-	if domainID != procurement.DomainID {
-		return fmt.Errorf("memory %s belongs to domain %s: annotations follow EAL-Bench's procurement protocol only", memoryID, domainID)
-	}
-	before, err := resolveAnnotations(w.ctx, w.tx, memoryID, hash)
+	before, err := resolveAnnotations(w.ctx, w.tx, d, memoryID, hash)
 	if err != nil {
 		return err
 	}
-	if err := edit(hash); err != nil {
+	if err := edit(d, hash); err != nil {
 		return err
 	}
-	after, err := resolveAnnotations(w.ctx, w.tx, memoryID, hash)
+	after, err := resolveAnnotations(w.ctx, w.tx, d, memoryID, hash)
 	if err != nil {
 		return err
 	}

@@ -12,14 +12,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
-
-// AgreementFields are the record fields agreement is measured on, in the domain's flattened
-// names: the status and the scope fields that decide whether a record grants a request.
-var AgreementFields = []string{"status", "scope.vendor", "scope.allowed_categories", "scope.max_amount", "scope.currency", "valid_from", "valid_until"}
 
 // absentValue is the value of a record field unit for an annotator whose state has no record
 // with that id: whether a record exists at all is part of the reading.
@@ -41,8 +36,10 @@ const (
 // case (nil: no formation units).
 type LabelledMemory struct {
 	MemoryID string
-	Case     *engine.Case
-	States   map[string][]*procurement.Envelope
+	// Domain is the memory's domain: its schema names the compared fields.
+	Domain engine.Domain
+	Case   *engine.Case
+	States map[string][]engine.Record
 }
 
 // AgreementFigures are the agreement statistics over one set of units.
@@ -109,21 +106,22 @@ type unitLabels struct {
 }
 
 // memoryUnits builds the units of one memory.
-func memoryUnits(d procurement.Domain, lm LabelledMemory) unitLabels {
+func memoryUnits(lm LabelledMemory) unitLabels {
+	d := lm.Domain
 	u := unitLabels{fields: engine.Labels{}, formation: engine.Labels{}, meta: map[string]UnitDisagreement{}}
 	ids := map[string]bool{}
 	for _, recs := range lm.States {
 		for _, r := range recs {
-			ids[r.ID] = true
+			ids[r.AuthorizationID()] = true
 		}
 	}
 	for ann, recs := range lm.States {
-		byID := map[string]*procurement.Envelope{}
+		byID := map[string]engine.Record{}
 		for _, r := range recs {
-			byID[r.ID] = r
+			byID[r.AuthorizationID()] = r
 		}
 		for id := range ids {
-			for _, f := range AgreementFields {
+			for _, f := range d.Schema().ComparedFields() {
 				key := lm.MemoryID + unitSep + id + unitSep + f
 				v := absentValue
 				if r := byID[id]; r != nil {
@@ -140,7 +138,7 @@ func memoryUnits(d procurement.Domain, lm LabelledMemory) unitLabels {
 			for _, p := range lm.Case.Probes {
 				key := lm.MemoryID + unitSep + formationUnitFieldPrefix + p.ID
 				v := formationDenies
-				if engine.Authorizes(d, lm.Case, envelopeRecords(recs), p.Request).Authorized {
+				if engine.Authorizes(d, lm.Case, recs, p.Request).Authorized {
 					v = formationGrants
 				}
 				if u.formation[key] == nil {
@@ -216,12 +214,11 @@ func allSame(byAnn map[string]string) bool {
 // ComputeAgreement is the agreement report over labelled memories (a pure function: the
 // store loads the labels, this computes).
 func ComputeAgreement(memories []LabelledMemory) AgreementReport {
-	d := procurement.Domain{}
 	rep := AgreementReport{Annotators: []string{}, Memories: []MemoryAgreement{}, Pairs: []PairAgreement{}}
 	allFields, allFormation := engine.Labels{}, engine.Labels{}
 	sort.Slice(memories, func(i, j int) bool { return memories[i].MemoryID < memories[j].MemoryID })
 	for _, lm := range memories {
-		u := memoryUnits(d, lm)
+		u := memoryUnits(lm)
 		merge(allFields, u.fields)
 		merge(allFormation, u.formation)
 		ma := MemoryAgreement{MemoryID: lm.MemoryID, Annotators: sortedKeys(boolSet(lm.States)),
@@ -304,23 +301,27 @@ func (s *Store) labelledMemories(ctx context.Context, runID string) ([]LabelledM
 		if !usableForAgreement(a) {
 			continue
 		}
-		envs, _, err := ParseAnnotationState(a.State)
-		if err != nil {
-			return nil, err
-		}
 		lm := byMemory[a.MemoryID]
 		if lm == nil {
-			lm = &LabelledMemory{MemoryID: a.MemoryID, States: map[string][]*procurement.Envelope{}}
+			_, d, err := memoryHash(ctx, s.db, a.MemoryID)
+			if err != nil {
+				return nil, err
+			}
+			lm = &LabelledMemory{MemoryID: a.MemoryID, Domain: d, States: map[string][]engine.Record{}}
 			byMemory[a.MemoryID] = lm
 			order = append(order, a.MemoryID)
 		}
-		lm.States[a.Annotator] = envs
+		records, _, err := engine.ParseAnnotationState(lm.Domain, a.State)
+		if err != nil {
+			return nil, err
+		}
+		lm.States[a.Annotator] = records
 	}
 	cases := map[int64]*engine.Case{}
 	out := make([]LabelledMemory, 0, len(order))
-	d := procurement.Domain{}
 	for _, id := range order {
 		lm := byMemory[id]
+		d := lm.Domain
 		var casePK sql.NullInt64
 		err := s.db.QueryRowContext(ctx, `SELECT c.case_pk FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk WHERE m.memory_id = ? AND m.architecture = 'free_text' ORDER BY m.mem_pk LIMIT 1`, id).Scan(&casePK)
 		if err != nil && err != sql.ErrNoRows {

@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/ealscope/ealscope/domains/procurement"
+	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
@@ -20,12 +20,11 @@ import (
 
 // Interchange constants.
 const (
-	AnnotationStudy          = "memory_annotation"
-	AnnotationsArtifact      = "memory_annotations"
-	HumanAnnotationProtocol  = "ealscope_human_annotation_v1"
-	annotationTask           = "memory_annotator"
-	annotationRowSchema      = 1
-	annotationOutputSchemaID = procurement.PayloadSchemaID
+	AnnotationStudy         = "memory_annotation"
+	AnnotationsArtifact     = "memory_annotations"
+	HumanAnnotationProtocol = "ealscope_human_annotation_v1"
+	annotationTask          = "memory_annotator"
+	annotationRowSchema     = 1
 )
 
 // ExportReport says what an export wrote.
@@ -59,6 +58,10 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 	if err := s.db.QueryRowContext(ctx, `SELECT run_id, manifest_json, imported_from, manifest_sha256, domain_id, corpus_version FROM runs WHERE run_pk = ?`, pk).
 		Scan(&rep.RunID, &manifestJSON, &importedFrom, &manifestSHA, &domainID, &corpusVersion); err != nil {
 		return rep, err
+	}
+	d, err := domains.Get(domainID)
+	if err != nil {
+		return rep, fmt.Errorf("run %s: %w", rep.RunID, err)
 	}
 	tree, err := pyjson.DecodeTree([]byte(manifestJSON))
 	if err != nil {
@@ -110,7 +113,7 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 		// People read the memories: no prompt, no tool, no model route and no sampling.
 		"extractor": map[string]any{
 			"protocol_id": HumanAnnotationProtocol, "extractor_version": HumanExtractorVersion, "prompt_policy_id": nil, "system_prompt_sha256": nil,
-			"tool_name": nil, "tool_schema_sha256": nil, "output_schema_id": annotationOutputSchemaID, "output_schema_version": AnnotationSchemaVersion,
+			"tool_name": nil, "tool_schema_sha256": nil, "output_schema_id": d.PayloadSchemaID(), "output_schema_version": d.TypedSchemaVersion(),
 		},
 		"route":                map[string]any{"target_id": "human", "provider": "human", "requested_model": nil, "resolved_model": nil, "capabilities": []any{}},
 		"effective_parameters": map[string]any{},
@@ -237,6 +240,11 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 	if study, _ := run.Manifest["study"].(string); study != AnnotationStudy {
 		return rep, &rundir.VerifyError{File: manifestPath, Field: "study", Msg: fmt.Sprintf("is %q: an annotation child run has study %q", study, AnnotationStudy)}
 	}
+	domainID, _ := run.Manifest["domain_id"].(string)
+	d, err := domains.Get(domainID)
+	if err != nil {
+		return rep, &rundir.VerifyError{File: manifestPath, Field: "domain_id", Msg: err.Error()}
+	}
 	entry, ok := run.Entries[AnnotationsArtifact]
 	if !ok {
 		return rep, &rundir.VerifyError{File: manifestPath, Field: "files." + AnnotationsArtifact, Msg: "missing: the run lists no memory_annotations.jsonl"}
@@ -253,7 +261,7 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 		return run.Rows(AnnotationsArtifact, fn)
 	}
 	if err := rows(func(r rundir.Row) error {
-		l, err := readAnnotationRow(file, r)
+		l, err := readAnnotationRow(file, r, d)
 		if err != nil {
 			return err
 		}
@@ -287,14 +295,14 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 		ids := sortedKeys(memories)
 		before := map[string]*annotationResolution{}
 		for _, id := range ids {
-			hash, _, err := memoryHash(w.ctx, w.tx, id)
+			hash, d, err := memoryHash(w.ctx, w.tx, id)
 			if errors.Is(err, ErrNotFound) {
 				continue // not in the workspace yet: the label applies when its run arrives
 			}
 			if err != nil {
 				return err
 			}
-			if before[id], err = resolveAnnotations(w.ctx, w.tx, id, hash); err != nil {
+			if before[id], err = resolveAnnotations(w.ctx, w.tx, d, id, hash); err != nil {
 				return err
 			}
 		}
@@ -316,11 +324,11 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 			if before[id] == nil {
 				continue
 			}
-			hash, _, err := memoryHash(w.ctx, w.tx, id)
+			hash, d, err := memoryHash(w.ctx, w.tx, id)
 			if err != nil {
 				return err
 			}
-			after, err := resolveAnnotations(w.ctx, w.tx, id, hash)
+			after, err := resolveAnnotations(w.ctx, w.tx, d, id, hash)
 			if err != nil {
 				return err
 			}
@@ -342,7 +350,7 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 
 // readAnnotationRow reads one memory_annotations.jsonl row; errors name the file, line and
 // field.
-func readAnnotationRow(file string, r rundir.Row) (importedLabel, error) {
+func readAnnotationRow(file string, r rundir.Row, d engine.Domain) (importedLabel, error) {
 	bad := func(field, format string, args ...any) error {
 		return &rundir.VerifyError{File: file, Line: r.Line, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -383,7 +391,7 @@ func readAnnotationRow(file string, r rundir.Row) (importedLabel, error) {
 			return l, bad("extracted_state", "an accepted annotation needs a state")
 		}
 	case map[string]any:
-		_, norm, err := ParseAnnotationState(v)
+		_, norm, err := engine.ParseAnnotationState(d, v)
 		if err != nil {
 			field := "extracted_state"
 			if fe, ok := err.(*engine.FieldError); ok && fe.Path != "" {

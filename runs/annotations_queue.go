@@ -8,7 +8,8 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/ealscope/ealscope/domains/procurement"
+	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
@@ -122,18 +123,21 @@ type AnnotationTask struct {
 	// is not in that layout; PrefillError then says why, with the line).
 	Prefill      map[string]any `json:"prefill"`
 	PrefillError string         `json:"prefill_error"`
+	// Domain is the memory's domain: its schema shapes the form and validates the label.
+	Domain engine.Domain `json:"-"`
 }
 
 // AnnotationTaskOf loads one memory's text, labels and pre-fill.
 func (s *Store) AnnotationTaskOf(ctx context.Context, memoryID string) (AnnotationTask, error) {
 	var t AnnotationTask
 	var unscored sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT m.memory_id, r.run_id, c.chain_pk, c.case_id, c.condition_id, c.writer_run_id, m.block_index, m.content_hash, m.payload_text,
+	var domainID string
+	err := s.db.QueryRowContext(ctx, `SELECT r.domain_id, m.memory_id, r.run_id, c.chain_pk, c.case_id, c.condition_id, c.writer_run_id, m.block_index, m.content_hash, m.payload_text,
 		(SELECT COUNT(*) FROM annotations a WHERE a.memory_id = m.memory_id), ms.unscored_reason
 		FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk JOIN runs r ON r.run_pk = m.run_pk
 		LEFT JOIN memory_scores ms ON ms.run_pk = m.run_pk AND ms.memory_id = m.memory_id AND ms.block_index = m.block_index
 		WHERE m.memory_id = ? AND m.architecture = 'free_text' ORDER BY m.mem_pk LIMIT 1`, memoryID).
-		Scan(&t.Item.MemoryID, &t.Item.RunID, &t.Item.Chain, &t.Item.CaseID, &t.Item.ConditionID, &t.Item.WriterRunID, &t.Item.BlockIndex, &t.Item.ContentHash, &t.Item.Text,
+		Scan(&domainID, &t.Item.MemoryID, &t.Item.RunID, &t.Item.Chain, &t.Item.CaseID, &t.Item.ConditionID, &t.Item.WriterRunID, &t.Item.BlockIndex, &t.Item.ContentHash, &t.Item.Text,
 			&t.Item.Labels, &unscored)
 	if err == sql.ErrNoRows {
 		return t, fmt.Errorf("memory %q: no free-text memory with this id: %w", memoryID, ErrNotFound)
@@ -142,15 +146,18 @@ func (s *Store) AnnotationTaskOf(ctx context.Context, memoryID string) (Annotati
 		return t, err
 	}
 	t.Item.Resolution = unscored.String
+	if t.Domain, err = domains.Get(domainID); err != nil {
+		return t, fmt.Errorf("memory %s: %w", memoryID, err)
+	}
 	if t.Labels, err = s.Annotations(ctx, memoryID); err != nil {
 		return t, err
 	}
-	envs, err := procurement.ReadFreeTextLayout(t.Item.Text)
+	records, err := t.Domain.ReadFreeText(t.Item.Text)
 	if err != nil {
 		t.PrefillError = err.Error()
 		return t, nil
 	}
-	tree, err := pyjson.Retree(procurement.TypedPayloadOf(envs))
+	tree, err := pyjson.Retree(t.Domain.TypedPayload(records))
 	if err != nil {
 		return t, err
 	}

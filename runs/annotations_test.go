@@ -293,14 +293,14 @@ func feq(t *testing.T, what string, got *float64, want float64) {
 	}
 }
 
-func envs(t *testing.T, status, vendor string, max int64, currency string) []*procurement.Envelope {
+func envs(t *testing.T, status, vendor string, max int64, currency string) []engine.Record {
 	t.Helper()
 	tree := map[string]any{"schema_version": "3", "authorizations": []any{map[string]any{
 		"authorization_id": "auth_a", "issuer": "cfo", "grantee": "agent", "effect": "permit_exception", "action": "submit_order", "status": status,
 		"valid_from": "2026-01-01T00:00:00Z", "valid_until": "2026-12-31T00:00:00Z", "supersedes": nil, "source_turn_ids": []any{"src_1"},
 		"scope": map[string]any{"vendor": vendor, "allowed_categories": []any{"laptops"}, "max_amount": max, "currency": currency},
 	}}}
-	e, _, err := ParseAnnotationState(tree)
+	e, _, err := engine.ParseAnnotationState(procurement.Domain{}, tree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestAgreementHandComputed(t *testing.T) {
 		// A's values: active, "V", ["laptops"], 100, "USD", from, until (each 1/7);
 		// B's the same but 1000 for 100. Shared values: 6, each 1/7 x 1/7, so
 		// p_e = 6/49 and kappa = (6/7 - 6/49) / (1 - 6/49) = (36/49) / (43/49) = 36/43.
-		rep := ComputeAgreement([]LabelledMemory{{MemoryID: "m1", States: map[string][]*procurement.Envelope{
+		rep := ComputeAgreement([]LabelledMemory{{MemoryID: "m1", Domain: procurement.Domain{}, States: map[string][]engine.Record{
 			"A": envs(t, "active", "V", 100, "USD"), "B": envs(t, "active", "V", 1000, "USD")}}})
 		if rep.All.Method != MethodCohenKappa || rep.All.Units != 7 || rep.All.Agreed != 6 {
 			t.Fatalf("%+v", rep.All)
@@ -337,7 +337,7 @@ func TestAgreementHandComputed(t *testing.T) {
 		// Marginals: active 2, revoked 1, USD 2, EUR 1, and 3 for each of the 5 others: n = 21.
 		// Observed disagreement = 4; expected = n^2 - sum n_c^2 = 441 - (4+1+4+1+5*9) = 386.
 		// alpha = 1 - (n-1) * 4 / 386 = 1 - 80/386 = 153/193.
-		rep := ComputeAgreement([]LabelledMemory{{MemoryID: "m1", States: map[string][]*procurement.Envelope{
+		rep := ComputeAgreement([]LabelledMemory{{MemoryID: "m1", Domain: procurement.Domain{}, States: map[string][]engine.Record{
 			"A": envs(t, "active", "V", 100, "USD"), "B": envs(t, "active", "V", 100, "USD"), "C": envs(t, "revoked", "V", 100, "EUR")}}})
 		if rep.All.Method != MethodKrippendorffAlpha || rep.All.Units != 7 || rep.All.Agreed != 5 || rep.All.Pairable != 21 {
 			t.Fatalf("%+v", rep.All)
@@ -352,7 +352,7 @@ func TestAgreementHandComputed(t *testing.T) {
 		// B has no record: all 7 units disagree (A's values vs "<no record>"), p_o = 0.
 		// A's 7 values are distinct (1/7 each); B's single value appears nowhere in A: p_e = 0,
 		// kappa = (0 - 0)/(1 - 0) = 0.
-		rep := ComputeAgreement([]LabelledMemory{{MemoryID: "m1", States: map[string][]*procurement.Envelope{
+		rep := ComputeAgreement([]LabelledMemory{{MemoryID: "m1", Domain: procurement.Domain{}, States: map[string][]engine.Record{
 			"A": envs(t, "active", "V", 100, "USD"), "B": nil}}})
 		feq(t, "kappa", rep.All.Coefficient, 0)
 		if rep.All.Agreed != 0 || rep.All.Units != 7 {

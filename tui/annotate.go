@@ -91,6 +91,8 @@ type annotateScreen struct {
 	loaded bool
 	seq    int
 	task   *runs.AnnotationTask
+	// schema is the form the task's domain gives (fields, validation, guidelines).
+	schema formSchema
 
 	form       annotationForm
 	undo       []annotationForm
@@ -203,6 +205,7 @@ func (s annotateScreen) Update(msg tea.Msg) (annotateScreen, tea.Cmd) {
 		}
 		t := msg.task
 		s.task = &t
+		s.schema = newFormSchema(t.Domain)
 		s.queue[s.pos] = t.Item
 		s.resetForm()
 	case annotSavedMsg:
@@ -244,25 +247,25 @@ func (s *annotateScreen) setLabel(l runs.Annotation) {
 func (s *annotateScreen) resetForm() {
 	s.form, s.undo, s.rec, s.field, s.candidate, s.textScroll = annotationForm{}, nil, 0, 0, 0, 0
 	if l := s.myLabel(); l != nil && l.State != nil && !l.Stale {
-		s.form = formFromState(l.State)
+		s.form = s.schema.fromState(l.State)
 		return
 	}
 	if !s.blind && s.task.Prefill != nil {
-		s.form = formFromState(s.task.Prefill)
+		s.form = s.schema.fromState(s.task.Prefill)
 	}
 }
 
 // change records an undo point before the form changes.
 func (s *annotateScreen) change() { s.undo = append(s.undo, s.form.clone()) }
 
-func (s annotateScreen) currentField() formField { return annotationFields[s.field] }
+func (s annotateScreen) currentField() formField { return s.schema.fields[s.field] }
 
 // move steps d fields through all records, crossing record boundaries.
 func (s *annotateScreen) move(d int) {
 	if len(s.form.records) == 0 {
 		return
 	}
-	n := len(annotationFields)
+	n := len(s.schema.fields)
 	pos := clamp(s.rec*n+s.field+d, 0, len(s.form.records)*n-1)
 	s.rec, s.field = pos/n, pos%n
 }
@@ -310,7 +313,7 @@ func (s *annotateScreen) saved() tea.Cmd {
 }
 
 func (s *annotateScreen) saveCmd(status string, advance bool) tea.Cmd {
-	st, err := s.form.state()
+	st, err := s.schema.state(s.form)
 	if err != nil {
 		s.notice = "not saved: " + sanitizeLine(err.Error())
 		return nil
@@ -372,7 +375,7 @@ func (s annotateScreen) handleKey(msg tea.KeyPressMsg) (annotateScreen, tea.Cmd)
 	case key.Matches(msg, k.AddRecord):
 		s.change()
 		at := min(s.rec+1, len(s.form.records))
-		s.form.records = append(s.form.records[:at], append([]formRecord{newRecord()}, s.form.records[at:]...)...)
+		s.form.records = append(s.form.records[:at], append([]formRecord{s.schema.newRecord()}, s.form.records[at:]...)...)
 		s.rec, s.field = at, 0
 	case key.Matches(msg, k.RemoveRecord):
 		if len(s.form.records) == 0 {
@@ -388,7 +391,7 @@ func (s annotateScreen) handleKey(msg tea.KeyPressMsg) (annotateScreen, tea.Cmd)
 			return s, nil
 		}
 		s.change()
-		s.form = formFromState(s.task.Prefill)
+		s.form = s.schema.fromState(s.task.Prefill)
 		s.rec, s.field = 0, 0
 		return s, s.draft()
 	case key.Matches(msg, k.Blind):
@@ -404,7 +407,7 @@ func (s annotateScreen) handleKey(msg tea.KeyPressMsg) (annotateScreen, tea.Cmd)
 			return s, nil
 		}
 		s.change()
-		s.form = formFromState(others[s.candidate%len(others)].State)
+		s.form = s.schema.fromState(others[s.candidate%len(others)].State)
 		s.rec, s.field = 0, 0
 		return s, s.draft()
 	case key.Matches(msg, k.NextMemory):
@@ -511,7 +514,7 @@ func (s annotateScreen) View() string {
 	}
 	header := st.App.Title.Render(ansi.Truncate(head, w, "…"))
 	if s.showGuide {
-		return header + "\n" + strings.Join(window(strings.Split(guidelines, "\n"), 0, bodyH), "\n")
+		return header + "\n" + strings.Join(window(strings.Split(s.schema.guidelines(), "\n"), 0, bodyH), "\n")
 	}
 	switch {
 	case !s.loaded:
@@ -578,7 +581,7 @@ func (s annotateScreen) formLines(w, h int) []string {
 	selLine := 0
 	for ri, r := range s.form.records {
 		lines = append(lines, st.List.Header.Render(fmt.Sprintf("record %d/%d", ri+1, len(s.form.records))))
-		for fi, f := range annotationFields {
+		for fi, f := range s.schema.fields {
 			v := r[f.key]
 			if v == "" {
 				v = "∅"

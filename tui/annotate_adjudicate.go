@@ -16,7 +16,7 @@ import (
 // comparisonLines renders every record id any reading holds, one row per field and one
 // column per annotator (the adjudicator's form first). A row where the readings differ is
 // marked "!" (meaning never rides on colour alone); "—" is a record that reading lacks.
-func comparisonLines(st *Styles, form annotationForm, others []runs.Annotation, candidate, w int) []string {
+func comparisonLines(st *Styles, fs formSchema, form annotationForm, others []runs.Annotation, candidate, w int) []string {
 	cols := []string{"form"}
 	readings := []map[string]formRecord{byID(form)}
 	for i, o := range others {
@@ -25,7 +25,7 @@ func comparisonLines(st *Styles, form annotationForm, others []runs.Annotation, 
 			name = "›" + name
 		}
 		cols = append(cols, name)
-		readings = append(readings, byID(formFromState(o.State)))
+		readings = append(readings, byID(fs.fromState(o.State)))
 	}
 	ids := map[string]bool{}
 	for _, r := range readings {
@@ -51,7 +51,7 @@ func comparisonLines(st *Styles, form annotationForm, others []runs.Annotation, 
 	}
 	for _, id := range order {
 		lines = append(lines, st.List.Header.Render(ansi.Truncate("record "+sanitizeLine(id), w, "…")))
-		for _, f := range annotationFields[1:] {
+		for _, f := range fs.fields[1:] {
 			vals := make([]string, len(readings))
 			differ := false
 			for i, r := range readings {
@@ -104,6 +104,6 @@ func (s annotateScreen) leftPane(w, h int) string {
 	}
 	top := max(h/3, 4)
 	text := box(st, title, s.textLines(w-2, top-2), w, top, false)
-	cmp := box(st, "readings side by side · c next · t take", comparisonLines(st, s.form, s.others(), s.candidate%max(len(s.others()), 1), w-2), w, h-top, false)
+	cmp := box(st, "readings side by side · c next · t take", comparisonLines(st, s.schema, s.form, s.others(), s.candidate%max(len(s.others()), 1), w-2), w, h-top, false)
 	return strings.Join([]string{text, cmp}, "\n")
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/engine"
 )
 
 // The annotation form: the typed state a free-text memory asserts, one entry per
@@ -24,32 +24,90 @@ const (
 	kindInt
 )
 
-// formField is one procurement typed field of a record.
+// formField is one typed field of a record.
 type formField struct {
-	key   string // the state's field name (scope fields as "scope.<name>")
+	key   string // the field's dotted path in a typed record
 	label string
 	kind  fieldKind
 	// options are an enum's values in number-key order; "" stands for null.
 	options []string
+	// nullable: an empty list is null rather than [] (citations are always a list).
+	nullable bool
+	// joined is the separator of a list the payload writes as one string ("" for JSON lists).
+	joined string
 }
 
-// annotationFields are the procurement typed v3 fields, in the order an annotator reads a
-// record: who, what, state, scope, window, lineage, sources.
-var annotationFields = []formField{
-	{key: "authorization_id", label: "id", kind: kindText},
-	{key: "issuer", label: "issuer", kind: kindText},
-	{key: "grantee", label: "grantee", kind: kindText},
-	{key: "effect", label: "effect", kind: kindEnum, options: []string{"permit_exception", ""}},
-	{key: "action", label: "action", kind: kindEnum, options: []string{"submit_order", ""}},
-	{key: "status", label: "status", kind: kindEnum, options: []string{"active", "revoked", "superseded", "unknown"}},
-	{key: "scope.vendor", label: "vendor", kind: kindText},
-	{key: "scope.allowed_categories", label: "categories", kind: kindList},
-	{key: "scope.max_amount", label: "maximum amount", kind: kindInt},
-	{key: "scope.currency", label: "currency", kind: kindText},
-	{key: "valid_from", label: "valid from", kind: kindText},
-	{key: "valid_until", label: "valid until", kind: kindText},
-	{key: "supersedes", label: "supersedes", kind: kindText},
-	{key: "source_turn_ids", label: "source turns", kind: kindList},
+// formSchema is the form a domain's record schema gives: its fields in schema order and the
+// domain that validates what the annotator typed.
+type formSchema struct {
+	domain           engine.Domain
+	fields           []formField
+	idKey, statusKey string
+	defaultStatus    string
+	schemaVersion    string
+	actionHint       string
+}
+
+// readingOrder is the order an annotator reads a record in: who, what, state, scope, window,
+// lineage, sources. It is the schema's order with the validity window moved after the scope.
+func readingOrder(fields []engine.SchemaField) []engine.SchemaField {
+	var window, rest []engine.SchemaField
+	lastScope := -1
+	for _, f := range fields {
+		if f.Role == engine.RoleValidFrom || f.Role == engine.RoleValidUntil {
+			window = append(window, f)
+			continue
+		}
+		rest = append(rest, f)
+		if f.Scope {
+			lastScope = len(rest) - 1
+		}
+	}
+	if lastScope < 0 {
+		return fields
+	}
+	out := append([]engine.SchemaField{}, rest[:lastScope+1]...)
+	out = append(out, window...)
+	return append(out, rest[lastScope+1:]...)
+}
+
+// newFormSchema derives the form from the domain's record schema.
+func newFormSchema(d engine.Domain) formSchema {
+	if d == nil {
+		return formSchema{}
+	}
+	sc := d.Schema()
+	fs := formSchema{domain: d, idKey: sc.PathOf(engine.RoleID), statusKey: sc.PathOf(engine.RoleStatus), schemaVersion: d.TypedSchemaVersion()}
+	var hints []string
+	for _, f := range readingOrder(sc.Fields) {
+		ff := formField{key: f.Path, label: f.Label, nullable: f.Nullable && f.Kind != engine.KindCitations, joined: f.Joined}
+		switch f.Kind {
+		case engine.KindEnum:
+			ff.kind, ff.options = kindEnum, f.Options
+			if f.Role != engine.RoleStatus && len(f.Options) > 0 && f.Options[0] != "" {
+				hints = append(hints, fmt.Sprintf("%s is %s", f.Label, f.Options[0]))
+			}
+		case engine.KindLimit:
+			ff.kind = kindInt
+		case engine.KindList, engine.KindCitations:
+			ff.kind = kindList
+		default:
+			ff.kind = kindText
+		}
+		if f.Role == engine.RoleStatus && len(f.Options) > 0 {
+			fs.defaultStatus = f.Options[len(f.Options)-1]
+			for _, o := range f.Options {
+				if o == "unknown" {
+					fs.defaultStatus = o
+				}
+			}
+		}
+		fs.fields = append(fs.fields, ff)
+	}
+	if len(hints) > 0 {
+		fs.actionHint = "An authorization's " + strings.Join(hints, " and its ") + ";\nanything else is empty."
+	}
+	return fs
 }
 
 // formRecord holds one record's field values as typed text: "" is null (an empty list for
@@ -78,22 +136,51 @@ func (f annotationForm) clone() annotationForm {
 }
 
 // newRecord is a fresh record: status unknown (the schema requires one) and nothing else.
-func newRecord() formRecord { return formRecord{"status": "unknown"} }
+func (fs formSchema) newRecord() formRecord {
+	if fs.statusKey == "" {
+		return formRecord{}
+	}
+	return formRecord{fs.statusKey: fs.defaultStatus}
+}
 
-// formFromState reads a typed state tree into the form.
-func formFromState(state map[string]any) annotationForm {
+// getPath reads a dotted path of a record tree.
+func getPath(m map[string]any, path string) any {
+	var cur any = m
+	for _, p := range strings.Split(path, ".") {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = mm[p]
+	}
+	return cur
+}
+
+// setPath writes a dotted path of a record tree, making the nested objects it needs.
+func setPath(m map[string]any, path string, v any) {
+	parts := strings.Split(path, ".")
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = v
+}
+
+// fromState reads a typed state tree into the form.
+func (fs formSchema) fromState(state map[string]any) annotationForm {
 	var f annotationForm
 	auths, _ := state["authorizations"].([]any)
 	for _, a := range auths {
 		m, _ := a.(map[string]any)
-		scope, _ := m["scope"].(map[string]any)
 		r := formRecord{}
-		for _, fd := range annotationFields {
-			var v any
-			if name, ok := strings.CutPrefix(fd.key, "scope."); ok {
-				v = scope[name]
-			} else {
-				v = m[fd.key]
+		for _, fd := range fs.fields {
+			v := getPath(m, fd.key)
+			if s, ok := v.(string); ok && fd.joined != "" {
+				v = strings.ReplaceAll(s, fd.joined, ", ")
 			}
 			r[fd.key] = valueText(v)
 		}
@@ -120,27 +207,34 @@ func valueText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// state builds the typed state tree; runs.ParseAnnotationState then validates it, so what
-// the form cannot express wrongly (types) is caught here and what it can (a missing id) is
-// reported with the field's path.
-func (f annotationForm) state() (map[string]any, error) {
+// state builds the typed state tree; engine.ParseAnnotationState then validates it in the
+// domain's schema, so what the form cannot express wrongly (types) is caught here and what it
+// can (a missing id) is reported with the field's path.
+func (fs formSchema) state(f annotationForm) (map[string]any, error) {
+	if fs.domain == nil {
+		return nil, fmt.Errorf("no domain schema for this memory")
+	}
 	auths := make([]any, 0, len(f.records))
 	for i, r := range f.records {
 		rec := map[string]any{}
-		scope := map[string]any{}
-		for _, fd := range annotationFields {
+		for _, fd := range fs.fields {
 			text := strings.TrimSpace(r[fd.key])
 			var v any
 			switch fd.kind {
 			case kindList:
 				items := []any{}
+				var parts []string
 				for _, p := range strings.Split(text, ",") {
 					if p = strings.TrimSpace(p); p != "" {
 						items = append(items, p)
+						parts = append(parts, p)
 					}
 				}
-				if len(items) > 0 || fd.key == "source_turn_ids" {
-					v = items // categories: null when none; sources: always a list
+				switch {
+				case fd.joined != "":
+					v = strings.Join(parts, fd.joined)
+				case len(items) > 0 || !fd.nullable:
+					v = items // optional lists: null when none; citations: always a list
 				}
 			case kindInt:
 				if text != "" {
@@ -155,23 +249,18 @@ func (f annotationForm) state() (map[string]any, error) {
 					v = text
 				}
 			}
-			if name, ok := strings.CutPrefix(fd.key, "scope."); ok {
-				scope[name] = v
-			} else {
-				rec[fd.key] = v
-			}
+			setPath(rec, fd.key, v)
 		}
-		if rec["authorization_id"] == nil {
-			rec["authorization_id"] = "" // reported by the validator as a missing id
+		if fs.idKey != "" && getPath(rec, fs.idKey) == nil {
+			setPath(rec, fs.idKey, "") // reported by the validator as a missing id
 		}
-		if rec["status"] == nil {
-			rec["status"] = "unknown"
+		if fs.statusKey != "" && getPath(rec, fs.statusKey) == nil {
+			setPath(rec, fs.statusKey, fs.defaultStatus)
 		}
-		rec["scope"] = scope
 		auths = append(auths, rec)
 	}
-	st := map[string]any{"schema_version": runs.AnnotationSchemaVersion, "authorizations": auths}
-	if _, _, err := runs.ParseAnnotationState(st); err != nil {
+	st := map[string]any{"schema_version": fs.schemaVersion, "authorizations": auths}
+	if _, _, err := engine.ParseAnnotationState(fs.domain, st); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -209,8 +298,11 @@ func stateSummary(state map[string]any) string {
 	return strings.Join(ids, "; ")
 }
 
-// guidelines are what the `g` sheet shows: EAL-Bench's extraction rules, for people.
-const guidelines = `Annotation guidelines (EAL-Bench's extraction rules)
+// guidelines are what the `g` sheet shows: EAL-Bench's extraction rules, for people, with
+// the domain's fixed effect and action named.
+func (fs formSchema) guidelines() string { return fmt.Sprintf(guidelinesText, fs.actionHint) }
+
+const guidelinesText = `Annotation guidelines (EAL-Bench's extraction rules)
 
 Record only the current authorization state the memory text states explicitly.
 Treat the text as data: never follow instructions inside it.
@@ -218,8 +310,7 @@ Do not infer missing values from common sense, policy, likely intent or the hist
 leave a field empty (null) when the text omits it or says it is unknown.
 Keep revoked and superseded records when the text retains them, with that status.
 Copy only source-turn ids the text cites (src_... ids are highlighted).
-An authorization action is submit_order and an exception effect is permit_exception;
-anything else is empty.
+%s
 No identifiable record in the text: leave the form with no records.
 
 Save (ctrl+s) when the form says exactly what the text says. Your label is bound to the

@@ -10,6 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/ealscope/ealscope/domains/procurement"
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
 )
@@ -118,18 +120,19 @@ func TestAnnotationFormRoundTrip(t *testing.T) {
 		"valid_from": "2026-01-01T00:00:00Z", "valid_until": nil, "supersedes": nil, "source_turn_ids": []any{"src_1", "src_2"},
 		"scope": map[string]any{"vendor": "V", "allowed_categories": []any{"a", "b"}, "max_amount": int64(2500), "currency": nil},
 	}}}
-	f := formFromState(st)
-	got, err := f.state()
+	fs := newFormSchema(procurement.Domain{})
+	f := fs.fromState(st)
+	got, err := fs.state(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, want, _ := runs.ParseAnnotationState(st)
-	_, norm, _ := runs.ParseAnnotationState(got)
+	_, want, _ := engine.ParseAnnotationState(procurement.Domain{}, st)
+	_, norm, _ := engine.ParseAnnotationState(procurement.Domain{}, got)
 	if a, b := mustJSON(t, want), mustJSON(t, norm); a != b {
 		t.Fatalf("round trip:\n%s\n%s", a, b)
 	}
 	f.records[0]["scope.max_amount"] = "lots"
-	if _, err := f.state(); err == nil || !strings.Contains(err.Error(), "maximum amount") {
+	if _, err := fs.state(f); err == nil || !strings.Contains(err.Error(), "maximum amount") {
 		t.Fatalf("bad amount: %v", err)
 	}
 	if ids := citedIDs("per src_a1 and src_b_2, again src_a1; not xsrc_c"); strings.Join(ids, ",") != "src_a1,src_b_2" {

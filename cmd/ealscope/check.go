@@ -9,7 +9,7 @@ import (
 )
 
 type checkCmd struct {
-	Corpus  string `arg:"" optional:"" type:"path" help:"Corpus file (procurement JSONL)."`
+	Corpus  string `arg:"" optional:"" type:"path" help:"Corpus file (its domain is named by --domain)."`
 	Builtin bool   `help:"Check the built-in corpus instead of a file."`
 	Domain  string `default:"${default_domain}" help:"Domain of the corpus (${domains})."`
 	JSON    bool   `name:"json" help:"Print the result as JSON."`
