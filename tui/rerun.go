@@ -10,10 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ealscope/ealscope/runs/rundir"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -22,7 +18,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -337,58 +332,6 @@ func (p *rerunPanel) run() tea.Cmd {
 	return editMemoryCmd(p.seq, src)
 }
 
-// editMemoryCmd opens the written (else exact) memory in $VISUAL/$EDITOR and validates the
-// result before anything runs.
-func editMemoryCmd(seq int, src runs.RerunSource) tea.Cmd {
-	editor := os.Getenv("VISUAL")
-	if editor == "" {
-		editor = os.Getenv("EDITOR")
-	}
-	if editor == "" {
-		return func() tea.Msg {
-			return rerunEditedMsg{seq: seq, err: fmt.Errorf("edited memory needs $EDITOR (or $VISUAL)")}
-		}
-	}
-	var start replay.RerunMemory
-	var err error
-	if src.MemoryID != "" {
-		start, err = replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
-	} else {
-		start, err = replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
-	}
-	if err != nil {
-		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
-	}
-	text := start.Text()
-	ext := ".txt"
-	if tree, ok := start.Payload.(map[string]any); ok {
-		b, _ := json.MarshalIndent(tree, "", "  ")
-		text, ext = string(b)+"\n", ".json"
-	}
-	dir, err := os.MkdirTemp("", "ealscope-edit-")
-	if err != nil {
-		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
-	}
-	path := filepath.Join(dir, "memory"+ext)
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
-	}
-	fields := strings.Fields(editor)
-	c := exec.Command(fields[0], append(fields[1:], path)...)
-	return tea.ExecProcess(c, func(err error) tea.Msg {
-		defer os.RemoveAll(dir)
-		if err != nil {
-			return rerunEditedMsg{seq: seq, err: fmt.Errorf("editor %s: %w", editor, err)}
-		}
-		data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
-		if err != nil {
-			return rerunEditedMsg{seq: seq, err: err}
-		}
-		m, err := replay.ParseMemoryText(src.Domain, src.Architecture, "edited memory", replay.VariantEdited, data)
-		return rerunEditedMsg{seq: seq, mem: m, err: err}
-	})
-}
-
 func (p *rerunPanel) start(mem replay.RerunMemory) tea.Cmd {
 	src := *p.src
 	probes := src.Probes
@@ -404,77 +347,6 @@ func (p *rerunPanel) start(mem replay.RerunMemory) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	p.running, p.cancel, p.done, p.total = true, cancel, 0, 0
 	return startRerunCmd(ctx, p.seq, p.store, src, mem, probes, name, cfg, p.runs)
-}
-
-// startRerunCmd runs the written arm (when the variant is another) and then the chosen arm,
-// storing each arm as it finishes and streaming progress; the final message carries the
-// batches to compare.
-func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunSource, mem replay.RerunMemory, probes []runs.RerunProbeSource, name string, model *replay.Model, n int) tea.Cmd {
-	events := make(chan replay.Event, 1)
-	run := func() tea.Msg {
-		defer close(events)
-		var ex replay.Executor = replay.NewBuiltinExecutor(src.Domain, 20260821)
-		if model != nil {
-			ex = replay.NewModelExecutor(src.Domain, replay.NewModelClient(*model, replay.DefaultRetryPolicy(), nil))
-		}
-		save := func(ctx context.Context, r replay.RerunResult) error {
-			return store.SaveReplay(ctx, rerunstore.ReplayInputOf(src.Chain.Key, src.MemoryID, r))
-		}
-		var specs []replay.RerunSpec
-		if mem.Variant != replay.VariantWritten && src.MemoryID != "" {
-			written, err := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
-			if err != nil {
-				return rerunDoneMsg{seq: seq, err: err}
-			}
-			specs = append(specs, rerunstore.RerunSpecFor(src, written, probes, ex, n, 20260821))
-		}
-		specs = append(specs, rerunstore.RerunSpecFor(src, mem, probes, ex, n, 20260821))
-		total := len(specs) * len(probes) * n
-		done := 0
-		var batches []string
-		var unsaved []replay.RerunResult
-		for _, spec := range specs {
-			ch, err := replay.StartRerun(ctx, spec, save)
-			if err != nil {
-				return rerunDoneMsg{seq: seq, err: err, batches: batches}
-			}
-			for ev := range ch {
-				switch ev.Kind {
-				case replay.EventResult:
-					done++
-					if len(batches) == 0 || batches[len(batches)-1] != ev.Result.BatchID {
-						batches = append(batches, ev.Result.BatchID)
-					}
-					select {
-					case events <- replay.Event{Kind: replay.EventResult, Done: done, Total: total, Result: ev.Result}:
-					default: // progress is best effort; the result itself is stored
-					}
-				case replay.EventDone:
-					unsaved = append(unsaved, ev.Unsaved...)
-					if len(unsaved) > 0 && ev.Err != nil && len(ev.Unsaved) > 0 {
-						continue // the save failed, not the run: the next arm still runs
-					}
-					if ev.Err != nil || ev.Cancelled {
-						return rerunDoneMsg{seq: seq, err: ev.Err, cancelled: ev.Cancelled, batches: batches, unsaved: unsaved, save: save}
-					}
-				}
-			}
-		}
-		return rerunDoneMsg{seq: seq, batches: batches, unsaved: unsaved, save: save}
-	}
-	started := func() tea.Msg { return taskStartedMsg{seq, "rerun"} }
-	return tea.Batch(started, run, waitRerunEvent(seq, events))
-}
-
-// waitRerunEvent delivers one progress event; Update re-arms it until the stream closes.
-func waitRerunEvent(seq int, events <-chan replay.Event) tea.Cmd {
-	return func() tea.Msg {
-		ev, ok := <-events
-		if !ok {
-			return rerunEventMsg{seq: seq, ev: replay.Event{Kind: replay.EventDone}}
-		}
-		return rerunEventMsg{seq: seq, ev: ev, events: events}
-	}
 }
 
 // View draws the panel in w×h cells: the form and earlier re-runs, or the arms side by side.
