@@ -113,8 +113,8 @@ func TestLimits(t *testing.T) {
 	_, err := ParseRows("big.jsonl", "other", append(append([]byte("{}\n"), long...), '\n'))
 	wantErr(t, err, "big.jsonl:2", "line longer than the limit", fmt.Sprint(MaxLineBytes))
 	var le *LimitError
-	if !errors.As(err, &le) || le.Line != 2 {
-		t.Fatalf("want a LimitError at line 2, got %#v", err)
+	if _, isVerify := err.(*VerifyError); !isVerify || !errors.As(err, &le) || le.Line != 2 {
+		t.Fatalf("want a VerifyError caused by a LimitError at line 2, got %#v", err)
 	}
 
 	p := filepath.Join(t.TempDir(), "c.jsonl")

@@ -107,7 +107,12 @@ type VerifyError struct {
 	Line  int
 	Field string
 	Msg   string
+	// cause is the underlying error when there is one (a *LimitError for a line too long).
+	cause error
 }
+
+// Unwrap is the underlying error, if any.
+func (e *VerifyError) Unwrap() error { return e.cause }
 
 func (e *VerifyError) Error() string {
 	var b strings.Builder
@@ -220,8 +225,9 @@ func Open(dir string, opts Options) (*Run, error) {
 		f.Close()
 		if err != nil {
 			var le *LimitError
-			if errors.As(err, &le) {
-				return nil, err
+			var ve *VerifyError
+			if errors.As(err, &le) || errors.As(err, &ve) {
+				return nil, err // they name the file already
 			}
 			return nil, fmt.Errorf("%s: %w", full, err)
 		}

@@ -34,9 +34,11 @@ func newLineScanner(r io.Reader, file string) *lineScanner {
 	return &lineScanner{br: bufio.NewReaderSize(io.TeeReader(r, h), 1<<20), hash: h, file: file, maxLine: MaxLineBytes}
 }
 
-// tooLong is the error for the line being read when it passes maxLine.
+// tooLong is the error for the line being read when it passes maxLine: a VerifyError (file
+// and line) like every other bad row, whose cause is a LimitError.
 func (s *lineScanner) tooLong() error {
-	return &LimitError{File: s.file, Line: s.line + 1, What: "line", Limit: int64(s.maxLine)}
+	le := &LimitError{File: s.file, Line: s.line + 1, What: "line", Limit: int64(s.maxLine)}
+	return &VerifyError{File: s.file, Line: s.line + 1, Msg: fmt.Sprintf("line longer than the limit of %d bytes", s.maxLine), cause: le}
 }
 
 // next returns the next line without its line end (trailing CRs dropped). last reports the
@@ -174,6 +176,9 @@ func (r *Run) Lines(name string, fn func(line int, raw []byte) error) error {
 	for {
 		line, _, ok, err := sc.next()
 		if err != nil {
+			if _, named := err.(*VerifyError); named {
+				return err
+			}
 			return fmt.Errorf("%s: %w", full, err)
 		}
 		if !ok {
