@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ealscope/ealscope/domains/cybersecurity"
+	"github.com/ealscope/ealscope/domains/finance"
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine"
 )
@@ -16,7 +18,9 @@ import (
 var (
 	mu       sync.RWMutex
 	registry = map[string]engine.Domain{
-		procurement.DomainID: procurement.Domain{},
+		procurement.DomainID:   procurement.Domain{},
+		cybersecurity.DomainID: cybersecurity.Domain{},
+		finance.DomainID:       finance.Domain{},
 	}
 )
 

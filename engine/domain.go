@@ -298,3 +298,17 @@ type CaseGenerator interface {
 type AnnotationReader interface {
 	ParseAnnotation(tree map[string]any) ([]Record, map[string]any, error)
 }
+
+// CaseFileWriter is the optional role of a domain whose corpus file is one JSON document
+// rather than one case per line: CaseFile is a corpus file holding just this case, which the
+// domain's ParseCorpus reads back as the same case. The workspace stores each case so.
+type CaseFileWriter interface {
+	CaseFile(c *Case) ([]byte, error)
+}
+
+// CorpusSignature is the optional role that lets a corpus file's domain be told from its
+// content: the top-level keys every object of the domain's corpus form carries (a JSONL case
+// line, or the corpus document). A document that names its domain_id needs none.
+type CorpusSignature interface {
+	CorpusKeys() []string
+}

@@ -170,3 +170,31 @@ func (s RecordSchema) ComparedFields() []string {
 	}
 	return out
 }
+
+// GetPath reads a dotted field path ("scope.max_amount") of a record tree (nil when absent).
+func GetPath(rec map[string]any, path string) any {
+	var cur any = rec
+	for _, p := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+// SetPath writes a dotted field path of a record tree, making the nested objects it needs.
+func SetPath(rec map[string]any, path string, v any) {
+	parts := strings.Split(path, ".")
+	m := rec
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = v
+}

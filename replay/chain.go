@@ -29,7 +29,7 @@ type chainInfo struct {
 	domain     engine.Domain
 	surface    Surface
 	c          *engine.Case
-	condition  Condition
+	condition  engine.Condition
 	runID      int
 	seed       int64
 	writer     rundir.ModelProvenance
@@ -107,7 +107,7 @@ type blockVersion struct {
 }
 
 // newChain fills the chain identity (langmem_writer recipes, 24-hex ids).
-func newChain(d engine.Domain, s Surface, c *engine.Case, cond Condition, runID int, seed int64, w attemptWriter, version string) *chainInfo {
+func newChain(d engine.Domain, s Surface, c *engine.Case, cond engine.Condition, runID int, seed int64, w attemptWriter, version string) *chainInfo {
 	prov := w.provenance(seed)
 	ch := &chainInfo{domain: d, surface: s, c: c, condition: cond, runID: runID, seed: seed, writer: prov, tokens: ReferenceTokenizer(), maxAttempt: w.maxAttempts()}
 	ch.chainID = pyjson.StableID24("chain", d.ID(), c.ID, cond.ID, strconv.Itoa(runID), prov.TargetID, prov.Provider,
@@ -137,14 +137,14 @@ func (ch *chainInfo) updates() []update {
 }
 
 func (ch *chainInfo) emptyPayload() any {
-	if ch.condition.Architecture == ArchTyped {
+	if ch.condition.Architecture == engine.ArchTyped {
 		return EmptyTypedPayload(ch.domain)
 	}
 	return ""
 }
 
 func (ch *chainInfo) payloadSchema(payload any) (*string, *string) {
-	if ch.condition.Architecture != ArchTyped {
+	if ch.condition.Architecture != engine.ArchTyped {
 		return nil, nil
 	}
 	id := ch.domain.PayloadSchemaID()
@@ -326,7 +326,7 @@ func runChain(ctx context.Context, ch *chainInfo, w attemptWriter) (*chainOutput
 }
 
 func (ch *chainInfo) profileSchemaID() string {
-	if ch.condition.Architecture == ArchTyped {
+	if ch.condition.Architecture == engine.ArchTyped {
 		return ch.surface.TypedProfileSchemaID
 	}
 	return FreeTextProfileSchemaID
@@ -334,7 +334,7 @@ func (ch *chainInfo) profileSchemaID() string {
 
 // attemptSchema is the attempt's payload schema: attempts use the constant typed version.
 func (ch *chainInfo) attemptSchema() (*string, *string) {
-	if ch.condition.Architecture != ArchTyped {
+	if ch.condition.Architecture != engine.ArchTyped {
 		return nil, nil
 	}
 	return strp(ch.domain.PayloadSchemaID()), strp(ch.domain.TypedSchemaVersion())

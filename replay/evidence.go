@@ -13,7 +13,7 @@ import (
 // evidenceItem is one frozen evidence and what its trials need to know about it.
 type evidenceItem struct {
 	caseIndex int
-	condition Condition
+	condition engine.Condition
 	row       rundir.FrozenEvidence
 }
 
@@ -49,7 +49,7 @@ func renderHistory(d engine.Domain, c *engine.Case) string {
 
 // baselineChain builds the evidence (and, for faithful conditions, the oracle-exact memory
 // artifact) of a non-writer condition, with EAL-Bench's 64-hex baseline recipes.
-func baselineChain(d engine.Domain, s Surface, c *engine.Case, cond Condition, tokens TokenCounter) (*chainOutput, error) {
+func baselineChain(d engine.Domain, s Surface, c *engine.Case, cond engine.Condition, tokens TokenCounter) (*chainOutput, error) {
 	out := &chainOutput{}
 	last := c.LastBlock()
 	ev := rundir.FrozenEvidence{
@@ -59,9 +59,9 @@ func baselineChain(d engine.Domain, s Surface, c *engine.Case, cond Condition, t
 	}
 	var digest string
 	switch cond.Evidence {
-	case EvidenceEmpty:
+	case engine.EvidenceEmpty:
 		digest = pyjson.MustContentHash("empty")
-	case EvidenceFullHistory:
+	case engine.EvidenceFullHistory:
 		history := renderHistory(d, c)
 		ev.SourceHistory = &history
 		digest = pyjson.MustContentHash(history)
@@ -71,7 +71,7 @@ func baselineChain(d engine.Domain, s Surface, c *engine.Case, cond Condition, t
 			return nil, err
 		}
 		var payload any
-		if cond.Architecture == ArchTyped {
+		if cond.Architecture == engine.ArchTyped {
 			if payload, err = pyjson.Retree(d.TypedPayload(records)); err != nil {
 				return nil, err
 			}
@@ -82,7 +82,7 @@ func baselineChain(d engine.Domain, s Surface, c *engine.Case, cond Condition, t
 		digest = pyjson.MustContentHash(payload)
 		memoryID := pyjson.StableID64("mem", chainID, "", strconv.Itoa(last), digest)
 		var schemaID, schemaVersion *string
-		if cond.Architecture == ArchTyped {
+		if cond.Architecture == engine.ArchTyped {
 			schemaID, schemaVersion = strp(d.PayloadSchemaID()), strp(d.TypedSchemaVersion())
 		}
 		out.memories = append(out.memories, rundir.MemoryArtifact{

@@ -144,33 +144,6 @@ func ledgerTrees(d engine.Domain, c *engine.Case, k int) (map[string]map[string]
 	return out, ids, nil
 }
 
-// getField reads a dotted field ("status", "scope.max_amount") of a record tree.
-func getField(rec map[string]any, field string) any {
-	parts := strings.Split(field, ".")
-	var cur any = rec
-	for _, p := range parts {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = m[p]
-	}
-	return cur
-}
-
-func setField(rec map[string]any, field string, v any) {
-	parts := strings.Split(field, ".")
-	m := rec
-	for _, p := range parts[:len(parts)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			return
-		}
-		m = next
-	}
-	m[parts[len(parts)-1]] = v
-}
-
 func valueKey(v any) string { return pyjson.MustCanonicalJSON(v) }
 
 func deepCopy(v any) any {
@@ -222,6 +195,7 @@ func (fe *faultEngine) advance(k int) ([]injectedFault, error) {
 		for _, id := range ids {
 			injected = append(injected, fe.transition(b, id, fe.prev[id], cur[id])...)
 		}
+		injected = append(injected, fe.vanished(b, cur)...)
 		if f, ok := fe.extraRecord(b, cur, ids); ok {
 			injected = append(injected, f)
 		}
@@ -239,7 +213,7 @@ func (fe *faultEngine) clearNoticed(cur map[string]map[string]any) {
 		if f.family != FaultExtraRecord && ok {
 			now := valueKey(rec)
 			if f.field != recordField {
-				now = valueKey(getField(rec, f.field))
+				now = valueKey(engine.GetPath(rec, f.field))
 			}
 			if now != f.ledgerValue {
 				continue
@@ -284,30 +258,54 @@ func (fe *faultEngine) transition(block int, id string, prev, cur map[string]any
 			out = append(out, fe.widen(block, id, cur, limit)...)
 		}
 		if untilField != "" && fe.draw(FaultValidityWindow) {
-			if until, ok := timeOf(getField(cur, untilField)); ok {
+			if until, ok := timeOf(engine.GetPath(cur, untilField)); ok {
 				days := 7 + fe.rng.IntN(54)
 				later := engine.FormatZ(until.Add(time.Duration(days) * 24 * time.Hour))
-				fe.add(&activeFault{family: FaultValidityWindow, authID: id, field: untilField, value: later, ledgerValue: valueKey(getField(cur, untilField))})
-				report(FaultValidityWindow, untilField, fmt.Sprintf("%s written as %s, %d days after the ledger's %s", untilField, later, days, getField(cur, untilField)))
+				fe.add(&activeFault{family: FaultValidityWindow, authID: id, field: untilField, value: later, ledgerValue: valueKey(engine.GetPath(cur, untilField))})
+				report(FaultValidityWindow, untilField, fmt.Sprintf("%s written as %s, %d days after the ledger's %s", untilField, later, days, engine.GetPath(cur, untilField)))
 			}
 		}
 		return out
 	}
-	if statusField != "" && getField(prev, statusField) == "active" && getField(cur, statusField) != "active" && fe.draw(FaultStaleRetention) {
-		fe.add(&activeFault{family: FaultStaleRetention, authID: id, field: statusField, value: "active", ledgerValue: valueKey(getField(cur, statusField))})
-		report(FaultStaleRetention, statusField, fmt.Sprintf("missed the %s: %s kept active", getField(cur, statusField), id))
+	if statusField != "" && engine.GetPath(prev, statusField) == "active" && engine.GetPath(cur, statusField) != "active" && fe.draw(FaultStaleRetention) {
+		fe.add(&activeFault{family: FaultStaleRetention, authID: id, field: statusField, value: "active", ledgerValue: valueKey(engine.GetPath(cur, statusField))})
+		report(FaultStaleRetention, statusField, fmt.Sprintf("missed the %s: %s kept active", engine.GetPath(cur, statusField), id))
 	}
 	for _, field := range fe.narrowedFields(prev, cur) {
 		if fe.draw(FaultBroadening) {
-			old := deepCopy(getField(prev, field))
-			fe.add(&activeFault{family: FaultBroadening, authID: id, field: field, value: old, ledgerValue: valueKey(getField(cur, field))})
-			report(FaultBroadening, field, fmt.Sprintf("missed the narrowing of %s.%s: kept %s instead of %s", id, field, valueKey(old), valueKey(getField(cur, field))))
+			old := deepCopy(engine.GetPath(prev, field))
+			fe.add(&activeFault{family: FaultBroadening, authID: id, field: field, value: old, ledgerValue: valueKey(engine.GetPath(cur, field))})
+			report(FaultBroadening, field, fmt.Sprintf("missed the narrowing of %s.%s: kept %s instead of %s", id, field, valueKey(old), valueKey(engine.GetPath(cur, field))))
 		}
 	}
 	for _, limit := range fe.schema.OfKind(engine.KindLimit, true) {
-		if valueKey(getField(prev, limit.Path)) != valueKey(getField(cur, limit.Path)) {
+		if valueKey(engine.GetPath(prev, limit.Path)) != valueKey(engine.GetPath(cur, limit.Path)) {
 			out = append(out, fe.widen(block, id, cur, limit)...)
 		}
+	}
+	return out
+}
+
+// vanished is the stale_retention opportunity of a domain whose ledger keeps active records
+// only (FORMAT.md 3.3, 3.4): a record revoked or replaced in this block leaves the ledger, and
+// a writer that misses it keeps the whole record, still active. Ledgers that retain inactive
+// records (procurement) never lose an id, so they never draw here.
+func (fe *faultEngine) vanished(block int, cur map[string]map[string]any) []injectedFault {
+	var gone []string
+	for id := range fe.prev {
+		if _, ok := cur[id]; !ok {
+			gone = append(gone, id)
+		}
+	}
+	sort.Strings(gone)
+	var out []injectedFault
+	for _, id := range gone {
+		if !fe.draw(FaultStaleRetention) {
+			continue
+		}
+		fe.add(&activeFault{family: FaultStaleRetention, authID: id, field: recordField, value: deepCopy(fe.prev[id])})
+		out = append(out, injectedFault{family: FaultStaleRetention, authID: id, field: recordField, eventBlock: block,
+			description: fmt.Sprintf("missed that %s left the active grants: kept it as it was", id)})
 	}
 	return out
 }
@@ -315,7 +313,7 @@ func (fe *faultEngine) transition(block int, id string, prev, cur map[string]any
 // widen is the widened_limit opportunity of a record whose limit the writer (re)writes: an
 // upper limit written higher than the ledger's, a lower limit lower, in round hundreds.
 func (fe *faultEngine) widen(block int, id string, cur map[string]any, limit engine.SchemaField) []injectedFault {
-	amount, ok := numberOf(getField(cur, limit.Path))
+	amount, ok := numberOf(engine.GetPath(cur, limit.Path))
 	if !ok || !fe.draw(FaultWidenedLimit) {
 		return nil
 	}
@@ -327,7 +325,7 @@ func (fe *faultEngine) widen(block int, id string, cur map[string]any, limit eng
 	if limit.Direction == engine.LowerLimit {
 		widened, side = max(0, ((amount-step)/100)*100), "below"
 	}
-	fe.add(&activeFault{family: FaultWidenedLimit, authID: id, field: limit.Path, value: json.Number(strconv.FormatInt(widened, 10)), ledgerValue: valueKey(getField(cur, limit.Path))})
+	fe.add(&activeFault{family: FaultWidenedLimit, authID: id, field: limit.Path, value: json.Number(strconv.FormatInt(widened, 10)), ledgerValue: valueKey(engine.GetPath(cur, limit.Path))})
 	return []injectedFault{{family: FaultWidenedLimit, authID: id, field: limit.Path, eventBlock: block,
 		description: fmt.Sprintf("%s of %s written as %d, %s the ledger's %d", limit.Name(), id, widened, side, amount)}}
 }
@@ -337,15 +335,15 @@ func (fe *faultEngine) widen(block int, id string, cur map[string]any, limit eng
 func (fe *faultEngine) narrowedFields(prev, cur map[string]any) []string {
 	var out []string
 	for _, limit := range fe.schema.OfKind(engine.KindLimit, true) {
-		if a, ok := numberOf(getField(prev, limit.Path)); ok {
-			if b, ok := numberOf(getField(cur, limit.Path)); ok && (b < a) == (limit.Direction == engine.UpperLimit) && a != b {
+		if a, ok := numberOf(engine.GetPath(prev, limit.Path)); ok {
+			if b, ok := numberOf(engine.GetPath(cur, limit.Path)); ok && (b < a) == (limit.Direction == engine.UpperLimit) && a != b {
 				out = append(out, limit.Path)
 			}
 		}
 	}
 	for _, list := range fe.schema.OfKind(engine.KindList, true) {
-		if a, ok := listItems(getField(prev, list.Path), list.Joined); ok {
-			b, _ := listItems(getField(cur, list.Path), list.Joined)
+		if a, ok := listItems(engine.GetPath(prev, list.Path), list.Joined); ok {
+			b, _ := listItems(engine.GetPath(cur, list.Path), list.Joined)
 			have := map[any]bool{}
 			for _, x := range b {
 				have[x] = true
@@ -359,15 +357,15 @@ func (fe *faultEngine) narrowedFields(prev, cur map[string]any) []string {
 		}
 	}
 	if from := fe.schema.PathOf(engine.RoleValidFrom); from != "" {
-		if a, ok := timeOf(getField(prev, from)); ok {
-			if b, ok := timeOf(getField(cur, from)); ok && b.After(a) {
+		if a, ok := timeOf(engine.GetPath(prev, from)); ok {
+			if b, ok := timeOf(engine.GetPath(cur, from)); ok && b.After(a) {
 				out = append(out, from)
 			}
 		}
 	}
 	if until := fe.schema.PathOf(engine.RoleValidUntil); until != "" {
-		if a, ok := timeOf(getField(prev, until)); ok {
-			if b, ok := timeOf(getField(cur, until)); ok && b.Before(a) {
+		if a, ok := timeOf(engine.GetPath(prev, until)); ok {
+			if b, ok := timeOf(engine.GetPath(cur, until)); ok && b.Before(a) {
 				out = append(out, until)
 			}
 		}
@@ -417,33 +415,33 @@ func (fe *faultEngine) extraRecord(block int, cur map[string]map[string]any, ids
 	turn := turns[fe.rng.IntN(len(turns))]
 	base := cur[ids[fe.rng.IntN(len(ids))]]
 	rec := deepCopy(base).(map[string]any)
-	newID := fmt.Sprintf("%s_claim_b%02d", getField(base, fe.schema.PathOf(engine.RoleID)), block)
+	newID := fmt.Sprintf("%s_claim_b%02d", engine.GetPath(base, fe.schema.PathOf(engine.RoleID)), block)
 	if _, clash := cur[newID]; clash {
 		return injectedFault{}, false
 	}
 	sc := fe.schema
-	setField(rec, sc.PathOf(engine.RoleID), newID)
-	setField(rec, sc.PathOf(engine.RoleIssuer), fe.c.AuthorizedIssuers[0])
-	setField(rec, sc.PathOf(engine.RoleStatus), "active")
+	engine.SetPath(rec, sc.PathOf(engine.RoleID), newID)
+	engine.SetPath(rec, sc.PathOf(engine.RoleIssuer), fe.c.AuthorizedIssuers[0])
+	engine.SetPath(rec, sc.PathOf(engine.RoleStatus), "active")
 	if f, ok := sc.ByRole(engine.RoleSupersedes); ok {
-		setField(rec, f.Path, nullValue(f))
+		engine.SetPath(rec, f.Path, nullValue(f))
 	}
 	if f, ok := sc.ByRole(engine.RoleSources); ok {
-		setField(rec, f.Path, listValue(f, turn.ID))
+		engine.SetPath(rec, f.Path, listValue(f, turn.ID))
 	}
 	for _, limit := range sc.OfKind(engine.KindLimit, true) {
-		if amount, ok := numberOf(getField(rec, limit.Path)); ok {
+		if amount, ok := numberOf(engine.GetPath(rec, limit.Path)); ok {
 			wide := amount * 2
 			if limit.Direction == engine.LowerLimit {
 				wide = amount / 2
 			}
-			setField(rec, limit.Path, json.Number(strconv.FormatInt(wide, 10)))
+			engine.SetPath(rec, limit.Path, json.Number(strconv.FormatInt(wide, 10)))
 		}
 	}
 	from, until := sc.PathOf(engine.RoleValidFrom), sc.PathOf(engine.RoleValidUntil)
-	if f, ok := timeOf(getField(rec, from)); ok {
-		if u, ok := timeOf(getField(rec, until)); ok && u.After(f) {
-			setField(rec, until, engine.FormatZ(u.Add(u.Sub(f))))
+	if f, ok := timeOf(engine.GetPath(rec, from)); ok {
+		if u, ok := timeOf(engine.GetPath(rec, until)); ok && u.After(f) {
+			engine.SetPath(rec, until, engine.FormatZ(u.Add(u.Sub(f))))
 		}
 	}
 	fe.add(&activeFault{family: FaultExtraRecord, authID: newID, field: recordField, value: rec})
@@ -460,13 +458,13 @@ func (fe *faultEngine) memory() []any {
 	}
 	for _, f := range fe.faults {
 		switch {
-		case f.family == FaultExtraRecord:
+		case f.family == FaultExtraRecord, f.field == recordField && f.value != nil:
 			recs[f.authID] = deepCopy(f.value).(map[string]any)
 		case f.family == FaultMissingRecord:
 			delete(recs, f.authID)
 		default:
 			if r, ok := recs[f.authID]; ok {
-				setField(r, f.field, deepCopy(f.value))
+				engine.SetPath(r, f.field, deepCopy(f.value))
 			}
 		}
 	}

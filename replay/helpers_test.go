@@ -28,7 +28,7 @@ func builtinCases(t testing.TB) (engine.Domain, []*engine.Case) {
 func scriptedOptions(t testing.TB, d engine.Domain, cases []*engine.Case, out string, seed int64) Options {
 	t.Helper()
 	return Options{
-		Domain: d, Cases: cases, Conditions: Conditions,
+		Domain: d, Cases: cases, Conditions: engine.Conditions,
 		Writer:   &ScriptedWriter{FaultRate: DefaultFaultRate, Families: FaultFamilies, Version: "test"},
 		Executor: NewBuiltinExecutor(d, seed), WriterRuns: 1, ExecutorRuns: 1, Seed: seed, Concurrency: 4,
 		Out: out, Version: "test", Families: FaultFamilies,

@@ -1,25 +1,19 @@
 package replay
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/ealscope/ealscope/engine/pyjson"
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // RetryPolicy bounds retries of one logical call: attempts on 429, 5xx and timeouts with
-// exponential backoff and full jitter.
+// exponential backoff and full jitter, or the wait the provider asks for (see retryWait).
 type RetryPolicy struct {
 	MaxAttempts int
 	BaseDelay   time.Duration
@@ -40,9 +34,11 @@ func (p RetryPolicy) delay(attempt int, rng *rand.Rand) time.Duration {
 	return time.Duration(d/2 + rng.Float64()*d/2)
 }
 
-// ModelClient calls one configured OpenAI-compatible model. It owns the model's concurrency
-// limit (a semaphore shared by every caller) and the retry loop; openai-go's own retries are
-// disabled so that the attempts recorded are the attempts made.
+// ModelClient calls one configured OpenAI-compatible model over plain net/http: one
+// endpoint (POST {base_url}/chat/completions) is all ealscope speaks, and building the body
+// here means the bytes sent are encoded from the very trees that are recorded and hashed.
+// The client owns the model's concurrency limit (a semaphore shared by every caller) and the
+// retry loop, so the attempts recorded are the attempts made.
 type ModelClient struct {
 	model  Model
 	http   *http.Client
@@ -74,37 +70,10 @@ func NewModelClient(m Model, retry RetryPolicy, httpClient *http.Client) *ModelC
 // Model is the config entry behind the client.
 func (c *ModelClient) Model() Model { return c.model }
 
-func (c *ModelClient) client() openai.Client {
-	// The key is read from the environment for every call and handed straight to the
-	// transport; WithAPIKey("") also overrides an ambient OPENAI_API_KEY, so only the
-	// configured variable is ever used.
-	return openai.NewClient(
-		option.WithBaseURL(c.model.BaseURL),
-		option.WithAPIKey(c.model.APIKey()),
-		option.WithHTTPClient(c.http),
-		option.WithMaxRetries(0),
-	)
-}
-
-// wireResponse is the part of a chat completion ealscope reads, decoded from the raw body so
-// that a null content stays null and arguments stay the exact string the provider sent.
-type wireResponse struct {
-	Model   *string `json:"model"`
-	Choices []struct {
-		FinishReason *string `json:"finish_reason"`
-		Message      struct {
-			Content   *string `json:"content"`
-			ToolCalls []struct {
-				ID       string `json:"id"`
-				Type     string `json:"type"`
-				Function struct {
-					Name      string          `json:"name"`
-					Arguments json.RawMessage `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"message"`
-	} `json:"choices"`
-	Usage json.RawMessage `json:"usage"`
+// endpoint is the chat-completions URL of the entry's base URL, with or without its
+// trailing slash ("http://host/v1" and "http://host/v1/" both give .../v1/chat/completions).
+func (c *ModelClient) endpoint() string {
+	return strings.TrimRight(c.model.BaseURL, "/") + "/chat/completions"
 }
 
 // Complete performs one logical call with retries. It never returns an error: a call that
@@ -122,36 +91,18 @@ func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord 
 	start := c.now()
 	rec.TS = pyTimestamp(start)
 	timeout := time.Duration(c.model.TimeoutS * float64(time.Second))
-	cl := c.client()
-	params := openai.ChatCompletionNewParams{
-		Model:       c.model.Model,
-		Temperature: openai.Float(req.Temperature),
-		Seed:        openai.Int(req.Seed),
-		MaxTokens:   openai.Int(int64(req.MaxTokens)),
-	}
-	for _, m := range req.Messages {
-		switch m.Role {
-		case "system":
-			params.Messages = append(params.Messages, openai.SystemMessage(m.Content))
-		default:
-			params.Messages = append(params.Messages, openai.UserMessage(m.Content))
-		}
-	}
-	// Tools and tool_choice go in as the exact trees that are recorded and hashed, so the
-	// body sent and the context logged cannot drift apart.
-	opts := []option.RequestOption{option.WithRequestTimeout(timeout)}
-	if req.Tools != nil {
-		opts = append(opts, option.WithJSONSet("tools", req.Tools))
-	}
-	if req.ToolChoice != nil {
-		opts = append(opts, option.WithJSONSet("tool_choice", req.ToolChoice))
+	body, err := chatBody(c.model.Model, req)
+	if err != nil {
+		msg := "EncodeError: cannot encode the chat request: " + err.Error()
+		rec.Error = &msg
+		return rec
 	}
 	var lastErr string
 	for attempt := 1; attempt <= c.retry.MaxAttempts; attempt++ {
 		rec.Attempts = attempt
-		resp, err := cl.Chat.Completions.New(ctx, params, opts...)
-		if err == nil {
-			rr, usage, perr := decodeWire(resp.RawJSON())
+		res, err := c.send(ctx, body, timeout)
+		if err == nil && res.status < 400 {
+			rr, usage, perr := decodeWire(res.body)
 			if perr == nil {
 				rec.Response, rec.Usage = rr, usage
 				rec.LatencyMS = c.now().Sub(start).Milliseconds()
@@ -164,12 +115,22 @@ func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord 
 			rec.Cancelled = true
 			return rec
 		}
-		msg, retryable := classifyError(err, c.model.TimeoutS, c.model.APIKey())
+		var msg string
+		var retryable bool
+		var header http.Header
+		if err != nil {
+			msg, retryable = classifyError(err, c.model.TimeoutS)
+		} else {
+			// Secrets are redacted before statusError shortens the body, so a cut
+			// cannot leave half a key behind.
+			msg, retryable = statusError(res.status, []byte(RedactSecrets(string(res.body), c.model.APIKey()))), retryableStatus(res.status)
+			header = res.header
+		}
 		lastErr = msg
 		if !retryable || attempt == c.retry.MaxAttempts {
 			break
 		}
-		t := time.NewTimer(c.retry.delay(attempt, c.jitter))
+		t := time.NewTimer(c.retryWait(attempt, header))
 		select {
 		case <-t.C:
 		case <-ctx.Done():
@@ -184,84 +145,55 @@ func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord 
 	return rec
 }
 
-func decodeWire(raw string) (*RecordedResponse, any, error) {
-	var w wireResponse
-	if err := json.Unmarshal([]byte(raw), &w); err != nil {
-		return nil, nil, fmt.Errorf("ProviderError: unreadable chat completion: %v", err)
-	}
-	if len(w.Choices) == 0 {
-		return nil, nil, errors.New("ProviderError: chat completion has no choices")
-	}
-	ch := w.Choices[0]
-	rr := &RecordedResponse{Content: ch.Message.Content, FinishReason: ch.FinishReason, Model: w.Model}
-	for _, tc := range ch.Message.ToolCalls {
-		args := string(tc.Function.Arguments)
-		// Arguments are normally a JSON string holding JSON; some servers send the object
-		// itself, which is kept as its JSON text.
-		var s string
-		if json.Unmarshal(tc.Function.Arguments, &s) == nil {
-			args = s
-		}
-		typ := tc.Type
-		if typ == "" {
-			typ = "function"
-		}
-		rr.ToolCalls = append(rr.ToolCalls, RecordedToolCall{ID: tc.ID, Type: typ, Name: tc.Function.Name, Arguments: args})
-	}
-	var usage any
-	if len(w.Usage) > 0 && string(w.Usage) != "null" {
-		if tree, err := pyjson.DecodeTree(w.Usage); err == nil {
-			usage = tree
-		}
-	}
-	return rr, usage, nil
+// httpResult is one answered attempt: status, headers and the whole body.
+type httpResult struct {
+	status int
+	header http.Header
+	body   []byte
 }
 
-// statusClass is the Python openai exception class for an HTTP status, so provider errors
-// read as EAL-Bench records them ("RateLimitError: Error code: 429 - {...}").
-func statusClass(code int) string {
-	switch code {
-	case 400:
-		return "BadRequestError"
-	case 401:
-		return "AuthenticationError"
-	case 403:
-		return "PermissionDeniedError"
-	case 404:
-		return "NotFoundError"
-	case 409:
-		return "ConflictError"
-	case 422:
-		return "UnprocessableEntityError"
-	case 429:
-		return "RateLimitError"
+// send makes one attempt. The timeout bounds the whole attempt, connecting through reading
+// the last byte of the body, as the provider's "Request timed out" does.
+func (c *ModelClient) send(ctx context.Context, body []byte, timeout time.Duration) (httpResult, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
 	}
-	if code >= 500 {
-		return "InternalServerError"
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint(), bytes.NewReader(body))
+	if err != nil {
+		return httpResult{}, err
 	}
-	return "APIStatusError"
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	// The key is read from the configured variable for every attempt and goes only into this
+	// header: never into the URL, the record or an error message.
+	if key := c.model.APIKey(); key != "" {
+		hreq.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return httpResult{}, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		// A body cut off by the timeout is a timeout, not a broken connection.
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return httpResult{}, err
+	}
+	return httpResult{status: resp.StatusCode, header: resp.Header, body: raw}, nil
 }
 
-// classifyError maps a failed attempt to "Type: message" and whether to retry it. Secrets
-// in the body are redacted before it is shortened, so a cut cannot leave half a key.
-func classifyError(err error, timeoutS float64, key string) (string, bool) {
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		body := RedactSecrets(strings.TrimSpace(apiErr.RawJSON()), key)
-		if body == "" {
-			body = http.StatusText(apiErr.StatusCode)
-		}
-		if len(body) > 500 {
-			body = body[:500] + "…"
-		}
-		msg := fmt.Sprintf("%s: Error code: %d - %s", statusClass(apiErr.StatusCode), apiErr.StatusCode, body)
-		return msg, apiErr.StatusCode == 429 || apiErr.StatusCode >= 500
+// retryWait is how long to wait before attempt+1: the provider's Retry-After when it names a
+// reasonable wait, else the policy's jittered backoff.
+func (c *ModelClient) retryWait(attempt int, h http.Header) time.Duration {
+	if d, ok := retryAfter(h, c.now()); ok {
+		return d
 	}
-	var netErr net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
-		return fmt.Sprintf("APITimeoutError: Request timed out after %gs.", timeoutS), true
-	}
-	return "APIConnectionError: Connection error: " + RedactSecrets(err.Error(), key), false
+	return c.retry.delay(attempt, c.jitter)
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

@@ -55,7 +55,7 @@ func TestModelExecutorOverLoopback(t *testing.T) {
 	)
 	ex := NewModelExecutor(d, NewModelClient(testModel(srv.URL), fastRetry, nil))
 	opts := scriptedOptions(t, d, cases[:1], filepath.Join(t.TempDir(), "run"), 100)
-	opts.Conditions = []Condition{mustCondition(t, "faithful_typed")}
+	opts.Conditions = []engine.Condition{mustCondition(t, "faithful_typed")}
 	opts.Executor = ex
 	opts.ExecutorRuns = 2
 	opts.Concurrency = 1 // requests then arrive in plan order, matching the script
@@ -149,8 +149,8 @@ func TestModelExecutorOverLoopback(t *testing.T) {
 	assertNoSecret(t, opts.Out, testAPIKey)
 }
 
-func mustCondition(t testing.TB, id string) Condition {
-	c, ok := ConditionByID(id)
+func mustCondition(t testing.TB, id string) engine.Condition {
+	c, ok := engine.ConditionByID(id)
 	if !ok {
 		t.Fatalf("no condition %s", id)
 	}

@@ -44,7 +44,7 @@ type Progress struct {
 type Options struct {
 	Domain       engine.Domain
 	Cases        []*engine.Case
-	Conditions   []Condition
+	Conditions   []engine.Condition
 	Writer       Writer
 	Executor     Executor
 	WriterRuns   int
@@ -183,7 +183,7 @@ func chainKey(caseID, condID string, runID int) string {
 
 type chainSpec struct {
 	caseIndex int
-	cond      Condition
+	cond      engine.Condition
 	runID     int
 }
 

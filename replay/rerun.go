@@ -109,7 +109,7 @@ type RerunResult struct {
 // MirrorMismatch reports a written arm whose request differs from its mirrored trial's: the
 // one case where the re-run did not send the request EAL-Bench sent.
 func (r RerunResult) MirrorMismatch() bool {
-	return r.Memory.Variant == VariantWritten && r.Mirror != nil && r.Mirror.ContextHash != "" && r.Mirror.ContextHash != r.RequestHash
+	return r.Memory.Variant == engine.VariantWritten && r.Mirror != nil && r.Mirror.ContextHash != "" && r.Mirror.ContextHash != r.RequestHash
 }
 
 // EventKind tells events apart.
@@ -192,7 +192,7 @@ func (s *RerunSpec) plan() ([]rerunJob, []any, string, error) {
 		for r := 0; r < s.Runs; r++ {
 			j := rerunJob{probe: p, rep: r, seed: s.Seed + int64(r),
 				replayID: pyjson.StableID64("replay", batch, p.Probe.ID, strconv.Itoa(r))}
-			if s.Memory.Variant == VariantWritten {
+			if s.Memory.Variant == engine.VariantWritten {
 				j.mirror = pickMirror(p.Mirrors, prov.TargetID, r)
 			}
 			jobs = append(jobs, j)

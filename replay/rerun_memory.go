@@ -11,20 +11,10 @@ import (
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// Memory variants of a re-run arm. "written" and "exact" are EAL-Bench's two arms of
-// end-to-end attribution; "edited" and "file" are hand-made memories, compared against the
-// exact arm the same way a written one is.
-const (
-	VariantWritten = "written"
-	VariantExact   = "exact"
-	VariantEdited  = "edited"
-	VariantFile    = "file"
-)
-
 // RerunMemory is the memory one arm shows the executor.
 type RerunMemory struct {
 	Variant string
-	// Architecture is ArchTyped or ArchFreeText: how the payload is shown (typed payloads as
+	// Architecture is engine.ArchTyped or ArchFreeText: how the payload is shown (typed payloads as
 	// canonical JSON, free text as is), exactly as the chain's evidence showed it.
 	Architecture string
 	// Payload is a free-text string or a typed payload tree (json.Number leaves).
@@ -58,17 +48,17 @@ func newRerunMemory(variant, arch string, payload any, source string) (RerunMemo
 // WrittenMemory wraps a chain's stored memory (payload as stored: a string for free text, a
 // tree for typed memory).
 func WrittenMemory(arch string, payload any, memoryID string) (RerunMemory, error) {
-	if arch != ArchTyped && arch != ArchFreeText {
-		return RerunMemory{}, fmt.Errorf("memory %s: unknown architecture %q (want %s or %s)", memoryID, arch, ArchTyped, ArchFreeText)
+	if arch != engine.ArchTyped && arch != engine.ArchFreeText {
+		return RerunMemory{}, fmt.Errorf("memory %s: unknown architecture %q (want %s or %s)", memoryID, arch, engine.ArchTyped, engine.ArchFreeText)
 	}
-	if arch == ArchTyped {
+	if arch == engine.ArchTyped {
 		tree, err := pyjson.Retree(payload)
 		if err != nil {
 			return RerunMemory{}, fmt.Errorf("memory %s: %w", memoryID, err)
 		}
 		payload = tree
 	}
-	return newRerunMemory(VariantWritten, arch, payload, memoryID)
+	return newRerunMemory(engine.VariantWritten, arch, payload, memoryID)
 }
 
 // ExactMemory is the oracle-exact memory at a block in the chain's architecture: the ledger
@@ -84,16 +74,16 @@ func ExactMemory(d engine.Domain, c *engine.Case, block int, arch string) (Rerun
 	}
 	source := fmt.Sprintf("oracle@block %d", block)
 	switch arch {
-	case ArchTyped:
+	case engine.ArchTyped:
 		tree, err := pyjson.Retree(d.TypedPayload(records))
 		if err != nil {
 			return RerunMemory{}, err
 		}
-		return newRerunMemory(VariantExact, arch, tree, source)
-	case ArchFreeText:
-		return newRerunMemory(VariantExact, arch, d.FaithfulText(records), source)
+		return newRerunMemory(engine.VariantExact, arch, tree, source)
+	case engine.ArchFreeText:
+		return newRerunMemory(engine.VariantExact, arch, d.FaithfulText(records), source)
 	}
-	return RerunMemory{}, fmt.Errorf("unknown architecture %q (want %s or %s)", arch, ArchTyped, ArchFreeText)
+	return RerunMemory{}, fmt.Errorf("unknown architecture %q (want %s or %s)", arch, engine.ArchTyped, engine.ArchFreeText)
 }
 
 // ParseMemoryText reads a hand-made payload (from $EDITOR or a file) in the chain's
@@ -103,12 +93,12 @@ func ExactMemory(d engine.Domain, c *engine.Case, block int, arch string) (Rerun
 // executor reads only the canonical layout and labels other text invalid, never guessing).
 func ParseMemoryText(d engine.Domain, arch, name, variant string, text []byte) (RerunMemory, error) {
 	switch arch {
-	case ArchFreeText:
+	case engine.ArchFreeText:
 		if len(bytes.TrimSpace(text)) == 0 {
 			return RerunMemory{}, fmt.Errorf("%s: the memory is empty", name)
 		}
 		return newRerunMemory(variant, arch, string(text), name)
-	case ArchTyped:
+	case engine.ArchTyped:
 		tree, err := pyjson.DecodeTree(text)
 		if err != nil {
 			return RerunMemory{}, fmt.Errorf("%s: %s", name, jsonErrorPosition(text, err))

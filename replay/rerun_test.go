@@ -19,7 +19,7 @@ func rerunFixture(t *testing.T) (engine.Domain, *engine.Case, RerunMemory) {
 	t.Helper()
 	d, cases := builtinCases(t)
 	c := cases[0]
-	mem, err := ExactMemory(d, c, c.LastBlock(), ArchTyped)
+	mem, err := ExactMemory(d, c, c.LastBlock(), engine.ArchTyped)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestExactArmDiffersFromFormingMemory(t *testing.T) {
 		}
 	}
 	raw, _ := pyjson.CanonicalJSON(tree)
-	widened, err := ParseMemoryText(d, ArchTyped, "widened.json", VariantFile, []byte(raw))
+	widened, err := ParseMemoryText(d, engine.ArchTyped, "widened.json", engine.VariantFile, []byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func mustNumber(t *testing.T, s string) any {
 func TestParseMemoryTextErrors(t *testing.T) {
 	d, c, exact := rerunFixture(t)
 	_ = c
-	if _, err := ParseMemoryText(d, ArchTyped, "m.json", VariantFile, []byte("{\n  \"schema_version\": \"3\",\n  \"authorizations\": [\n}")); err == nil ||
+	if _, err := ParseMemoryText(d, engine.ArchTyped, "m.json", engine.VariantFile, []byte("{\n  \"schema_version\": \"3\",\n  \"authorizations\": [\n}")); err == nil ||
 		!strings.Contains(err.Error(), "m.json: line 4") {
 		t.Fatalf("syntax error: %v", err)
 	}
@@ -311,14 +311,14 @@ func TestParseMemoryTextErrors(t *testing.T) {
 	if !strings.Contains(exact.Text(), `"max_amount":`) {
 		t.Skip("fixture has no max_amount")
 	}
-	_, err := ParseMemoryText(d, ArchTyped, "m.json", VariantEdited, []byte(bad))
+	_, err := ParseMemoryText(d, engine.ArchTyped, "m.json", engine.VariantEdited, []byte(bad))
 	if err == nil || !strings.Contains(err.Error(), "m.json:1: field authorizations[0].scope") {
 		t.Fatalf("field error: %v", err)
 	}
-	if _, err := ParseMemoryText(d, ArchFreeText, "m.txt", VariantFile, []byte("  \n")); err == nil {
+	if _, err := ParseMemoryText(d, engine.ArchFreeText, "m.txt", engine.VariantFile, []byte("  \n")); err == nil {
 		t.Fatal("empty free text accepted")
 	}
-	m, err := ParseMemoryText(d, ArchTyped, "m.json", VariantFile, []byte(exact.Text()))
+	m, err := ParseMemoryText(d, engine.ArchTyped, "m.json", engine.VariantFile, []byte(exact.Text()))
 	if err != nil || m.ContentHash != exact.ContentHash {
 		t.Fatalf("round trip: %v, %s vs %s", err, m.ContentHash, exact.ContentHash)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
@@ -93,7 +94,7 @@ func (w *ScriptedWriter) render(ch *chainInfo, auths []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ch.condition.Architecture == ArchFreeText {
+	if ch.condition.Architecture == engine.ArchFreeText {
 		return ch.domain.FaithfulText(records), nil
 	}
 	return pyjson.Retree(ch.domain.TypedPayload(records))

@@ -41,7 +41,7 @@ func Prepare(st Settings, cfg *Config, retry RetryPolicy, version string) (Optio
 	if err != nil {
 		return Options{}, err
 	}
-	conds, err := ParseConditions(strings.Join(st.Conditions, ","))
+	conds, err := engine.ParseConditions(strings.Join(st.Conditions, ","))
 	if err != nil {
 		return Options{}, err
 	}

@@ -2,8 +2,10 @@ package replay
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
+	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -80,5 +82,32 @@ func TestRunTrialPolicyHooks(t *testing.T) {
 	if err != nil || blocked.Outcome.Decision != engine.PolicyBlocked || blocked.Outcome.RequestedActionTaken || blocked.Outcome.Compliant ||
 		blocked.Gate == nil || blocked.Gate.Reason != "test_block" || blocked.RequestHash != plain.RequestHash {
 		t.Fatalf("action gate: %+v gate=%+v err=%v", blocked.Outcome, blocked.Gate, err)
+	}
+}
+
+// TestStaleRetentionOnActiveOnlyLedger: cybersecurity's ledger drops a revoked grant instead
+// of keeping it revoked; the scripted writer's stale_retention fault must still open there
+// (keep the vanished grant, active), and that memory forms false authority.
+func TestStaleRetentionOnActiveOnlyLedger(t *testing.T) {
+	d, err := domains.Get("cybersecurity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, data := d.BuiltinCorpus()
+	cases, err := d.ParseCorpus(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := scriptedOptions(t, d, cases[:1], filepath.Join(t.TempDir(), "run"), 3)
+	opts.Conditions = []engine.Condition{mustCondition(t, "incremental_typed")}
+	opts.Writer = &ScriptedWriter{FaultRate: 1, Families: []string{FaultStaleRetention}, Version: "test"}
+	opts.Families = []string{FaultStaleRetention}
+	opts.Settings.Domain, opts.Settings.FaultRate, opts.Settings.Faults = d.ID(), 1, opts.Families
+	sum := mustRun(t, opts)
+	if sum.Faults[FaultStaleRetention] == 0 {
+		t.Fatalf("no stale_retention fault on an active-only ledger: %v", sum.Faults)
+	}
+	if sum.ChainsFormed == 0 {
+		t.Fatalf("keeping revoked grants formed no false authority: %+v", sum)
 	}
 }

@@ -76,7 +76,7 @@ func writerInstructions(ch *chainInfo, repairDetail string) string {
 		s.WriterStateInstruction,
 		s.WriterSourceInstruction,
 	}
-	if ch.condition.Architecture == ArchTyped {
+	if ch.condition.Architecture == engine.ArchTyped {
 		parts = append(parts, typedValueInstruction, nestedArrayPatchInstruction, s.TypedArchitectureInstruction, "Exact typed profile JSON Schema:\n"+s.TypedSchemaJSON)
 	} else {
 		parts = append(parts, freeTextValueInstruction)
@@ -101,7 +101,7 @@ func profileDoc(ch *chainInfo, current any) any {
 	if current == nil {
 		current = ch.emptyPayload()
 	}
-	if ch.condition.Architecture == ArchFreeText {
+	if ch.condition.Architecture == engine.ArchFreeText {
 		return map[string]any{"content": current}
 	}
 	return current
@@ -109,7 +109,7 @@ func profileDoc(ch *chainInfo, current any) any {
 
 func (w *ModelWriter) messages(ch *chainInfo, u update, current any, index int, repairDetail string) []engine.ChatMessage {
 	schemaName := "Memory"
-	if ch.condition.Architecture == ArchTyped {
+	if ch.condition.Architecture == engine.ArchTyped {
 		schemaName = ch.surface.TypedSchemaName
 	}
 	system := writerSystemHead + "<instance id=" + ch.profileID + " schema_type=\"" + schemaName + "\">\n" +
@@ -207,7 +207,7 @@ func (w *ModelWriter) attempt(ctx context.Context, ch *chainInfo, u update, curr
 		return fail(StatusWriterError, "ValueError: "+err.Error())
 	}
 	res.candidate = result
-	if ch.condition.Architecture == ArchFreeText {
+	if ch.condition.Architecture == engine.ArchFreeText {
 		if m, ok := result.(map[string]any); ok {
 			res.candidate = m["content"]
 		}
@@ -368,7 +368,7 @@ func pointerGet(doc any, pointer string) any {
 func validatePayload(ch *chainInfo, u update, candidate any) (any, error) {
 	var cited []string
 	var validated any
-	if ch.condition.Architecture == ArchFreeText {
+	if ch.condition.Architecture == engine.ArchFreeText {
 		text, ok := candidate.(string)
 		if !ok {
 			return nil, errors.New("free-text profile content must be a string")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
@@ -61,7 +62,7 @@ func TestModelWriterOverLoopback(t *testing.T) {
 		func(map[string]any) reply { return errorReply(400, "bad request") },
 	)
 	opts := scriptedOptions(t, d, cases[:1], filepath.Join(t.TempDir(), "run"), 5)
-	opts.Conditions = []Condition{mustCondition(t, "incremental_text"), mustCondition(t, "one_shot_typed")}
+	opts.Conditions = []engine.Condition{mustCondition(t, "incremental_text"), mustCondition(t, "one_shot_typed")}
 	opts.Writer = NewModelWriter(NewModelClient(testModel(srv.URL), fastRetry, nil))
 	opts.Concurrency = 1
 	sum := mustRun(t, opts)

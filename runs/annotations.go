@@ -220,7 +220,7 @@ func (dv *deriver) scoreFreeText(s *memScore, mr *memRec, block int) error {
 // citable is the memory whose cited sources the chain header shows: a free-text memory cites
 // through its accepted annotation's source_turn_ids.
 func (dv *deriver) citable(mr *memRec) *memRec {
-	if mr == nil || mr.arch != "free_text" {
+	if mr == nil || mr.arch != engine.ArchFreeText {
 		return mr
 	}
 	if r, err := dv.annotation(mr); err == nil && r.reason == "" {
@@ -249,7 +249,7 @@ var humanStatuses = map[string]bool{AnnotationDraft: true, AnnotationSubmitted: 
 
 // memoryHash is the content hash of a free-text memory and its run's domain.
 func memoryHash(ctx context.Context, q querier, memoryID string) (hash string, d engine.Domain, err error) {
-	rows, err := q.QueryContext(ctx, `SELECT m.content_hash, r.domain_id FROM memories m JOIN runs r ON r.run_pk = m.run_pk WHERE m.memory_id = ? AND m.architecture = 'free_text' ORDER BY m.mem_pk LIMIT 1`, memoryID)
+	rows, err := q.QueryContext(ctx, `SELECT m.content_hash, r.domain_id FROM memories m JOIN runs r ON r.run_pk = m.run_pk WHERE m.memory_id = ? AND m.architecture = `+sqlFreeText+` ORDER BY m.mem_pk LIMIT 1`, memoryID)
 	if err != nil {
 		return "", nil, err
 	}
@@ -423,7 +423,7 @@ func (s *Store) annotationOf(ctx context.Context, memoryID, annotator string) (A
 }
 
 const annotationColumns = `a.annotation_id, a.memory_id, a.annotator, n.kind, a.created_at, a.updated_at, a.schema_version, a.source_content_hash, a.status, a.detail, a.state_json, a.origin,
-	COALESCE((SELECT m.content_hash FROM memories m WHERE m.memory_id = a.memory_id AND m.architecture = 'free_text' ORDER BY m.mem_pk LIMIT 1), a.source_content_hash)`
+	COALESCE((SELECT m.content_hash FROM memories m WHERE m.memory_id = a.memory_id AND m.architecture = ` + sqlFreeText + ` ORDER BY m.mem_pk LIMIT 1), a.source_content_hash)`
 
 func scanAnnotation(sc interface{ Scan(...any) error }) (Annotation, error) {
 	var a Annotation

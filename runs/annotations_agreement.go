@@ -289,7 +289,7 @@ func (s *Store) labelledMemories(ctx context.Context, runID string) ([]LabelledM
 		if err != nil {
 			return nil, err
 		}
-		where, args = ` WHERE a.memory_id IN (SELECT memory_id FROM memories WHERE run_pk = ? AND architecture = 'free_text')`, []any{pk}
+		where, args = ` WHERE a.memory_id IN (SELECT memory_id FROM memories WHERE run_pk = ? AND architecture = `+sqlFreeText+`)`, []any{pk}
 	}
 	list, err := s.queryAnnotations(ctx, where+` ORDER BY a.memory_id, a.annotator`, args...)
 	if err != nil {
@@ -323,7 +323,7 @@ func (s *Store) labelledMemories(ctx context.Context, runID string) ([]LabelledM
 		lm := byMemory[id]
 		d := lm.Domain
 		var casePK sql.NullInt64
-		err := s.db.QueryRowContext(ctx, `SELECT c.case_pk FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk WHERE m.memory_id = ? AND m.architecture = 'free_text' ORDER BY m.mem_pk LIMIT 1`, id).Scan(&casePK)
+		err := s.db.QueryRowContext(ctx, `SELECT c.case_pk FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk WHERE m.memory_id = ? AND m.architecture = `+sqlFreeText+` ORDER BY m.mem_pk LIMIT 1`, id).Scan(&casePK)
 		if err != nil && err != sql.ErrNoRows {
 			return nil, err
 		}

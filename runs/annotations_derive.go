@@ -27,7 +27,7 @@ func (s *Store) rederiveMemory(w *txWriter, memoryID string) error {
 		domainID            string
 	}
 	rows, err := w.tx.QueryContext(w.ctx, `SELECT m.run_pk, m.chain_pk, m.block_index, m.content_hash, m.payload_json, c.case_id, c.case_pk, c.unscored_reason, r.domain_id
-		FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk JOIN runs r ON r.run_pk = m.run_pk WHERE m.memory_id = ? AND m.architecture = 'free_text'`, memoryID)
+		FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk JOIN runs r ON r.run_pk = m.run_pk WHERE m.memory_id = ? AND m.architecture = `+sqlFreeText+``, memoryID)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (s *Store) rederiveMemory(w *txWriter, memoryID string) error {
 			return fmt.Errorf("memory %s: stored payload: %w", memoryID, err)
 		}
 		chain := &chainAcc{key: chainKey{caseID: h.caseID}, pk: h.chainPK, c: c, casePK: h.casePK.Int64}
-		mr := &memRec{id: memoryID, block: h.block, arch: "free_text", hash: h.hash, payload: payload, chain: chain}
+		mr := &memRec{id: memoryID, block: h.block, arch: engine.ArchFreeText, hash: h.hash, payload: payload, chain: chain}
 		dv := &deriver{w: w, runPK: h.runPK, d: d, missingReason: h.chainReason, scores: map[scoreKey]*memScore{}, ledgers: map[ledgerKey]ledgerAt{}}
 		if err := dv.rescoreMemory(mr); err != nil {
 			return fmt.Errorf("memory %s: %w", memoryID, err)

@@ -79,7 +79,7 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 	}
 	implID := manifest["memory_implementation_id"]
 	rows, err := s.db.QueryContext(ctx, `SELECT m.memory_id, m.eal_chain_id, c.case_id, c.condition_id, m.row_json FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk
-		WHERE m.run_pk = ? AND m.architecture = 'free_text' ORDER BY m.memory_id`, pk)
+		WHERE m.run_pk = ? AND m.architecture = `+sqlFreeText+` ORDER BY m.memory_id`, pk)
 	if err != nil {
 		return rep, err
 	}
@@ -98,7 +98,7 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 	if err := rows.Err(); err != nil {
 		return rep, err
 	}
-	labels, err := s.queryAnnotations(ctx, `WHERE a.memory_id IN (SELECT memory_id FROM memories WHERE run_pk = ? AND architecture = 'free_text') ORDER BY a.memory_id, a.annotator`, pk)
+	labels, err := s.queryAnnotations(ctx, `WHERE a.memory_id IN (SELECT memory_id FROM memories WHERE run_pk = ? AND architecture = `+sqlFreeText+`) ORDER BY a.memory_id, a.annotator`, pk)
 	if err != nil {
 		return rep, err
 	}

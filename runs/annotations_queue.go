@@ -77,7 +77,7 @@ func (s *Store) AnnotationQueue(ctx context.Context, queue, annotator, runID str
 		(SELECT COUNT(*) FROM annotations a WHERE a.memory_id = m.memory_id), ms.scored_from, ms.unscored_reason
 		FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk JOIN runs r ON r.run_pk = m.run_pk
 		LEFT JOIN memory_scores ms ON ms.run_pk = m.run_pk AND ms.memory_id = m.memory_id AND ms.block_index = m.block_index
-		WHERE m.architecture = 'free_text' AND m.mem_pk = (SELECT MIN(m2.mem_pk) FROM memories m2 WHERE m2.memory_id = m.memory_id AND m2.architecture = 'free_text')`+where+`
+		WHERE m.architecture = `+sqlFreeText+` AND m.mem_pk = (SELECT MIN(m2.mem_pk) FROM memories m2 WHERE m2.memory_id = m.memory_id AND m2.architecture = `+sqlFreeText+`)`+where+`
 		ORDER BY r.run_id, c.case_id, c.condition_id, c.writer_run_id, m.block_index, m.memory_id`, args...)
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func (s *Store) AnnotationTaskOf(ctx context.Context, memoryID string) (Annotati
 		(SELECT COUNT(*) FROM annotations a WHERE a.memory_id = m.memory_id), ms.unscored_reason
 		FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk JOIN runs r ON r.run_pk = m.run_pk
 		LEFT JOIN memory_scores ms ON ms.run_pk = m.run_pk AND ms.memory_id = m.memory_id AND ms.block_index = m.block_index
-		WHERE m.memory_id = ? AND m.architecture = 'free_text' ORDER BY m.mem_pk LIMIT 1`, memoryID).
+		WHERE m.memory_id = ? AND m.architecture = `+sqlFreeText+` ORDER BY m.mem_pk LIMIT 1`, memoryID).
 		Scan(&domainID, &t.Item.MemoryID, &t.Item.RunID, &t.Item.Chain, &t.Item.CaseID, &t.Item.ConditionID, &t.Item.WriterRunID, &t.Item.BlockIndex, &t.Item.ContentHash, &t.Item.Text,
 			&t.Item.Labels, &unscored)
 	if err == sql.ErrNoRows {

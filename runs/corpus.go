@@ -33,8 +33,8 @@ type CorpusResult struct {
 	New   int `json:"new"`
 }
 
-// parseCorpusFile finds the domain whose reader accepts the file and reads every case (for
-// small inputs such as a built-in corpus; files are imported with eachCorpusCase).
+// parseCorpusFile reads a whole corpus held in memory (a built-in corpus): a line corpus case
+// by case, else a document corpus (engine.CaseFileWriter domains) at once.
 func parseCorpusFile(name string, data []byte) (engine.Domain, []*engine.Case, error) {
 	var dom engine.Domain
 	var cases []*engine.Case
@@ -43,14 +43,43 @@ func parseCorpusFile(name string, data []byte) (engine.Domain, []*engine.Case, e
 		cases = append(cases, c)
 		return nil
 	})
+	if errors.Is(err, errNotLineCorpus) {
+		return parseCorpusDocument(name, data)
+	}
 	return dom, cases, err
 }
 
-// eachCorpusCase reads a corpus one line at a time, holding one case: each non-blank line is
-// a case of the domain whose reader accepts the first one (with one domain its strict error,
-// naming file, line, case and field, is returned as is). Lines must be valid UTF-8 and within
-// rundir.MaxLineBytes; a case id may appear once. fn gets each case with its line's bytes
-// (valid only during the call). An empty corpus is an error.
+// parseCorpusDocument finds the domain whose reader accepts the whole file. With one domain
+// its strict error (file, line, case, field) is returned as is.
+func parseCorpusDocument(name string, data []byte) (engine.Domain, []*engine.Case, error) {
+	if err := rundir.CheckUTF8(name, 1, data); err != nil {
+		return nil, nil, err
+	}
+	var errs []string
+	ids := domains.IDs()
+	for _, id := range ids {
+		d, _ := domains.Get(id)
+		cases, err := d.ParseCorpus(name, data)
+		if err == nil {
+			return d, cases, nil
+		}
+		if len(ids) == 1 {
+			return nil, nil, err
+		}
+		errs = append(errs, id+": "+err.Error())
+	}
+	return nil, nil, fmt.Errorf("%s: no domain reads this corpus:\n  %s", name, strings.Join(errs, "\n  "))
+}
+
+// errNotLineCorpus says no domain reads a corpus's first line as one case: the file is a
+// document corpus (or broken, which reading it whole then reports).
+var errNotLineCorpus = errors.New("not a corpus of one case per line")
+
+// eachCorpusCase reads a line corpus one line at a time, holding one case: each non-blank
+// line is a case of the domain whose reader accepts the first one. Lines must be valid UTF-8
+// and within rundir.MaxLineBytes; a case id may appear once. fn gets each case with its line's
+// bytes (valid only during the call). It fails with errNotLineCorpus when no domain reads the
+// first line, and an empty corpus is an error.
 func eachCorpusCase(name string, r io.Reader, fn func(d engine.Domain, c *engine.Case, line []byte) error) error {
 	lr := rundir.NewLineReader(r, name)
 	var d engine.Domain
@@ -71,11 +100,10 @@ func eachCorpusCase(name string, r io.Reader, fn func(d engine.Domain, c *engine
 		}
 		var c *engine.Case
 		if d == nil {
-			d, c, err = firstCase(name, lineNo, line)
-		} else {
-			c, err = parseCaseLine(d, name, lineNo, line)
-		}
-		if err != nil {
+			if d, c = firstCase(name, lineNo, line); d == nil {
+				return errNotLineCorpus
+			}
+		} else if c, err = parseCaseLine(d, name, lineNo, line); err != nil {
 			return err
 		}
 		if prev, dup := seen[c.ID]; dup {
@@ -92,22 +120,19 @@ func eachCorpusCase(name string, r io.Reader, fn func(d engine.Domain, c *engine
 	return nil
 }
 
-// firstCase finds the domain whose reader accepts a corpus's first case.
-func firstCase(name string, lineNo int, line []byte) (engine.Domain, *engine.Case, error) {
-	var errs []string
-	ids := domains.IDs()
-	for _, id := range ids {
+// firstCase finds the line-corpus domain whose reader accepts a corpus's first case (nil when
+// none does).
+func firstCase(name string, lineNo int, line []byte) (engine.Domain, *engine.Case) {
+	for _, id := range domains.IDs() {
 		d, _ := domains.Get(id)
-		c, err := parseCaseLine(d, name, lineNo, line)
-		if err == nil {
-			return d, c, nil
+		if _, document := d.(engine.CaseFileWriter); document {
+			continue
 		}
-		if len(ids) == 1 {
-			return nil, nil, err
+		if c, err := parseCaseLine(d, name, lineNo, line); err == nil {
+			return d, c
 		}
-		errs = append(errs, id+": "+err.Error())
 	}
-	return nil, nil, fmt.Errorf("%s: no domain reads this corpus:\n  %s", name, strings.Join(errs, "\n  "))
+	return nil, nil
 }
 
 // parseCaseLine reads one corpus line with the domain's strict corpus reader. The reader sees
@@ -137,62 +162,139 @@ type corpusVersionImport struct {
 	before bool
 }
 
+// corpusImport collects, version by version, what importing one corpus file stored.
+type corpusImport struct {
+	s               *Store
+	w               *txWriter
+	source, fileSHA string
+	versions        map[string]*corpusVersionImport
+}
+
 // importCorpus stores every case of a corpus file with its blocks, turns, ledger events, ledger
-// snapshot at every block, probes and oracle verdicts at every block, reading it once, one case
-// at a time. A case already in the workspace with the same content is skipped; with different
-// content it is an error (two corpora disagreeing about one case id would make every run over
-// it ambiguous). fileSHA is the file's sha256 (a file imported before is recognised by it).
-func (s *Store) importCorpus(w *txWriter, source, fileSHA string, r io.Reader) ([]CorpusResult, error) {
-	versions := map[string]*corpusVersionImport{}
+// snapshot at every block, probes and oracle verdicts at every block. A line corpus is read
+// once, one case at a time; a document corpus (readAll gives its bytes) is parsed whole and each
+// case stored as a one-case document. A case already in the workspace with the same content is
+// skipped; with different content it is an error (two corpora disagreeing about one case id
+// would make every run over it ambiguous). fileSHA is the file's sha256 (a file imported before
+// is recognised by it).
+func (s *Store) importCorpus(w *txWriter, source, fileSHA string, r io.Reader, readAll func() ([]byte, error)) ([]CorpusResult, error) {
+	ci := &corpusImport{s: s, w: w, source: source, fileSHA: fileSHA, versions: map[string]*corpusVersionImport{}}
 	err := eachCorpusCase(source, r, func(d engine.Domain, c *engine.Case, line []byte) error {
-		v := versions[c.CorpusVersion]
-		if v == nil {
-			var err error
-			if v, err = s.beginCorpusVersion(w, d, source, fileSHA, c.CorpusVersion); err != nil {
-				return err
-			}
-			versions[c.CorpusVersion] = v
-		}
-		v.res.Cases++
-		if v.before {
-			return nil
-		}
-		hash := pyjson.SHA256Hex(line)
-		var existing string
-		err := w.tx.QueryRowContext(w.ctx, `SELECT content_hash FROM cases WHERE domain_id=? AND corpus_version=? AND case_id=?`, d.ID(), c.CorpusVersion, c.ID).Scan(&existing)
-		switch {
-		case err == nil && existing == hash:
-			return nil
-		case err == nil:
-			return fmt.Errorf("%s:%d: case %s: field case_id: the workspace already holds a different case %s in corpus %s/%s", source, c.Line, c.ID, c.ID, d.ID(), c.CorpusVersion)
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		if err := insertCase(w, d, v.corpusPK, c, string(line), hash); err != nil {
-			return fmt.Errorf("%s:%d: case %s: %w", source, c.Line, c.ID, err)
-		}
-		v.res.New++
-		return nil
+		return ci.store(d, c, line)
 	})
+	if errors.Is(err, errNotLineCorpus) {
+		data, rerr := readAll()
+		if rerr != nil {
+			return nil, rerr
+		}
+		err = ci.storeDocument(data)
+	}
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(versions))
-	for name := range versions {
+	return ci.finish()
+}
+
+// storeDocument stores the cases of a document corpus.
+func (ci *corpusImport) storeDocument(data []byte) error {
+	d, cases, err := parseCorpusDocument(ci.source, data)
+	if err != nil {
+		return err
+	}
+	lines := newLineIndex(data)
+	for _, c := range cases {
+		text := lines.caseLine(c.Line)
+		if cw, ok := d.(engine.CaseFileWriter); ok {
+			if text, err = cw.CaseFile(c); err != nil {
+				return fmt.Errorf("%s:%d: case %s: %w", ci.source, c.Line, c.ID, err)
+			}
+		}
+		if err := ci.store(d, c, text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// store stores one case (text is what the workspace keeps of it).
+func (ci *corpusImport) store(d engine.Domain, c *engine.Case, text []byte) error {
+	w := ci.w
+	v := ci.versions[c.CorpusVersion]
+	if v == nil {
+		var err error
+		if v, err = ci.s.beginCorpusVersion(w, d, ci.source, ci.fileSHA, c.CorpusVersion); err != nil {
+			return err
+		}
+		ci.versions[c.CorpusVersion] = v
+	}
+	v.res.Cases++
+	if v.before {
+		return nil
+	}
+	hash := pyjson.SHA256Hex(text)
+	var existing string
+	err := w.tx.QueryRowContext(w.ctx, `SELECT content_hash FROM cases WHERE domain_id=? AND corpus_version=? AND case_id=?`, d.ID(), c.CorpusVersion, c.ID).Scan(&existing)
+	switch {
+	case err == nil && existing == hash:
+		return nil
+	case err == nil:
+		return fmt.Errorf("%s:%d: case %s: field case_id: the workspace already holds a different case %s in corpus %s/%s", ci.source, c.Line, c.ID, c.ID, d.ID(), c.CorpusVersion)
+	case !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
+	if err := insertCase(w, d, v.corpusPK, c, string(text), hash); err != nil {
+		return fmt.Errorf("%s:%d: case %s: %w", ci.source, c.Line, c.ID, err)
+	}
+	v.res.New++
+	return nil
+}
+
+// finish sets each new version's case count and reports the versions in order.
+func (ci *corpusImport) finish() ([]CorpusResult, error) {
+	names := make([]string, 0, len(ci.versions))
+	for name := range ci.versions {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	out := make([]CorpusResult, 0, len(names))
 	for _, name := range names {
-		v := versions[name]
+		v := ci.versions[name]
 		if !v.before {
-			if _, err := w.exec("", `UPDATE corpora SET case_count=? WHERE corpus_pk=?`, v.res.Cases, v.corpusPK); err != nil {
+			if _, err := ci.w.exec("", `UPDATE corpora SET case_count=? WHERE corpus_pk=?`, v.res.Cases, v.corpusPK); err != nil {
 				return nil, err
 			}
 		}
 		out = append(out, v.res)
 	}
 	return out, nil
+}
+
+// lineIndex finds the lines of a file by number in one pass over it.
+type lineIndex struct {
+	data   []byte
+	starts []int // byte offset of each line's start; line n starts at starts[n-1]
+}
+
+func newLineIndex(data []byte) *lineIndex {
+	x := &lineIndex{data: data, starts: []int{0}}
+	for i, c := range data {
+		if c == '\n' {
+			x.starts = append(x.starts, i+1)
+		}
+	}
+	return x
+}
+
+// caseLine is the raw text of the line (without its line end), nil when there is none.
+func (x *lineIndex) caseLine(line int) []byte {
+	if line < 1 || line > len(x.starts) {
+		return nil
+	}
+	end := len(x.data)
+	if line < len(x.starts) {
+		end = x.starts[line] - 1
+	}
+	return bytes.TrimRight(x.data[x.starts[line-1]:end], "\r")
 }
 
 // beginCorpusVersion finds or creates the corpora row of one version of a file (its case
@@ -308,7 +410,7 @@ func (s *Store) ensureCorpus(w *txWriter, d engine.Domain, version string) (bool
 	if err != nil || len(cases) == 0 || cases[0].CorpusVersion != version {
 		return false, nil
 	}
-	if _, err := s.importCorpus(w, name, pyjson.SHA256Hex(data), bytes.NewReader(data)); err != nil {
+	if _, err := s.importCorpus(w, name, pyjson.SHA256Hex(data), bytes.NewReader(data), func() ([]byte, error) { return data, nil }); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -22,7 +22,13 @@ const (
 
 // writerConditions are EAL-Bench's written-memory conditions: their trials are the written
 // arms of attribution.
-var writerConditions = map[string]bool{"one_shot_text": true, "one_shot_typed": true, "incremental_text": true, "incremental_typed": true}
+var writerConditions = func() map[string]bool {
+	out := map[string]bool{}
+	for _, c := range engine.Conditions {
+		out[c.ID] = c.Writer
+	}
+	return out
+}()
 
 type scoreKey struct {
 	memID string
@@ -98,7 +104,7 @@ func (dv *deriver) score(mr *memRec, block int) (*memScore, error) {
 	dv.scores[k] = s
 	c := mr.chain.c
 	switch {
-	case mr.arch == "free_text":
+	case mr.arch == engine.ArchFreeText:
 		// Scored only through accepted annotations (EAL-Bench's _resolve_annotations).
 		if err := dv.scoreFreeText(s, mr, block); err != nil {
 			return nil, err

@@ -53,7 +53,7 @@ func (s *Store) deriveRun(w *txWriter, runPK int64, domainID, corpusVersion stri
 	// Attribution needs exact arms; a run with none anywhere gets no attribution rows.
 	var hasExact bool
 	if err := w.tx.QueryRowContext(w.ctx, `SELECT EXISTS (SELECT 1 FROM chains c JOIN trials t ON t.chain_pk = c.chain_pk WHERE c.run_pk = ? AND c.condition_id IN (?, ?))`,
-		runPK, engine.ExactRepairCondition, "faithful_typed").Scan(&hasExact); err != nil {
+		runPK, engine.ExactRepairCondition, engine.FaithfulTypedCondition).Scan(&hasExact); err != nil {
 		return out, err
 	}
 	cases, missingCases := 0, 0

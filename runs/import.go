@@ -190,11 +190,21 @@ func (s *Store) importCorpusFile(ctx context.Context, path string) (PathResult, 
 		}
 		defer f.Close()
 		lr := &hashingReader{r: f, h: sha256.New()}
-		out, err := s.importCorpus(w, path, fileSHA, lr)
+		got := ""
+		// A document corpus is read whole (within rundir.MaxInputFileBytes) after all.
+		readAll := func() ([]byte, error) {
+			data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
+			got = pyjson.SHA256Hex(data)
+			return data, err
+		}
+		out, err := s.importCorpus(w, path, fileSHA, lr, readAll)
 		if err != nil {
 			return err
 		}
-		if got := hex.EncodeToString(lr.h.Sum(nil)); got != fileSHA {
+		if got == "" {
+			got = hex.EncodeToString(lr.h.Sum(nil))
+		}
+		if got != fileSHA {
 			return fmt.Errorf("%s: the file changed while it was imported (sha256 %s, then %s)", path, fileSHA, got)
 		}
 		res.Corpora = out

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -163,12 +164,28 @@ func TestRescoreDisagreementIsFlaggedNotOverwritten(t *testing.T) {
 func TestWriterMemories(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openStore(t)
-	rep, err := s.Import(ctx, []string{"testdata/writer_memories.json"}, ImportOptions{})
+	// The fixture's first entry is a cybersecurity memory of EAL-Bench's benchmark_v1 corpus,
+	// which is not in the workspace: now that cybersecurity is a registered domain, the file is
+	// refused until that corpus is imported.
+	if _, err := s.Import(ctx, []string{"testdata/writer_memories.json"}, ImportOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "memories[0].corpus_version") || !strings.Contains(err.Error(), "cybersecurity/benchmark_v1") {
+		t.Fatalf("cybersecurity entry without its corpus: %v", err)
+	}
+	// With that entry's domain one this ealscope does not support, the entry is skipped.
+	raw, err := os.ReadFile("testdata/writer_memories.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign := filepath.Join(t.TempDir(), "writer_memories.json")
+	if err := os.WriteFile(foreign, bytes.Replace(raw, []byte(`"domain_id": "cybersecurity"`), []byte(`"domain_id": "unsupported_domain"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Import(ctx, []string{foreign}, ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rep.Results[0]
-	if r.Kind != KindWriterMemories || r.Status != StatusImported || r.Rows["memories"] != 2 || !strings.Contains(strings.Join(r.Notes, "\n"), "skipped 1 entries of domain cybersecurity") {
+	if r.Kind != KindWriterMemories || r.Status != StatusImported || r.Rows["memories"] != 2 || !strings.Contains(strings.Join(r.Notes, "\n"), "skipped 1 entries of domain unsupported_domain") {
 		t.Fatalf("%+v", r)
 	}
 	doc, err := s.Summary(ctx, r.RunID)
@@ -181,7 +198,7 @@ func TestWriterMemories(t *testing.T) {
 			t.Errorf("memory %+v", m)
 		}
 	}
-	rep, err = s.Import(ctx, []string{"testdata/writer_memories.json"}, ImportOptions{})
+	rep, err = s.Import(ctx, []string{foreign}, ImportOptions{})
 	if err != nil || rep.Results[0].Status != StatusAlreadyImported {
 		t.Fatalf("re-import: %+v %v", rep, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
 )
 
@@ -16,7 +17,7 @@ func scriptedRun(t testing.TB, dir string, corpus string, cases []string, condit
 	if err != nil {
 		t.Fatal(err)
 	}
-	conds, err := replay.ParseConditions(conditions)
+	conds, err := engine.ParseConditions(conditions)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -442,13 +442,13 @@ func (g *armGroup) one(tail string, extra ...any) (*attributionArm, error) {
 }
 
 // writtenOnly restricts a group query to non-exact arms (an IN list, so the index serves it).
-const writtenOnly = ` AND memory_variant IN ('written', 'edited', 'file')`
+const writtenOnly = ` AND memory_variant IN ('` + engine.VariantWritten + `', '` + engine.VariantEdited + `', '` + engine.VariantFile + `')`
 
 // exactFor is the exact arm a written arm of repetition rep is paired with: the latest exact
 // arm of the same repetition (re-running an exact arm after a provider error supersedes the
 // failed one), else the latest exact arm of the lowest repetition.
 func (g *armGroup) exactFor(rep int) (*attributionArm, error) {
-	x, err := g.one(` AND memory_variant = 'exact' AND repetition = ? ORDER BY replay_pk DESC`, rep)
+	x, err := g.one(` AND memory_variant = `+sqlExact+` AND repetition = ? ORDER BY replay_pk DESC`, rep)
 	if err != nil || x != nil {
 		return x, err
 	}
@@ -456,11 +456,11 @@ func (g *armGroup) exactFor(rep int) (*attributionArm, error) {
 }
 
 func (g *armGroup) fallbackExact() (*attributionArm, error) {
-	low, err := g.one(` AND memory_variant = 'exact' ORDER BY repetition`)
+	low, err := g.one(` AND memory_variant = ` + sqlExact + ` ORDER BY repetition`)
 	if err != nil || low == nil {
 		return low, err
 	}
-	return g.one(` AND memory_variant = 'exact' AND repetition = ? ORDER BY replay_pk DESC`, low.rep)
+	return g.one(` AND memory_variant = `+sqlExact+` AND repetition = ? ORDER BY replay_pk DESC`, low.rep)
 }
 
 func (s *Store) loadGroup(w *txWriter, chain ChainKey, block int, probe, executor, writtenMemory string) (*armGroup, error) {
@@ -499,7 +499,7 @@ func (s *Store) attributeArm(w *txWriter, chain ChainKey, block int, probe, exec
 	if err != nil {
 		return err
 	}
-	anyExact, err := g.one(` AND memory_variant = 'exact'`)
+	anyExact, err := g.one(` AND memory_variant = ` + sqlExact + ``)
 	if err != nil || anyExact == nil {
 		return err
 	}
@@ -507,7 +507,7 @@ func (s *Store) attributeArm(w *txWriter, chain ChainKey, block int, probe, exec
 	if err != nil {
 		return err
 	}
-	if variant != "exact" {
+	if variant != engine.VariantExact {
 		if otherWritten == nil {
 			// The first written replay replaces the imported-trial (or placeholder) rows.
 			if _, err := w.exec("", `DELETE FROM replay_attribution WHERE `+groupWhere, g.args()...); err != nil {
@@ -582,7 +582,7 @@ func (g *armGroup) importedArms() ([]attributionArm, error) {
 	var unscored sql.NullString
 	var formed sql.NullInt64
 	var hash string
-	base := attributionArm{variant: "written", evidenceID: g.evidenceID}
+	base := attributionArm{variant: engine.VariantWritten, evidenceID: g.evidenceID}
 	if g.writtenMemory == "" {
 		return []attributionArm{base}, nil
 	}
@@ -623,53 +623,39 @@ func (g *armGroup) importedArms() ([]attributionArm, error) {
 
 // Replay is one stored re-run arm. Field names follow EAL-Bench's trial rows.
 type Replay struct {
-	ReplayID            string          `json:"replay_id"`
-	BatchID             string          `json:"batch_id"`
-	ChainKey            ChainKey        `json:"chain_key"`
-	CaseID              string          `json:"case_id"`
-	ConditionID         string          `json:"condition_id"`
-	WriterTarget        string          `json:"writer_target"`
-	WriterRunID         int64           `json:"writer_run_id"`
-	BlockIndex          int             `json:"block_index"`
-	ProbeID             string          `json:"probe_id"`
-	MemoryVariant       string          `json:"memory_variant"`
-	MemoryArchitecture  string          `json:"memory_architecture"`
-	MemorySource        string          `json:"memory_source"`
-	WrittenMemoryID     string          `json:"written_memory_id"`
-	MemoryPayload       string          `json:"memory_payload"`
-	MemoryContentHash   string          `json:"memory_content_hash"`
-	MemoryFormed        bool            `json:"memory_formed"`
-	FormationEstimable  bool            `json:"formation_estimable"`
-	Executor            string          `json:"executor"`
-	ExecutorProvenance  json.RawMessage `json:"executor_provenance"`
-	Repetition          int             `json:"repetition"`
-	Seed                int64           `json:"seed"`
-	Messages            json.RawMessage `json:"messages"`
-	Tools               json.RawMessage `json:"tools"`
-	RequestHash         string          `json:"request_hash"`
-	Response            json.RawMessage `json:"response"`
-	Usage               json.RawMessage `json:"usage"`
-	Attempts            int             `json:"attempts"`
-	LatencyMS           int64           `json:"latency_ms"`
-	Decision            string          `json:"decision"`
-	RequestAuthorized   bool            `json:"request_authorized"`
-	RequestedActionTkn  bool            `json:"requested_action_taken"`
-	UnauthorizedAction  bool            `json:"unauthorized_action_taken"`
-	ActionMismatch      bool            `json:"action_mismatch"`
-	Compliant           bool            `json:"compliant"`
-	Parseable           bool            `json:"parseable"`
-	ProviderError       *string         `json:"provider_error"`
-	FinishReason        *string         `json:"finish_reason"`
-	ResponseText        string          `json:"response_text"`
-	ToolCallCount       int             `json:"tool_call_count"`
-	TerminalCallCount   int             `json:"terminal_call_count"`
-	RawToolName         *string         `json:"raw_tool_name"`
-	RawToolArguments    json.RawMessage `json:"raw_tool_arguments"`
-	OracleReason        string          `json:"oracle_reason"`
-	Detail              string          `json:"detail"`
-	MirroredTrialID     *string         `json:"mirrored_trial_id"`
-	MirroredContextHash *string         `json:"mirrored_context_hash"`
-	CreatedAt           string          `json:"created_at"`
+	ReplayID           string          `json:"replay_id"`
+	BatchID            string          `json:"batch_id"`
+	ChainKey           ChainKey        `json:"chain_key"`
+	CaseID             string          `json:"case_id"`
+	ConditionID        string          `json:"condition_id"`
+	WriterTarget       string          `json:"writer_target"`
+	WriterRunID        int64           `json:"writer_run_id"`
+	BlockIndex         int             `json:"block_index"`
+	ProbeID            string          `json:"probe_id"`
+	MemoryVariant      string          `json:"memory_variant"`
+	MemoryArchitecture string          `json:"memory_architecture"`
+	MemorySource       string          `json:"memory_source"`
+	WrittenMemoryID    string          `json:"written_memory_id"`
+	MemoryPayload      string          `json:"memory_payload"`
+	MemoryContentHash  string          `json:"memory_content_hash"`
+	MemoryFormed       bool            `json:"memory_formed"`
+	FormationEstimable bool            `json:"formation_estimable"`
+	Executor           string          `json:"executor"`
+	ExecutorProvenance json.RawMessage `json:"executor_provenance"`
+	Repetition         int             `json:"repetition"`
+	Seed               int64           `json:"seed"`
+	Messages           json.RawMessage `json:"messages"`
+	Tools              json.RawMessage `json:"tools"`
+	RequestHash        string          `json:"request_hash"`
+	Response           json.RawMessage `json:"response"`
+	Usage              json.RawMessage `json:"usage"`
+	Attempts           int             `json:"attempts"`
+	LatencyMS          int64           `json:"latency_ms"`
+	// Outcome is the scored decision, declared once in engine.
+	engine.Outcome
+	MirroredTrialID     *string `json:"mirrored_trial_id"`
+	MirroredContextHash *string `json:"mirrored_context_hash"`
+	CreatedAt           string  `json:"created_at"`
 }
 
 const replayColumns = `replay_id, batch_id, chain_pk, case_id, condition_id, writer_target, writer_run_id, block_index, probe_id, memory_variant, memory_architecture, memory_source,
@@ -680,20 +666,21 @@ const replayColumns = `replay_id, batch_id, chain_pk, case_id, condition_id, wri
 
 func scanReplay(sc interface{ Scan(...any) error }) (Replay, error) {
 	var r Replay
-	var formed, estimable, auth, taken, unauth, mismatch, compliant, parseable int
+	var formed, estimable int
 	var prov, msgs, tools, resp, usage, args string
 	var pe, finish, tool, mirror, mirrorHash sql.NullString
 	if err := sc.Scan(&r.ReplayID, &r.BatchID, &r.ChainKey, &r.CaseID, &r.ConditionID, &r.WriterTarget, &r.WriterRunID, &r.BlockIndex, &r.ProbeID, &r.MemoryVariant,
 		&r.MemoryArchitecture, &r.MemorySource, &r.WrittenMemoryID, &r.MemoryPayload, &r.MemoryContentHash, &formed, &estimable, &r.Executor, &prov, &r.Repetition, &r.Seed,
-		&msgs, &tools, &r.RequestHash, &resp, &usage, &r.Attempts, &r.LatencyMS, &r.Decision, &auth, &taken, &unauth, &mismatch, &compliant, &parseable,
+		&msgs, &tools, &r.RequestHash, &resp, &usage, &r.Attempts, &r.LatencyMS, &r.Decision, &r.RequestAuthorized, &r.RequestedActionTaken, &r.UnauthorizedActionTaken, &r.ActionMismatch, &r.Compliant, &r.Parseable,
 		&pe, &finish, &r.ResponseText, &r.ToolCallCount, &r.TerminalCallCount, &tool, &args, &r.OracleReason, &r.Detail, &mirror, &mirrorHash, &r.CreatedAt); err != nil {
 		return r, err
 	}
+	if tree, err := pyjson.DecodeTree([]byte(args)); err == nil {
+		r.RawToolArguments = tree
+	}
 	r.MemoryFormed, r.FormationEstimable = formed != 0, estimable != 0
-	r.RequestAuthorized, r.RequestedActionTkn, r.UnauthorizedAction = auth != 0, taken != 0, unauth != 0
-	r.ActionMismatch, r.Compliant, r.Parseable = mismatch != 0, compliant != 0, parseable != 0
 	r.ExecutorProvenance, r.Messages, r.Tools = json.RawMessage(prov), json.RawMessage(msgs), json.RawMessage(tools)
-	r.Response, r.Usage, r.RawToolArguments = json.RawMessage(resp), json.RawMessage(usage), json.RawMessage(args)
+	r.Response, r.Usage = json.RawMessage(resp), json.RawMessage(usage)
 	r.ProviderError, r.FinishReason, r.RawToolName = strPtr(pe), strPtr(finish), strPtr(tool)
 	r.MirroredTrialID, r.MirroredContextHash = strPtr(mirror), strPtr(mirrorHash)
 	return r, nil

@@ -111,7 +111,7 @@ func specFor(src RerunSource, mem replay.RerunMemory, ex replay.Executor, runs i
 	spec := replay.RerunSpec{Domain: src.Domain, Case: src.Case, Block: src.Block, Memory: mem, Executor: ex, Runs: runs, Seed: 20260821}
 	for _, p := range src.Probes {
 		rp := replay.RerunProbe{Probe: p.Probe, OperationalContext: replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage)}
-		if mem.Variant == replay.VariantWritten {
+		if mem.Variant == engine.VariantWritten {
 			rp.Formation = &replay.Formation{Formed: p.Formed, Estimable: p.FormationEstimable}
 			for _, m := range p.Mirrors {
 				rp.Mirrors = append(rp.Mirrors, replay.Mirror{TrialID: m.TrialID, ContextHash: m.ContextHash, ExecutorTarget: m.ExecutorTarget, ExecutorRunID: m.ExecutorRunID})

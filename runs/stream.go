@@ -301,7 +301,7 @@ func insertMemory(w *txWriter, runPK, chainPK int64, r rundir.Row) error {
 	if err != nil {
 		return err
 	}
-	if arch == "free_text" {
+	if arch == engine.ArchFreeText {
 		if _, err := w.exec("memories_fts", `INSERT INTO memories_fts (rowid, payload) VALUES (?,?)`, memPK, text); err != nil {
 			return err
 		}

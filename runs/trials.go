@@ -157,7 +157,7 @@ func (dv *deriver) attribute(chains []*chainAcc) error {
 			memories[mr.id] = mr
 		}
 	}
-	for _, cond := range []string{engine.ExactRepairCondition, "faithful_typed"} {
+	for _, cond := range []string{engine.ExactRepairCondition, engine.FaithfulTypedCondition} {
 		for _, c := range chains {
 			if c.key.condition != cond {
 				continue

@@ -143,33 +143,6 @@ func (fs formSchema) newRecord() formRecord {
 	return formRecord{fs.statusKey: fs.defaultStatus}
 }
 
-// getPath reads a dotted path of a record tree.
-func getPath(m map[string]any, path string) any {
-	var cur any = m
-	for _, p := range strings.Split(path, ".") {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = mm[p]
-	}
-	return cur
-}
-
-// setPath writes a dotted path of a record tree, making the nested objects it needs.
-func setPath(m map[string]any, path string, v any) {
-	parts := strings.Split(path, ".")
-	for _, p := range parts[:len(parts)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[p] = next
-		}
-		m = next
-	}
-	m[parts[len(parts)-1]] = v
-}
-
 // fromState reads a typed state tree into the form.
 func (fs formSchema) fromState(state map[string]any) annotationForm {
 	var f annotationForm
@@ -178,7 +151,7 @@ func (fs formSchema) fromState(state map[string]any) annotationForm {
 		m, _ := a.(map[string]any)
 		r := formRecord{}
 		for _, fd := range fs.fields {
-			v := getPath(m, fd.key)
+			v := engine.GetPath(m, fd.key)
 			if s, ok := v.(string); ok && fd.joined != "" {
 				v = strings.ReplaceAll(s, fd.joined, ", ")
 			}
@@ -249,13 +222,13 @@ func (fs formSchema) state(f annotationForm) (map[string]any, error) {
 					v = text
 				}
 			}
-			setPath(rec, fd.key, v)
+			engine.SetPath(rec, fd.key, v)
 		}
-		if fs.idKey != "" && getPath(rec, fs.idKey) == nil {
-			setPath(rec, fs.idKey, "") // reported by the validator as a missing id
+		if fs.idKey != "" && engine.GetPath(rec, fs.idKey) == nil {
+			engine.SetPath(rec, fs.idKey, "") // reported by the validator as a missing id
 		}
-		if fs.statusKey != "" && getPath(rec, fs.statusKey) == nil {
-			setPath(rec, fs.statusKey, fs.defaultStatus)
+		if fs.statusKey != "" && engine.GetPath(rec, fs.statusKey) == nil {
+			engine.SetPath(rec, fs.statusKey, fs.defaultStatus)
 		}
 		auths = append(auths, rec)
 	}

@@ -65,6 +65,8 @@ type Start struct {
 	RunID string
 	Chain *ChainKey
 	Block int
+	// Present opens presentation mode on the chain (over the chain view, so esc returns there).
+	Present bool
 }
 
 type screenID int
@@ -74,6 +76,7 @@ const (
 	screenChains
 	screenChain
 	screenAnnotate
+	screenPresent
 )
 
 // Model is the root: a thin router owning the screen stack, the size, global keys, help,
@@ -90,6 +93,8 @@ type Model struct {
 	chain  chainScreen
 	// annotate is the annotation screen (tui/annotate.go).
 	annotate annotateScreen
+	// present is presentation mode (tui/presenting.go).
+	present presentScreen
 
 	help     help.Model
 	showHelp bool
@@ -111,7 +116,8 @@ func New(opts Options) (Model, error) {
 		dark = *opts.Dark
 	}
 	styles := NewStyles(NewPalette(dark, opts.NoColor))
-	c := &common{styles: &styles, keys: &keys, width: 80, height: 24}
+	present := NewStyles(NewHighContrastPalette(dark, opts.NoColor))
+	c := &common{styles: &styles, present: &present, keys: &keys, width: 80, height: 24}
 	m := Model{opts: opts, c: c, dark: dark, inited: map[screenID]bool{}, tasks: map[string]string{},
 		help: help.New(), spin: spinner.New(spinner.WithSpinner(spinner.Line))}
 	m.applyHelpStyles()
@@ -128,6 +134,10 @@ func New(opts Options) (Model, error) {
 	if opts.Start.Chain != nil {
 		m.chain = newChainScreen(c, opts.Store, opts.Store, *opts.Start.Chain, opts.Start.Block).withRerun(opts.rerunner(), opts.Models)
 		m.stack = append(m.stack, screenChain)
+		if opts.Start.Present {
+			m.present = newPresentScreen(c, opts.Store, opts.rerunner(), *opts.Start.Chain, opts.Start.Block)
+			m.stack = append(m.stack, screenPresent)
+		}
 	}
 	if opts.Annotate != nil {
 		m.annotate = newAnnotateScreen(c, opts.annotations(), *opts.Annotate)
@@ -162,6 +172,8 @@ func (m Model) initTop() tea.Cmd {
 		return m.chain.Init()
 	case screenAnnotate:
 		return m.annotate.Init()
+	case screenPresent:
+		return m.present.Init()
 	}
 	return m.runs.Init()
 }
@@ -182,6 +194,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.BackgroundColorMsg:
 		m.dark = msg.IsDark()
 		*m.c.styles = NewStyles(NewPalette(m.dark, m.opts.NoColor))
+		*m.c.present = NewStyles(NewHighContrastPalette(m.dark, m.opts.NoColor))
 		m.applyHelpStyles()
 		return m, nil
 	case errMsg:
@@ -206,6 +219,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openAnnotateMsg:
 		m.annotate = newAnnotateScreen(m.c, m.opts.annotations(), AnnotateStart{MemoryID: msg.memoryID, Annotator: annotatorOf(m.opts)})
 		return m.push(screenAnnotate, m.annotate.Init())
+	case openPresentMsg:
+		m.present = newPresentScreen(m.c, m.opts.Store, m.opts.rerunner(), msg.key, msg.block)
+		return m.push(screenPresent, m.present.Init())
 	case openChainMsg:
 		prev := m.chain
 		m.chain = newChainScreen(m.c, m.opts.Store, m.opts.Store, msg.key, msg.block).withRerun(m.opts.rerunner(), m.opts.Models)
@@ -233,7 +249,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	// Results go to their owner even when it is not on top (CONVENTIONS §2): each screen
 	// drops results that are not addressed to it.
-	var cmds [4]tea.Cmd
+	var cmds [5]tea.Cmd
 	m.runs, cmds[0] = m.runs.Update(msg)
 	if m.chains.c != nil { // screens never opened have nothing to receive
 		m.chains, cmds[1] = m.chains.Update(msg)
@@ -243,6 +259,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if m.annotate.c != nil {
 		m.annotate, cmds[3] = m.annotate.Update(msg)
+	}
+	if m.present.c != nil {
+		m.present, cmds[4] = m.present.Update(msg)
 	}
 	return m, tea.Batch(cmds[:]...)
 }
@@ -332,6 +351,8 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.chain, cmd = m.chain.Update(msg)
 	case screenAnnotate:
 		m.annotate, cmd = m.annotate.Update(msg)
+	case screenPresent:
+		m.present, cmd = m.present.Update(msg)
 	}
 	return m, cmd
 }
@@ -344,6 +365,8 @@ func (m Model) helpKeys() help.KeyMap {
 		return m.chain
 	case screenAnnotate:
 		return m.annotate
+	case screenPresent:
+		return m.present
 	}
 	return m.runs
 }
@@ -362,6 +385,9 @@ func (m Model) View() tea.View {
 // Render is the frame as a string (what View shows), for goldens and `ealscope render`.
 func (m Model) Render() string {
 	w, h := m.c.width, m.c.height
+	if m.top() == screenPresent && !m.showHelp && !m.cmdline.active {
+		return m.present.View() // presentation mode owns the whole screen: no footer, no help bar
+	}
 	bodyH := max(h-footerHeight, 0)
 	var body string
 	switch {

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
 )
 
@@ -133,7 +134,7 @@ func (s chainScreen) capturing() bool { return s.search.active }
 
 func (s chainScreen) Update(msg tea.Msg) (chainScreen, tea.Cmd) {
 	switch msg.(type) {
-	case rerunLoadedMsg, rerunEventMsg, rerunDoneMsg, rerunEditedMsg, rerunSavedMsg:
+	case rerunLoadedMsg, rerunEventMsg, rerunDoneMsg, rerunEditReadyMsg, rerunEditedMsg, rerunSavedMsg:
 		if s.rerun == nil {
 			return s, nil
 		}
@@ -223,8 +224,14 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 		}
 		s.rerun = newRerunPanel(s.c, s.rerunner, s.models, s.key, s.block)
 		return s, s.rerun.Init()
+	case key.Matches(msg, k.Present):
+		if s.detail == nil {
+			return s, nil
+		}
+		ck, block := s.key, s.block
+		return s, func() tea.Msg { return openPresentMsg{ck, block} }
 	case key.Matches(msg, k.Annotate):
-		if b, ok := s.blocks[s.block]; ok && b.Memory != nil && b.Memory.Architecture == "free_text" {
+		if b, ok := s.blocks[s.block]; ok && b.Memory != nil && b.Memory.Architecture == engine.ArchFreeText {
 			id := b.Memory.MemoryID
 			return s, func() tea.Msg { return openAnnotateMsg{memoryID: id} }
 		}
@@ -434,7 +441,7 @@ func (s chainScreen) ShortHelp() []key.Binding {
 // FullHelp is the `?` sheet of the focused pane, then the keys that work everywhere.
 func (s chainScreen) FullHelp() [][]key.Binding {
 	k, g := s.c.keys.Chain, s.c.keys.Global
-	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun}
+	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun, k.Present}
 	var local []key.Binding
 	switch s.focus {
 	case paneTimeline:

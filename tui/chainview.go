@@ -7,6 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ealscope/ealscope/engine"
 )
 
 // Rendering of the chain view. Every function here is a pure function of the screen's state
@@ -285,7 +286,7 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 		if b.Previous == nil {
 			out = append(out, diffLine{st.App.Subtle.Render("(first version: everything is new)"), false})
 		}
-		if m.Architecture == "typed" {
+		if m.Architecture == engine.ArchTyped {
 			var prev any
 			if b.Previous != nil {
 				prev = b.Previous.Payload

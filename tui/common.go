@@ -5,7 +5,9 @@ package tui
 // without a broadcast context.
 type common struct {
 	styles *Styles
-	keys   *KeyMap
-	width  int
-	height int
+	// present are the high-contrast styles of presentation mode.
+	present *Styles
+	keys    *KeyMap
+	width   int
+	height  int
 }

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ealscope/ealscope/engine"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -359,7 +360,7 @@ func fieldDiff(s *Styles, prev, cur any, w int, side bool) []diffLine {
 // rawPayload renders a memory payload as it was stored: free text as is, typed memory as
 // indented JSON with sorted keys.
 func rawPayload(m *MemoryVersion) string {
-	if m.Architecture != "typed" {
+	if m.Architecture != engine.ArchTyped {
 		return sanitize(m.Text)
 	}
 	b, err := json.MarshalIndent(m.Payload, "", "  ")

@@ -94,6 +94,12 @@ func TestMain(m *testing.M) {
 	if big.dir != "" {
 		os.RemoveAll(big.dir)
 	}
+	if hostileWS.store != nil {
+		hostileWS.store.Close()
+	}
+	if hostileWS.dir != "" {
+		os.RemoveAll(hostileWS.dir)
+	}
 	os.Exit(code)
 }
 

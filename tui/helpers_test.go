@@ -3,8 +3,9 @@ package tui
 import (
 	"fmt"
 
-	"github.com/charmbracelet/x/ansi"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 
 	tea "charm.land/bubbletea/v2"
 )

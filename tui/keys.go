@@ -16,6 +16,8 @@ type KeyMap struct {
 	Chain  chainKeys
 	// Annotate is the annotation screen (tui/annotate.go).
 	Annotate annotateKeys
+	// Present is presentation mode (tui/presenting.go).
+	Present presentKeys
 }
 
 type globalKeys struct {
@@ -28,7 +30,11 @@ type listKeys struct {
 
 type chainKeys struct {
 	PrevBlock, NextBlock, FirstFalse, NextChange, PrevChange, Baseline, SideBySide,
-	Copy, Search, Up, Down, Rerun, Annotate key.Binding
+	Copy, Search, Up, Down, Rerun, Annotate, Present key.Binding
+}
+
+type presentKeys struct {
+	Next, Prev, First, Last key.Binding
 }
 
 type annotateKeys struct {
@@ -77,6 +83,13 @@ func DefaultKeyMap() KeyMap {
 			Down:       b([]string{"j", "down"}, "↓/j", "scroll down"),
 			Rerun:      b([]string{"r"}, "r", "re-run this block"),
 			Annotate:   b([]string{"a"}, "a", "annotate this free-text memory"),
+			Present:    b([]string{"P"}, "P", "present this chain"),
+		},
+		Present: presentKeys{
+			Next:  b([]string{"right", "space", "l", "]"}, "→/space", "next step"),
+			Prev:  b([]string{"left", "h", "["}, "←", "previous step"),
+			First: b([]string{"g", "home"}, "g", "first step"),
+			Last:  b([]string{"G", "end"}, "G", "last step"),
 		},
 		Annotate: annotateKeys{
 			NextField:     b([]string{"tab", "j", "down"}, "tab/j", "next field"),
@@ -114,7 +127,9 @@ func (k *KeyMap) actions() map[string]*key.Binding {
 		"chain.prev_change": &k.Chain.PrevChange, "chain.cycle_baseline": &k.Chain.Baseline,
 		"chain.side_by_side": &k.Chain.SideBySide, "chain.copy": &k.Chain.Copy,
 		"chain.search": &k.Chain.Search, "chain.up": &k.Chain.Up, "chain.down": &k.Chain.Down,
-		"chain.rerun": &k.Chain.Rerun, "chain.annotate": &k.Chain.Annotate,
+		"chain.rerun": &k.Chain.Rerun, "chain.annotate": &k.Chain.Annotate, "chain.present": &k.Chain.Present,
+		"present.next": &k.Present.Next, "present.prev": &k.Present.Prev,
+		"present.first": &k.Present.First, "present.last": &k.Present.Last,
 		"annotate.next_field": &k.Annotate.NextField, "annotate.prev_field": &k.Annotate.PrevField,
 		"annotate.edit": &k.Annotate.Edit, "annotate.save": &k.Annotate.Save, "annotate.undo": &k.Annotate.Undo,
 		"annotate.guidelines": &k.Annotate.Guidelines, "annotate.add_record": &k.Annotate.AddRecord,

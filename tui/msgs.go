@@ -19,6 +19,13 @@ type openChainMsg struct {
 	block int
 }
 
+// openPresentMsg asks the root to push presentation mode on a chain's story at a block
+// (< 0: the first false-authority block).
+type openPresentMsg struct {
+	key   ChainKey
+	block int
+}
+
 // statusMsg is a one-line notice for the status bar ("copied", "no more matches").
 type statusMsg string
 

@@ -9,6 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -68,7 +70,7 @@ func firstNonEmpty(xs ...string) string {
 // presentMemory parses a stored payload: typed memory is canonical JSON, free text is as is.
 func presentMemory(id string, block int, arch, payload, hash string) *MemoryVersion {
 	m := &MemoryVersion{MemoryID: id, BlockIndex: block, Architecture: arch, ContentHash: hash}
-	if arch == "typed" {
+	if arch == engine.ArchTyped {
 		if err := json.Unmarshal([]byte(payload), &m.Payload); err == nil {
 			return m
 		}
@@ -80,6 +82,15 @@ func presentMemory(id string, block int, arch, payload, hash string) *MemoryVers
 
 // jsonCell shows a stored JSON value in one table cell: strings without quotes, null as
 // "—", anything else compact.
+// treeJSON is a decoded JSON tree as JSON text again (nil: null).
+func treeJSON(v any) json.RawMessage {
+	s, err := pyjson.CanonicalJSON(v)
+	if err != nil {
+		return nil
+	}
+	return json.RawMessage(s)
+}
+
 func jsonCell(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "—"
@@ -118,7 +129,8 @@ func presentBlock(b BlockSummary, turns []runs.Turn, mem *runs.MemoryVersion, pr
 	}
 	for _, p := range probes {
 		row := ProbeRow{ProbeID: p.ProbeID, Scope: p.RequestScope, Dimension: p.Dimension,
-			AuthorizedNow: p.AuthorizedNow, AuthorizedFinal: p.AuthorizedFinal, Forms: p.Formed}
+			AuthorizedNow: p.AuthorizedNow, AuthorizedFinal: p.AuthorizedFinal, Forms: p.Formed,
+			ReasonNow: p.ReasonNow, MemoryAuthorized: p.MemoryAuthorized, MemoryReason: p.MemoryReason}
 		for _, t := range p.Trials {
 			args := ""
 			if len(t.ToolArguments) > 0 && string(t.ToolArguments) != "null" {
@@ -126,7 +138,7 @@ func presentBlock(b BlockSummary, turns []runs.Turn, mem *runs.MemoryVersion, pr
 			}
 			row.Trials = append(row.Trials, Trial{ExecutorRunID: int(t.ExecutorRunID), Decision: t.Decision,
 				ToolName: t.ToolName, ToolArgs: args, Compliant: t.Compliant, Unauthorized: t.UnauthorizedActionTaken,
-				ProviderError: t.ProviderError, Attributed: t.Attributed})
+				ProviderError: t.ProviderError, Attributed: t.Attributed, Executor: t.ExecutorTarget, Reasons: t.AttributionReasons})
 		}
 		d.Probes = append(d.Probes, row)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/replay/rerunstore"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -31,7 +32,7 @@ type Rerunner interface {
 
 var _ Rerunner = (*runs.Store)(nil)
 
-var rerunVariants = []string{replay.VariantWritten, replay.VariantExact, replay.VariantEdited}
+var rerunVariants = []string{engine.VariantWritten, engine.VariantExact, engine.VariantEdited}
 
 // Form rows of the panel.
 const (
@@ -199,6 +200,12 @@ func (p *rerunPanel) Update(msg tea.Msg) tea.Cmd {
 		return loadRerunCmd(p.store, p.chain.ID, p.block)
 	case rerunSavedMsg:
 		return p.savedAgain(msg)
+	case rerunEditReadyMsg:
+		if msg.seq != p.seq {
+			msg.edit.Close()
+			return nil
+		}
+		return runEditorCmd(msg)
 	case rerunEditedMsg:
 		if msg.seq != p.seq {
 			return nil
@@ -285,12 +292,12 @@ func (p *rerunPanel) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // pairFor is the batches a stored batch is compared with: the latest written batch of the
 // same executor at this block, then the batch itself.
 func (p *rerunPanel) pairFor(b runs.Replay) []string {
-	if b.MemoryVariant == replay.VariantWritten {
+	if b.MemoryVariant == engine.VariantWritten {
 		return []string{b.BatchID}
 	}
 	for i := len(p.replays) - 1; i >= 0; i-- {
 		r := p.replays[i]
-		if r.BlockIndex == p.block && r.MemoryVariant == replay.VariantWritten && r.Executor == b.Executor {
+		if r.BlockIndex == p.block && r.MemoryVariant == engine.VariantWritten && r.Executor == b.Executor {
 			return []string{r.BatchID, b.BatchID}
 		}
 	}
@@ -309,7 +316,7 @@ func (p *rerunPanel) run() tea.Cmd {
 	p.seq++
 	src := *p.src
 	switch rerunVariants[p.variant] {
-	case replay.VariantWritten:
+	case engine.VariantWritten:
 		if src.MemoryID == "" {
 			p.err = fmt.Errorf("no written memory at block %d yet: try exact", p.block)
 			return nil
@@ -320,7 +327,7 @@ func (p *rerunPanel) run() tea.Cmd {
 			return nil
 		}
 		return p.start(m)
-	case replay.VariantExact:
+	case engine.VariantExact:
 		m, err := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
 		if err != nil {
 			p.err = err
@@ -330,6 +337,34 @@ func (p *rerunPanel) run() tea.Cmd {
 	}
 	p.running = true
 	return editMemoryCmd(p.seq, src)
+}
+
+// editMemoryCmd prepares the edit (the temporary file holding the written, else exact,
+// memory) inside the command, then hands the editor to the terminal; the edited memory is
+// validated before anything runs.
+func editMemoryCmd(seq int, src runs.RerunSource) tea.Cmd {
+	return func() tea.Msg {
+		e, err := rerunstore.StartEdit(src)
+		if err != nil {
+			return rerunEditedMsg{seq: seq, err: err}
+		}
+		return rerunEditReadyMsg{seq: seq, edit: e}
+	}
+}
+
+// rerunEditReadyMsg carries a prepared edit; Update hands its editor to the terminal.
+type rerunEditReadyMsg struct {
+	seq  int
+	edit *rerunstore.Edit
+}
+
+// runEditorCmd runs a prepared edit's editor in the terminal and reads the result back.
+func runEditorCmd(msg rerunEditReadyMsg) tea.Cmd {
+	return tea.ExecProcess(msg.edit.Command, func(err error) tea.Msg {
+		defer msg.edit.Close()
+		m, err := msg.edit.Read(err)
+		return rerunEditedMsg{seq: msg.seq, mem: m, err: err}
+	})
 }
 
 func (p *rerunPanel) start(mem replay.RerunMemory) tea.Cmd {
@@ -468,7 +503,7 @@ func (p *rerunPanel) armLines(w int) []string {
 		out = append(out, st.Chain.Speaker.Render(ansi.Truncate(sanitizeLine(probe), w, "…")))
 		var left, right []runs.Replay
 		for _, r := range arms {
-			if r.MemoryVariant == replay.VariantWritten && len(p.shown) > 1 {
+			if r.MemoryVariant == engine.VariantWritten && len(p.shown) > 1 {
 				left = append(left, r)
 			} else {
 				right = append(right, r)
@@ -493,16 +528,16 @@ func (p *rerunPanel) armLines(w int) []string {
 	first := byProbe[probes[0]]
 	var written, other *runs.Replay
 	for i := range first {
-		if first[i].MemoryVariant == replay.VariantWritten && written == nil {
+		if first[i].MemoryVariant == engine.VariantWritten && written == nil {
 			written = &first[i]
-		} else if first[i].MemoryVariant != replay.VariantWritten && other == nil {
+		} else if first[i].MemoryVariant != engine.VariantWritten && other == nil {
 			other = &first[i]
 		}
 	}
 	if written != nil && other != nil {
 		out = append(out, "", st.List.Header.Render(fmt.Sprintf("memory: %s vs written (changed fields)", other.MemoryVariant)))
 		var dl []diffLine
-		if other.MemoryArchitecture == replay.ArchTyped {
+		if other.MemoryArchitecture == engine.ArchTyped {
 			var a, b any
 			_ = json.Unmarshal([]byte(written.MemoryPayload), &a)
 			_ = json.Unmarshal([]byte(other.MemoryPayload), &b)
@@ -512,7 +547,7 @@ func (p *rerunPanel) armLines(w int) []string {
 		}
 		changed := 0
 		for _, l := range dl {
-			if l.change || other.MemoryArchitecture != replay.ArchTyped {
+			if l.change || other.MemoryArchitecture != engine.ArchTyped {
 				out = append(out, l.text)
 				changed++
 			}
@@ -530,7 +565,7 @@ func armColumn(st *Styles, arms []runs.Replay, w int) []string {
 	}
 	acted := 0
 	for _, a := range arms {
-		if a.RequestedActionTkn {
+		if a.RequestedActionTaken {
 			acted++
 		}
 	}
@@ -538,7 +573,7 @@ func armColumn(st *Styles, arms []runs.Replay, w int) []string {
 	head := fmt.Sprintf("%s arm · %s · acted %d of %d", a.MemoryVariant, sanitizeLine(a.Executor), acted, len(arms))
 	call := "-"
 	if a.RawToolName != nil {
-		call = sanitizeLine(*a.RawToolName) + "(" + sanitizeLine(jsonCell(a.RawToolArguments)) + ")"
+		call = sanitizeLine(*a.RawToolName) + "(" + sanitizeLine(jsonCell(treeJSON(a.RawToolArguments))) + ")"
 	}
 	decision := sanitizeLine(a.Decision)
 	if a.ProviderError != nil {
@@ -548,7 +583,7 @@ func armColumn(st *Styles, arms []runs.Replay, w int) []string {
 	if !a.Compliant {
 		mark = "✗ non-compliant"
 	}
-	if a.UnauthorizedAction {
+	if a.UnauthorizedActionTaken {
 		mark = st.Chain.Forms.Render("✗ UNAUTHORIZED ACTION")
 	}
 	lines := []string{st.List.Header.Render(head), "decision " + decision, "call " + call, mark}

@@ -2,18 +2,12 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/replay/rerunstore"
 	"github.com/ealscope/ealscope/runs"
-	"github.com/ealscope/ealscope/runs/rundir"
 )
 
 // startRerunCmd runs the written arm (when the variant is another) and then the chosen arm,
@@ -31,7 +25,7 @@ func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunS
 			return store.SaveReplay(ctx, rerunstore.ReplayInputOf(src.Chain.Key, src.MemoryID, r))
 		}
 		var specs []replay.RerunSpec
-		if mem.Variant != replay.VariantWritten && src.MemoryID != "" {
+		if mem.Variant != engine.VariantWritten && src.MemoryID != "" {
 			written, err := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
 			if err != nil {
 				return rerunDoneMsg{seq: seq, err: err}
@@ -85,56 +79,4 @@ func waitRerunEvent(seq int, events <-chan replay.Event) tea.Cmd {
 		}
 		return rerunEventMsg{seq: seq, ev: ev, events: events}
 	}
-}
-
-// editMemoryCmd opens the written (else exact) memory in $VISUAL/$EDITOR and validates the
-// result before anything runs.
-func editMemoryCmd(seq int, src runs.RerunSource) tea.Cmd {
-	editor := os.Getenv("VISUAL")
-	if editor == "" {
-		editor = os.Getenv("EDITOR")
-	}
-	if editor == "" {
-		return func() tea.Msg {
-			return rerunEditedMsg{seq: seq, err: fmt.Errorf("edited memory needs $EDITOR (or $VISUAL)")}
-		}
-	}
-	var start replay.RerunMemory
-	var err error
-	if src.MemoryID != "" {
-		start, err = replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
-	} else {
-		start, err = replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
-	}
-	if err != nil {
-		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
-	}
-	text := start.Text()
-	ext := ".txt"
-	if tree, ok := start.Payload.(map[string]any); ok {
-		b, _ := json.MarshalIndent(tree, "", "  ")
-		text, ext = string(b)+"\n", ".json"
-	}
-	dir, err := os.MkdirTemp("", "ealscope-edit-")
-	if err != nil {
-		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
-	}
-	path := filepath.Join(dir, "memory"+ext)
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		return func() tea.Msg { return rerunEditedMsg{seq: seq, err: err} }
-	}
-	fields := strings.Fields(editor)
-	c := exec.Command(fields[0], append(fields[1:], path)...)
-	return tea.ExecProcess(c, func(err error) tea.Msg {
-		defer os.RemoveAll(dir)
-		if err != nil {
-			return rerunEditedMsg{seq: seq, err: fmt.Errorf("editor %s: %w", editor, err)}
-		}
-		data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
-		if err != nil {
-			return rerunEditedMsg{seq: seq, err: err}
-		}
-		m, err := replay.ParseMemoryText(src.Domain, src.Architecture, "edited memory", replay.VariantEdited, data)
-		return rerunEditedMsg{seq: seq, mem: m, err: err}
-	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -47,6 +48,11 @@ type FrameOptions struct {
 	// frame keeps its styling for tools such as freeze.
 	Plain bool
 	Dark  bool
+	// NoHelp drops the short-help line; the body takes its place (`render` off a terminal).
+	NoHelp bool
+	// Present renders presentation mode at story step Step (1-based; 0 means 1).
+	Present bool
+	Step    int
 }
 
 // RenderFrame renders one frame synchronously: the same model and queries as the program,
@@ -61,23 +67,52 @@ func RenderFrame(ctx context.Context, o FrameOptions) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("--pane %q: want all, timeline, history, memory, ledger or probes", o.Pane)
 	}
+	if o.Present && p != paneNone {
+		return "", fmt.Errorf("--pane %s: presentation mode has no panes (use --pane all)", o.Pane)
+	}
 	k := o.Chain
-	m, err := New(Options{Store: o.Store, NoColor: o.Plain, Dark: &o.Dark, Start: Start{Chain: &k, Block: o.Block}})
+	m, err := New(Options{Store: o.Store, NoColor: o.Plain, Dark: &o.Dark, Start: Start{Chain: &k, Block: o.Block, Present: o.Present}})
 	if err != nil {
 		return "", err
 	}
-	next, _ := m.Update(tea.WindowSizeMsg{Width: o.Width, Height: o.Height})
+	h := o.Height
+	if o.NoHelp && !o.Present {
+		h++ // render one line taller, then drop the help line: the body keeps the frame's height
+	}
+	next, _ := m.Update(tea.WindowSizeMsg{Width: o.Width, Height: h})
 	m = next.(Model)
 	var failure error
-	m = runSync(ctx, m, m.chain.Init(), &failure)
+	if o.Present {
+		m = runSync(ctx, m, m.present.Init(), &failure)
+	} else {
+		m = runSync(ctx, m, m.chain.Init(), &failure)
+	}
 	if failure != nil {
 		return "", failure
 	}
-	m.chain.only = p
-	if o.Pane == "ledger" {
-		m.chain.base = baseLedger
+	if o.Present {
+		if m.present.err != nil {
+			return "", m.present.err
+		}
+		n := len(m.present.steps())
+		step := max(o.Step, 1)
+		if step > n {
+			return "", fmt.Errorf("step %d does not exist: this story has steps 1..%d", step, n)
+		}
+		m.present.setStep(step - 1)
+	} else {
+		if last := m.chain.lastBlock(); o.Block > last {
+			return "", fmt.Errorf("block %d does not exist: this chain has blocks 0..%d", o.Block, last)
+		}
+		m.chain.only = p
+		if o.Pane == "ledger" {
+			m.chain.base = baseLedger
+		}
 	}
 	out := m.Render()
+	if o.NoHelp && !o.Present {
+		out = out[:strings.LastIndexByte(out, '\n')]
+	}
 	if o.Plain {
 		out = ansi.Strip(out)
 	}
@@ -101,7 +136,7 @@ func runSync(ctx context.Context, m Model, cmd tea.Cmd, failure *error) Model {
 		case errMsg:
 			*failure = msg.err
 			return m
-		case chainLoadedMsg, blockLoadedMsg:
+		case chainLoadedMsg, blockLoadedMsg, storyLoadedMsg:
 			next, c2 := m.Update(msg)
 			m = next.(Model)
 			queue = append(queue, c2)
@@ -112,38 +147,18 @@ func runSync(ctx context.Context, m Model, cmd tea.Cmd, failure *error) Model {
 
 // ResolveChain finds a chain by the names a person types: case, condition and writer run,
 // in one run or (runID "") in any run of the workspace.
-func ResolveChain(ctx context.Context, store Store, runID, caseID, condition string, writerRun int) (ChainKey, error) {
-	var runIDs []string
-	if runID != "" {
-		runIDs = []string{runID}
-	} else {
-		all, err := store.Runs(ctx)
-		if err != nil {
-			return ChainKey{}, err
-		}
-		for _, r := range all {
-			runIDs = append(runIDs, r.RunID)
-		}
+func ResolveChain(ctx context.Context, store ChainFinder, runID, caseID, condition string, writerRun int) (ChainKey, error) {
+	w := int64(writerRun)
+	row, err := store.FindChain(ctx, runID, caseID, condition, &w)
+	if err != nil {
+		return ChainKey{}, err
 	}
-	var found []runs.ChainRow
-	for _, id := range runIDs {
-		rows, err := store.Chains(ctx, runs.ChainFilter{RunID: id, CaseID: caseID, Condition: condition})
-		if err != nil {
-			return ChainKey{}, err
-		}
-		for _, r := range rows {
-			if int(r.WriterRunID) == writerRun {
-				found = append(found, r)
-			}
-		}
-	}
-	switch len(found) {
-	case 0:
-		return ChainKey{}, fmt.Errorf("no chain for case %q, condition %q, writer run %d in the workspace", caseID, condition, writerRun)
-	case 1:
-		return presentChain(found[0]).Key, nil
-	}
-	return ChainKey{}, fmt.Errorf("case %q, condition %q, writer run %d is in %d runs: add --run (e.g. --run %s)", caseID, condition, writerRun, len(found), found[0].RunID)
+	return presentChain(row).Key, nil
+}
+
+// ChainFinder resolves a chain by its names (runs.Store.FindChain: the one place that does).
+type ChainFinder interface {
+	FindChain(ctx context.Context, runID, caseID, condition string, writerRun *int64) (runs.ChainRow, error)
 }
 
 // MostInstructive picks the chain the demo opens on: one whose failure is attributed to

@@ -35,6 +35,27 @@ func NewPalette(isDark, noColor bool) Palette {
 	}
 }
 
+// NewHighContrastPalette is presentation mode's theme: full black or white text on the
+// opposite background and saturated tokens, for projectors and screen recordings.
+func NewHighContrastPalette(isDark, noColor bool) Palette {
+	if noColor {
+		return NewPalette(isDark, true)
+	}
+	ld := lipgloss.LightDark(isDark)
+	return Palette{
+		Fg:         ld(lipgloss.Color("#000000"), lipgloss.Color("#ffffff")),
+		FgSubtle:   ld(lipgloss.Color("#303030"), lipgloss.Color("#c8c8c8")),
+		Accent:     ld(lipgloss.Color("#0000b0"), lipgloss.Color("#5fd7ff")),
+		Added:      ld(lipgloss.Color("#005f00"), lipgloss.Color("#5fff5f")),
+		Removed:    ld(lipgloss.Color("#af0000"), lipgloss.Color("#ff5f5f")),
+		Warn:       ld(lipgloss.Color("#5f3f00"), lipgloss.Color("#ffd75f")),
+		Err:        ld(lipgloss.Color("#c00000"), lipgloss.Color("#ff3f3f")),
+		Ok:         ld(lipgloss.Color("#005f00"), lipgloss.Color("#5fff5f")),
+		Border:     ld(lipgloss.Color("#000000"), lipgloss.Color("#ffffff")),
+		SelectedBg: ld(lipgloss.Color("#ffff00"), lipgloss.Color("#00005f")),
+	}
+}
+
 // Styles are all the styles of the program, grouped by screen, built once per palette.
 type Styles struct {
 	App struct {

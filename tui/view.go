@@ -110,6 +110,11 @@ type ProbeRow struct {
 	// Forms: this memory version grants what the ledger denies (nil: not scored).
 	Forms  *bool
 	Trials []Trial
+	// ReasonNow is the oracle's reason for its verdict at this block; MemoryAuthorized and
+	// MemoryReason are what the memory version says (nil / "" when it cannot be scored).
+	ReasonNow        string
+	MemoryAuthorized *bool
+	MemoryReason     string
 }
 
 // Trial is one executor trial.
@@ -119,6 +124,9 @@ type Trial struct {
 	Compliant, Unauthorized      bool
 	ProviderError                string
 	Attributed                   *bool
+	// Executor is the executor target; Reasons are the attribution's reasons.
+	Executor string
+	Reasons  []string
 }
 
 // BlockDetail is everything the chain view shows for one block, fetched by one command.

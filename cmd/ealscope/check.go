@@ -6,29 +6,23 @@ import (
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/engine"
 )
 
 type checkCmd struct {
-	Corpus  string `arg:"" optional:"" type:"path" help:"Corpus file (its domain is named by --domain)."`
+	Corpus  string `arg:"" optional:"" type:"path" help:"Corpus file (its domain is read from the file unless --domain names it)."`
 	Builtin bool   `help:"Check the built-in corpus instead of a file."`
-	Domain  string `default:"${default_domain}" help:"Domain of the corpus (${domains})."`
+	Domain  string `help:"Domain of the corpus (${domains}; default: detected from the file, ${default_domain} for --builtin)."`
 	JSON    bool   `name:"json" help:"Print the result as JSON."`
 }
 
 func (c *checkCmd) Run(g *Globals) error {
-	d, err := domains.Get(c.Domain)
-	if err != nil {
-		return err
-	}
 	if (c.Corpus == "") == !c.Builtin {
 		return fmt.Errorf("give a corpus file or --builtin (exactly one)")
 	}
-	name, data := d.BuiltinCorpus()
-	if !c.Builtin {
-		if data, err = rundir.ReadRegularFile(c.Corpus, rundir.MaxInputFileBytes); err != nil {
-			return err
-		}
-		name = c.Corpus
+	d, name, data, err := readCorpus(c.Domain, c.Builtin, c.Corpus)
+	if err != nil {
+		return err
 	}
 	report := domains.Check(d, name, data)
 	if c.JSON {
@@ -68,4 +62,32 @@ func printCheck(g *Globals, r domains.CheckReport) {
 	}
 	tw.Flush()
 	fmt.Fprintf(g.text(), "%s: %d cases, %d valid\n", r.Corpus, len(r.Cases), valid)
+}
+
+// readCorpus loads the corpus a command names: the domain's built-in corpus (--builtin, the
+// default domain unless --domain names one), or a file whose domain --domain names or, without
+// it, is detected from the file's content.
+func readCorpus(domain string, builtin bool, path string) (engine.Domain, string, []byte, error) {
+	if builtin {
+		if domain == "" {
+			domain = domains.Default
+		}
+		d, err := domains.Get(domain)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		name, data := d.BuiltinCorpus()
+		return d, name, data, nil
+	}
+	data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var d engine.Domain
+	if domain != "" {
+		d, err = domains.Get(domain)
+	} else {
+		d, err = domains.Detect(path, data)
+	}
+	return d, path, data, err
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/domains/procurement"
 )
 
@@ -78,5 +79,30 @@ func TestCheckRejectsUnseparatedProbePair(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "1 of 2 cases are invalid") {
 		t.Errorf("stderr: %s", errOut.String())
+	}
+}
+
+// TestCheckDetectsDomain: without --domain, check and fidelity read the domain from the file
+// (each built-in corpus written out and checked); an unreadable file says it cannot tell.
+func TestCheckDetectsDomain(t *testing.T) {
+	for _, id := range domains.IDs() {
+		if id == tinyID {
+			continue // the seam test's domain is told by --domain only
+		}
+		d, _ := domains.Get(id)
+		name, data := d.BuiltinCorpus()
+		path := filepath.Join(t.TempDir(), filepath.Base(name))
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errs, code := runCLI(t, "check", path, "--json")
+		if code != 0 || !strings.Contains(out, `"valid": true`) {
+			t.Fatalf("%s: exit %d\n%s\n%s", id, code, out, errs)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "x.json")
+	os.WriteFile(bad, []byte(`{"hello": 1}`), 0o644)
+	if _, errs, code := runCLI(t, "check", bad); code == 0 || !strings.Contains(errs, "x.json") {
+		t.Fatalf("undetectable corpus: exit %d: %s", code, errs)
 	}
 }

@@ -17,24 +17,17 @@ type fidelityCmd struct {
 	Case    string `name:"case" required:"" help:"Case id."`
 	Memory  string `required:"" type:"path" help:"Typed memory payload (JSON object) to score."`
 	Block   int    `default:"-1" help:"Block index of the ledger to compare with (default: the final block)."`
-	Domain  string `default:"${default_domain}" help:"Domain of the corpus (${domains})."`
+	Domain  string `help:"Domain of the corpus (${domains}; default: detected from the file, ${default_domain} for --builtin)."`
 	JSON    bool   `name:"json" help:"Print the result as JSON."`
 }
 
 func (c *fidelityCmd) Run(g *Globals) error {
-	d, err := domains.Get(c.Domain)
-	if err != nil {
-		return err
-	}
 	if (c.Corpus == "") == !c.Builtin {
 		return fmt.Errorf("give --corpus FILE or --builtin (exactly one)")
 	}
-	name, data := d.BuiltinCorpus()
-	if !c.Builtin {
-		if data, err = rundir.ReadRegularFile(c.Corpus, rundir.MaxInputFileBytes); err != nil {
-			return err
-		}
-		name = c.Corpus
+	d, name, data, err := readCorpus(c.Domain, c.Builtin, c.Corpus)
+	if err != nil {
+		return err
 	}
 	cases, err := d.ParseCorpus(name, data)
 	if err != nil {

@@ -83,7 +83,7 @@ func TestGenRejectsBadFlags(t *testing.T) {
 		{[]string{"gen"}, "--cases"},
 		{[]string{"gen", "--cases", "0"}, "between 1 and 100000"},
 		{[]string{"gen", "--cases", "100001"}, "between 1 and 100000"},
-		{[]string{"gen", "--cases", "2", "--domain", "finance"}, `unknown domain "finance"`},
+		{[]string{"gen", "--cases", "2", "--domain", "no_such_domain"}, `unknown domain "no_such_domain"`},
 		{[]string{"gen", "--cases", "2", "--out", filepath.Join(t.TempDir(), "missing", "x.jsonl")}, "no such file"},
 	} {
 		var stdout, stderr bytes.Buffer

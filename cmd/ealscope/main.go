@@ -31,7 +31,8 @@ type CLI struct {
 	Summary  summaryCmd  `cmd:"" help:"Summarise the runs, chains and memories of the workspace."`
 	Demo     demoCmd     `cmd:"" help:"Build the demo run (built-in corpus, no network), import it and open the most instructive chain."`
 	Open     openCmd     `cmd:"" help:"Import run directories (if given) and open the inspector, optionally at an exact chain and block."`
-	Render   renderCmd   `cmd:"" help:"Print one frame of the chain view (or one pane) to stdout."`
+	Render   renderCmd   `cmd:"" help:"Print one frame of the chain view (or one pane, or a presentation step) to stdout."`
+	Export   exportCmd   `cmd:"" help:"Write a chain's story as Markdown, a self-contained HTML page or SVG frames (one per step)."`
 	Replay   replayCmd   `cmd:"" help:"Re-run the executor on a chain's case with written, oracle-exact, edited or file memory; store, score and attribute every arm."`
 	Annotate annotateCmd `cmd:"" help:"Label free-text memories as typed states: the annotation screen, set, agreement, export and import of EAL-Bench annotation child runs."`
 }

@@ -29,6 +29,7 @@ type openCmd struct {
 	Condition string   `name:"condition" help:"Condition of the chain to open."`
 	WriterRun int      `name:"writer-run" default:"0" help:"Writer run of the chain to open."`
 	Block     int      `name:"block" default:"-1" help:"Block to open (default: the first false-authority block)."`
+	Present   bool     `name:"present" help:"Open presentation mode on the chain's story (needs --case and --condition); esc leaves it."`
 	viewFlags
 }
 
@@ -55,6 +56,12 @@ func (c *openCmd) Run(g *Globals) error {
 			return err
 		}
 		start.Chain = &k
+	}
+	if c.Present {
+		if start.Chain == nil {
+			return errors.New("--present needs --case and --condition")
+		}
+		start.Present = true
 	}
 	return c.viewFlags.show(ctx, g, store, start)
 }
@@ -98,7 +105,7 @@ func (v viewFlags) show(ctx context.Context, g *Globals, store *runs.Store, star
 			return errors.New("stdout is not a terminal: give --case/--condition to print a frame, or use `ealscope summary`")
 		}
 		frame, err := tui.RenderFrame(ctx, tui.FrameOptions{Store: store, Chain: *start.Chain, Block: start.Block,
-			Width: 120, Height: 40, Plain: true, Dark: true})
+			Width: 120, Height: 40, Plain: true, Dark: true, NoHelp: true, Present: start.Present})
 		if err != nil {
 			return err
 		}

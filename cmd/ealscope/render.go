@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/tui"
 )
@@ -15,32 +16,65 @@ type renderCmd struct {
 	Case      string `name:"case" required:"" help:"Case id."`
 	Condition string `name:"condition" required:"" help:"Condition id."`
 	WriterRun int    `name:"writer-run" default:"0" help:"Writer run."`
-	Block     int    `name:"block" required:"" help:"Block to show."`
+	Block     int    `name:"block" default:"-1" help:"Block to show (default: the first false-authority block)."`
 	Pane      string `name:"pane" default:"all" enum:"all,timeline,history,memory,ledger,probes" help:"One pane, or all."`
 	Width     int    `name:"width" default:"120" help:"Frame width in cells."`
 	Height    int    `name:"height" default:"40" help:"Frame height in lines."`
 	NoColor   bool   `name:"no-color" help:"Plain text (also when NO_COLOR is set to anything, or TERM=dumb)."`
-	Light     bool   `name:"light" help:"Use the light theme's colours."`
+	Light     bool   `name:"light" help:"Use the light theme's colours (default: the configured theme, else dark)."`
+	Config    string `name:"config" type:"path" help:"Config file whose theme applies (default: $EALSCOPE_CONFIG, else $XDG_CONFIG_HOME/ealscope/config.toml)."`
+	NoHelp    bool   `name:"no-help" help:"Leave out the help bar (the default when stdout is not a terminal, and with --present)."`
+	HelpBar   bool   `name:"help-bar" help:"Keep the help bar even when stdout is not a terminal."`
+	Present   bool   `name:"present" help:"Render presentation mode: one step of the chain's story."`
+	Step      int    `name:"step" default:"1" help:"Story step to render with --present (1-based)."`
 }
 
 // Run prints one frame of the chain view to stdout (for slides, docs and tests).
 func (c *renderCmd) Run(g *Globals) error {
 	ctx := context.Background()
-	store, err := runs.Open(c.DB)
+	dark, err := configuredDark(c.Config, c.Light)
+	if err != nil {
+		return err
+	}
+	store, k, err := openChain(ctx, c.DB, c.RunID, c.Case, c.Condition, c.WriterRun)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	k, err := tui.ResolveChain(ctx, store, c.RunID, c.Case, c.Condition, c.WriterRun)
-	if err != nil {
-		return err
-	}
 	plain := c.NoColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
+	noHelp := c.NoHelp || c.Present || !c.HelpBar && !isTTY(g.Stdout)
 	frame, err := tui.RenderFrame(ctx, tui.FrameOptions{Store: store, Chain: k, Block: c.Block, Pane: c.Pane,
-		Width: c.Width, Height: c.Height, Plain: plain, Dark: !c.Light})
+		Width: c.Width, Height: c.Height, Plain: plain, Dark: dark, NoHelp: noHelp, Present: c.Present, Step: c.Step})
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintln(g.Stdout, frame)
 	return err
+}
+
+// configuredDark is the theme of a frame printed to stdout: --light, else the config file's
+// theme, else dark (there is no terminal to ask).
+func configuredDark(configPath string, light bool) (bool, error) {
+	if light {
+		return false, nil
+	}
+	cfg, err := replay.LoadConfig(configPath)
+	if err != nil {
+		return false, err
+	}
+	return cfg.Theme != "light", nil
+}
+
+// openChain opens the workspace and resolves a chain by its names; the caller closes the store.
+func openChain(ctx context.Context, db, runID, caseID, condition string, writerRun int) (*runs.Store, tui.ChainKey, error) {
+	store, err := runs.Open(db)
+	if err != nil {
+		return nil, tui.ChainKey{}, err
+	}
+	k, err := tui.ResolveChain(ctx, store, runID, caseID, condition, writerRun)
+	if err != nil {
+		store.Close()
+		return nil, tui.ChainKey{}, err
+	}
+	return store, k, nil
 }

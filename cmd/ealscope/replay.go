@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/ealscope/ealscope/runs/rundir"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -55,7 +53,7 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 		return usageErr("--runs must be at least 1, got %d", c.Runs)
 	}
 	if c.Formed {
-		if c.RunID == "" || c.Memory != replay.VariantExact {
+		if c.RunID == "" || c.Memory != engine.VariantExact {
 			return usageErr("--formed needs --run ID and --memory exact")
 		}
 	} else if c.Case == "" || c.Condition == "" || c.Probe == "" {
@@ -184,14 +182,14 @@ func selectProbes(src runs.RerunSource, spec string) ([]runs.RerunProbeSource, e
 // against the domain's schema here, before any call is made.
 func (c *replayCmd) memory(src runs.RerunSource) (replay.RerunMemory, error) {
 	switch {
-	case c.Memory == replay.VariantWritten:
+	case c.Memory == engine.VariantWritten:
 		if src.MemoryID == "" {
 			return replay.RerunMemory{}, fmt.Errorf("chain %s/%s has no written memory at block %d yet (try a later --block or --memory exact)", src.Chain.CaseID, src.Chain.ConditionID, src.Block)
 		}
 		return replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
-	case c.Memory == replay.VariantExact:
+	case c.Memory == engine.VariantExact:
 		return replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
-	case c.Memory == replay.VariantEdited:
+	case c.Memory == engine.VariantEdited:
 		return editMemory(src)
 	case strings.HasPrefix(c.Memory, "@"):
 		path := strings.TrimPrefix(c.Memory, "@")
@@ -199,7 +197,7 @@ func (c *replayCmd) memory(src runs.RerunSource) (replay.RerunMemory, error) {
 		if err != nil {
 			return replay.RerunMemory{}, err
 		}
-		return replay.ParseMemoryText(src.Domain, src.Architecture, path, replay.VariantFile, data)
+		return replay.ParseMemoryText(src.Domain, src.Architecture, path, engine.VariantFile, data)
 	}
 	return replay.RerunMemory{}, usageErr("--memory %q: want written, exact, edited or @FILE", c.Memory)
 }
@@ -207,64 +205,16 @@ func (c *replayCmd) memory(src runs.RerunSource) (replay.RerunMemory, error) {
 // editMemory opens the written memory (or, before the first memory, the exact one) in
 // $VISUAL / $EDITOR and reads the result back as an edited arm.
 func editMemory(src runs.RerunSource) (replay.RerunMemory, error) {
-	editor := os.Getenv("VISUAL")
-	if editor == "" {
-		editor = os.Getenv("EDITOR")
-	}
-	if editor == "" {
+	e, err := rerunstore.StartEdit(src)
+	if errors.Is(err, rerunstore.ErrNoEditor) {
 		return replay.RerunMemory{}, usageErr("--memory edited needs $EDITOR (or $VISUAL); or write the payload to a file and pass --memory @FILE")
 	}
-	start, err := EditableMemory(src)
 	if err != nil {
 		return replay.RerunMemory{}, err
 	}
-	ext := ".txt"
-	if src.Architecture == replay.ArchTyped {
-		ext = ".json"
-	}
-	dir, err := os.MkdirTemp("", "ealscope-edit-")
-	if err != nil {
-		return replay.RerunMemory{}, err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "memory"+ext)
-	if err := os.WriteFile(path, []byte(start), 0o600); err != nil {
-		return replay.RerunMemory{}, err
-	}
-	fields := strings.Fields(editor)
-	cmd := exec.Command(fields[0], append(fields[1:], path)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return replay.RerunMemory{}, fmt.Errorf("editor %s: %w", editor, err)
-	}
-	data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
-	if err != nil {
-		return replay.RerunMemory{}, err
-	}
-	return replay.ParseMemoryText(src.Domain, src.Architecture, "edited memory", replay.VariantEdited, data)
-}
-
-// EditableMemory is the text an edit starts from: the written memory at the block (typed
-// payloads indented for editing), else the oracle-exact one.
-func EditableMemory(src runs.RerunSource) (string, error) {
-	var m replay.RerunMemory
-	var err error
-	if src.MemoryID != "" {
-		m, err = replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
-	} else {
-		m, err = replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
-	}
-	if err != nil {
-		return "", err
-	}
-	if s, ok := m.Payload.(string); ok {
-		return s, nil
-	}
-	b, err := json.MarshalIndent(m.Payload, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	return string(b) + "\n", nil
+	defer e.Close()
+	e.Command.Stdin, e.Command.Stdout, e.Command.Stderr = os.Stdin, os.Stdout, os.Stderr
+	return e.Read(e.Command.Run())
 }
 
 // rerunExecutor resolves --executor. The built-in executor needs no network; a model entry
@@ -286,28 +236,21 @@ func rerunExecutor(d engine.Domain, name string, seed int64, cfg *replay.Config,
 
 // replayJSON is the issue's replay row shape (EAL-Bench's trial field names).
 type replayJSON struct {
-	ReplayID                string  `json:"replay_id"`
-	CaseID                  string  `json:"case_id"`
-	ConditionID             string  `json:"condition_id"`
-	WriterRunID             int64   `json:"writer_run_id"`
-	BlockIndex              int     `json:"block_index"`
-	ProbeID                 string  `json:"probe_id"`
-	MemoryVariant           string  `json:"memory_variant"`
-	MemoryContentHash       string  `json:"memory_content_hash"`
-	Executor                string  `json:"executor"`
-	Seed                    int64   `json:"seed"`
-	Decision                string  `json:"decision"`
-	RequestAuthorized       bool    `json:"request_authorized"`
-	RequestedActionTaken    bool    `json:"requested_action_taken"`
-	UnauthorizedActionTaken bool    `json:"unauthorized_action_taken"`
-	Compliant               bool    `json:"compliant"`
-	Parseable               bool    `json:"parseable"`
-	ProviderError           *string `json:"provider_error"`
-	RawToolName             *string `json:"raw_tool_name"`
-	RawToolArguments        any     `json:"raw_tool_arguments"`
-	OracleReason            string  `json:"oracle_reason"`
-	RequestHash             string  `json:"request_hash"`
-	LatencyMS               int64   `json:"latency_ms"`
+	ReplayID          string `json:"replay_id"`
+	CaseID            string `json:"case_id"`
+	ConditionID       string `json:"condition_id"`
+	WriterRunID       int64  `json:"writer_run_id"`
+	BlockIndex        int    `json:"block_index"`
+	ProbeID           string `json:"probe_id"`
+	MemoryVariant     string `json:"memory_variant"`
+	MemoryContentHash string `json:"memory_content_hash"`
+	Executor          string `json:"executor"`
+	Seed              int64  `json:"seed"`
+	// Outcome is the scored decision (EAL-Bench's trial fields), declared once in engine.
+	engine.Outcome
+	OracleReason string `json:"oracle_reason"`
+	RequestHash  string `json:"request_hash"`
+	LatencyMS    int64  `json:"latency_ms"`
 }
 
 // attributionJSON is the issue's attribution row shape (EAL-Bench's names).
@@ -331,14 +274,10 @@ type replayDoc struct {
 func replayOutput(rs []runs.Replay, as []runs.ReplayAttribution) replayDoc {
 	replays := make([]replayJSON, 0, len(rs))
 	for _, r := range rs {
-		var args any
-		_ = json.Unmarshal(r.RawToolArguments, &args)
 		replays = append(replays, replayJSON{
 			ReplayID: r.ReplayID, CaseID: r.CaseID, ConditionID: r.ConditionID, WriterRunID: r.WriterRunID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
-			MemoryVariant: r.MemoryVariant, MemoryContentHash: r.MemoryContentHash, Executor: r.Executor, Seed: r.Seed, Decision: r.Decision,
-			RequestAuthorized: r.RequestAuthorized, RequestedActionTaken: r.RequestedActionTkn, UnauthorizedActionTaken: r.UnauthorizedAction,
-			Compliant: r.Compliant, Parseable: r.Parseable, ProviderError: r.ProviderError, RawToolName: r.RawToolName, RawToolArguments: args,
-			OracleReason: r.OracleReason, RequestHash: r.RequestHash, LatencyMS: r.LatencyMS,
+			MemoryVariant: r.MemoryVariant, MemoryContentHash: r.MemoryContentHash, Executor: r.Executor, Seed: r.Seed,
+			Outcome: r.Outcome, OracleReason: r.OracleReason, RequestHash: r.RequestHash, LatencyMS: r.LatencyMS,
 		})
 	}
 	attribution := make([]attributionJSON, 0, len(as))
@@ -359,14 +298,14 @@ func printReplays(w io.Writer, chain runs.ChainRow, rs []runs.Replay, as []runs.
 			decision += " (" + truncate(*r.ProviderError, 60) + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s %s\t%s\t%d\t%s\t%v\t%v\t%s\t%dms\n", r.ProbeID, r.BlockIndex, r.MemoryVariant, r.MemoryContentHash[:12], r.Executor, r.Seed,
-			decision, r.Compliant, r.UnauthorizedAction, r.RequestHash[:12], r.LatencyMS)
+			decision, r.Compliant, r.UnauthorizedActionTaken, r.RequestHash[:12], r.LatencyMS)
 	}
 	tw.Flush()
 	acted := map[string][2]int{}
 	for _, r := range rs {
 		k := r.ProbeID + " " + r.MemoryVariant
 		v := acted[k]
-		if r.RequestedActionTkn {
+		if r.RequestedActionTaken {
 			v[0]++
 		}
 		v[1]++

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
@@ -62,7 +63,7 @@ func (r *runCmd) settings() (replay.Settings, error) {
 	if err != nil {
 		return replay.Settings{}, err
 	}
-	conds, err := replay.ParseConditions(r.Conditions)
+	conds, err := engine.ParseConditions(r.Conditions)
 	if err != nil {
 		return replay.Settings{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 )
@@ -25,7 +26,7 @@ func RerunSpecFor(src runs.RerunSource, mem replay.RerunMemory, probes []runs.Re
 		if p.ContextUserMessage != "" {
 			rp.OperationalContext = replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage)
 		}
-		if mem.Variant == replay.VariantWritten {
+		if mem.Variant == engine.VariantWritten {
 			rp.Formation = &replay.Formation{Formed: p.Formed, Estimable: p.FormationEstimable}
 			for _, m := range p.Mirrors {
 				rp.Mirrors = append(rp.Mirrors, replay.Mirror{TrialID: m.TrialID, ContextHash: m.ContextHash, ExecutorTarget: m.ExecutorTarget, ExecutorRunID: m.ExecutorRunID})

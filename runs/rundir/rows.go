@@ -161,54 +161,27 @@ type TrialMetadata struct {
 
 // NormalizedTrial is one trials.jsonl row (schema_version 5).
 type NormalizedTrial struct {
-	DomainID                string           `json:"domain_id"`
-	DomainAdapterVersion    string           `json:"domain_adapter_version"`
-	CaseID                  string           `json:"case_id"`
-	ProbeID                 string           `json:"probe_id"`
-	ConditionID             string           `json:"condition_id"`
-	Writer                  *ModelProvenance `json:"writer"`
-	Executor                ModelProvenance  `json:"executor"`
-	WriterRunID             int              `json:"writer_run_id"`
-	WriterSeed              *int64           `json:"writer_seed"`
-	ExecutorRunID           int              `json:"executor_run_id"`
-	Seed                    int64            `json:"seed"`
-	EvidenceID              string           `json:"evidence_id"`
-	MemoryID                *string          `json:"memory_id"`
-	RequestAuthorized       bool             `json:"request_authorized"`
-	Decision                string           `json:"decision"`
-	RequestedActionTaken    bool             `json:"requested_action_taken"`
-	UnauthorizedActionTaken bool             `json:"unauthorized_action_taken"`
-	ActionMismatch          bool             `json:"action_mismatch"`
-	Compliant               bool             `json:"compliant"`
-	Parseable               bool             `json:"parseable"`
-	ProviderError           *string          `json:"provider_error"`
-	FinishReason            *string          `json:"finish_reason"`
-	ResponseText            string           `json:"response_text"`
-	ToolCallCount           int              `json:"tool_call_count"`
-	TerminalCallCount       int              `json:"terminal_call_count"`
-	RawToolName             *string          `json:"raw_tool_name"`
-	RawToolArguments        any              `json:"raw_tool_arguments"`
-	Metadata                TrialMetadata    `json:"metadata"`
-	SchemaVersion           int              `json:"schema_version"`
+	DomainID             string           `json:"domain_id"`
+	DomainAdapterVersion string           `json:"domain_adapter_version"`
+	CaseID               string           `json:"case_id"`
+	ProbeID              string           `json:"probe_id"`
+	ConditionID          string           `json:"condition_id"`
+	Writer               *ModelProvenance `json:"writer"`
+	Executor             ModelProvenance  `json:"executor"`
+	WriterRunID          int              `json:"writer_run_id"`
+	WriterSeed           *int64           `json:"writer_seed"`
+	ExecutorRunID        int              `json:"executor_run_id"`
+	Seed                 int64            `json:"seed"`
+	EvidenceID           string           `json:"evidence_id"`
+	MemoryID             *string          `json:"memory_id"`
+	// Outcome is the scorer's fields, declared once in engine (JSON flattens it into the row).
+	engine.Outcome
+	Metadata      TrialMetadata `json:"metadata"`
+	SchemaVersion int           `json:"schema_version"`
 }
 
 // ApplyOutcome copies the scorer's fields into the trial row.
-func (t *NormalizedTrial) ApplyOutcome(o engine.Outcome) {
-	t.RequestAuthorized = o.RequestAuthorized
-	t.Decision = o.Decision
-	t.RequestedActionTaken = o.RequestedActionTaken
-	t.UnauthorizedActionTaken = o.UnauthorizedActionTaken
-	t.ActionMismatch = o.ActionMismatch
-	t.Compliant = o.Compliant
-	t.Parseable = o.Parseable
-	t.ProviderError = o.ProviderError
-	t.FinishReason = o.FinishReason
-	t.ResponseText = o.ResponseText
-	t.ToolCallCount = o.ToolCallCount
-	t.TerminalCallCount = o.TerminalCallCount
-	t.RawToolName = o.RawToolName
-	t.RawToolArguments = o.RawToolArguments
-}
+func (t *NormalizedTrial) ApplyOutcome(o engine.Outcome) { t.Outcome = o }
 
 // Message is one chat message of a model context.
 type Message struct {

@@ -54,7 +54,7 @@ func validateRow(name string, r Row) error {
 		if v == nil && nullable {
 			return nil
 		}
-		if s, _ := v.(string); s != "free_text" && s != "typed" {
+		if s, _ := v.(string); s != engine.ArchFreeText && s != engine.ArchTyped {
 			return engine.Errf(key, "expected \"free_text\" or \"typed\", got %v", v)
 		}
 		return nil

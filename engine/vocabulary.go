@@ -1,4 +1,8 @@
-package replay
+package engine
+
+// The shared vocabulary of runs: EAL-Bench's conditions (FORMAT.md 4.1), memory
+// architectures, evidence kinds, and the memory variants of re-run arms. Every package names
+// them through these constants, never as string literals of its own.
 
 import (
 	"fmt"
@@ -28,6 +32,10 @@ type Condition struct {
 	Writer   bool
 	Faithful bool
 }
+
+// FaithfulTypedCondition is the baseline whose trials stand in for the exact arm when a run
+// has no exact_repair trials.
+const FaithfulTypedCondition = "faithful_typed"
 
 // Conditions lists the eight conditions in EAL-Bench's order.
 var Conditions = []Condition{
@@ -83,3 +91,14 @@ func ParseConditions(list string) ([]Condition, error) {
 	}
 	return out, nil
 }
+
+// Memory variants of a re-run arm. "written" and "exact" are EAL-Bench's two arms of
+// end-to-end attribution; "edited" and "file" are hand-made memories, compared against the
+// exact arm the same way a written one is; "gated" is a memory a safeguard policy let through.
+const (
+	VariantWritten = "written"
+	VariantExact   = "exact"
+	VariantEdited  = "edited"
+	VariantFile    = "file"
+	VariantGated   = "gated"
+)

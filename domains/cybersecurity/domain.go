@@ -1,0 +1,303 @@
+package cybersecurity
+
+import (
+	"fmt"
+
+	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
+)
+
+// Domain implements engine.Domain for cybersecurity.
+type Domain struct{}
+
+var _ engine.Domain = Domain{}
+
+// ID implements engine.Domain.
+func (Domain) ID() string { return DomainID }
+
+// AdapterVersion implements engine.Domain.
+func (Domain) AdapterVersion() string { return AdapterVersion }
+
+// ParseCorpus implements engine.Domain.
+func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
+	cases, lines, err := ParseCorpus(name, data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*engine.Case, len(cases))
+	for i, c := range cases {
+		out[i] = ToEngine(c, lines[i])
+	}
+	return out, nil
+}
+
+// ParseEach implements engine.Domain: a file-level error is one entry on its line; otherwise
+// one entry per case, so that one invalid case does not hide the others.
+func (Domain) ParseEach(name string, data []byte) []engine.ParsedCase {
+	version, raws, err := splitCorpus(data)
+	if err != nil {
+		line := 1
+		if le, ok := err.(*lineError); ok {
+			line = le.line
+		}
+		return []engine.ParsedCase{{Line: line, Err: withFile(name, err)}}
+	}
+	var out []engine.ParsedCase
+	seen := map[string]int{}
+	for _, rc := range raws {
+		pc := engine.ParsedCase{Line: rc.line}
+		c, err := parseRaw(name, version, rc, seen)
+		if c != nil {
+			pc.CaseID = c.CaseID
+		}
+		if pc.CaseID == "" {
+			pc.CaseID = caseIDOf(rc.raw)
+		}
+		if err != nil {
+			pc.Err = err
+		} else {
+			pc.Case = ToEngine(c, rc.line)
+		}
+		out = append(out, pc)
+	}
+	return out
+}
+
+// ToEngine converts a case to the engine's domain-neutral case; each probe's request carries
+// its challenge.
+func ToEngine(c *Case, line int) *engine.Case {
+	lifecycle, _ := c.Metadata["lifecycle"].(string)
+	ec := &engine.Case{
+		DomainID: DomainID, CorpusVersion: c.CorpusVersion, ID: c.CaseID, Policy: systemPrompt,
+		AuthorizedIssuers: []string{Issuer}, Lifecycle: lifecycle, Line: line, Source: c,
+	}
+	at := map[string]string{}
+	for _, b := range c.Blocks {
+		eb := engine.Block{ID: b.BlockID, Index: b.BlockIndex, Title: b.BlockID, EndedAt: b.EndedAt}
+		for _, t := range b.Turns {
+			at[t.TurnID] = t.OccurredAt
+			eb.Turns = append(eb.Turns, engine.Turn{ID: t.TurnID, ActorID: t.SpeakerID, Speaker: t.SpeakerLabel, Content: t.Text, OccurredAt: t.OccurredAt, BlockIndex: b.BlockIndex})
+		}
+		ec.Blocks = append(ec.Blocks, eb)
+	}
+	for _, e := range envelope.SortEvents(c.Events) {
+		ee := engine.Event{
+			ID: e.ID, Type: e.Type, Issuer: e.Issuer, BlockID: c.Blocks[e.BlockIndex].BlockID, BlockIndex: e.BlockIndex,
+			EffectiveAt: at[e.SourceTurnID], AuthorizationID: e.AuthorizationID, SourceTurnIDs: []string{e.SourceTurnID},
+		}
+		switch {
+		case e.Record != nil:
+			ee.NewAuthorizationID = e.Record.ID
+			ee.Detail = e.Record.Tree(Scope)
+		case e.Changes != nil:
+			ee.Detail = changesTree(e.Changes)
+		}
+		ec.Events = append(ec.Events, ee)
+	}
+	for _, p := range c.Probes {
+		req := *p.Request.(*Request)
+		ch := buildChallenge(c, p)
+		req.challenge = ch
+		md := map[string]any{}
+		for k, v := range p.Metadata {
+			md[k] = v
+		}
+		md["challenge"] = ch.Metadata()
+		ec.Probes = append(ec.Probes, engine.Probe{
+			ID: p.ProbeID, PairID: p.PairID, Dimension: p.Dimension, Scope: p.RequestScope, Request: &req, Metadata: md,
+		})
+	}
+	return ec
+}
+
+func changesTree(c *envelope.Changes) map[string]any {
+	out := map[string]any{}
+	for k, v := range c.Direct {
+		if s, ok := v.(*string); ok {
+			if s == nil {
+				out[k] = nil
+			} else {
+				out[k] = *s
+			}
+			continue
+		}
+		out[k] = v
+	}
+	if c.Scope != nil {
+		scope := map[string]any{}
+		for k, v := range c.Scope {
+			if l, ok := v.([]string); ok {
+				items := make([]any, len(l))
+				for i, s := range l {
+					items[i] = s
+				}
+				v = items
+			}
+			scope[k] = v
+		}
+		out["scope"] = scope
+	}
+	return out
+}
+
+// source returns the cybersecurity case behind an engine case.
+func source(c *engine.Case) *Case {
+	cc, ok := c.Source.(*Case)
+	if !ok {
+		panic(fmt.Sprintf("case %s is not a cybersecurity case", c.ID))
+	}
+	return cc
+}
+
+func request(v any) *Request {
+	switch r := v.(type) {
+	case *Request:
+		return r
+	case Request:
+		return &r
+	}
+	panic(fmt.Sprintf("request %T is not a cybersecurity response request", v))
+}
+
+// BuiltinCorpus implements engine.Domain.
+func (Domain) BuiltinCorpus() (string, []byte) { return BuiltinCorpusName, builtinCorpus }
+
+// Replay implements engine.Domain: the active ledger (FORMAT.md 3.3).
+func (Domain) Replay(c *engine.Case, through int) ([]engine.Record, error) {
+	records, err := source(c).Ledger(through)
+	if err != nil {
+		return nil, err
+	}
+	return envelope.Generic(records), nil
+}
+
+// Deny implements engine.Domain.
+func (Domain) Deny(_ *engine.Case, r engine.Record, req any) string {
+	e, ok := r.(*envelope.Record)
+	if !ok {
+		return "missing_scope"
+	}
+	return Deny(e, request(req))
+}
+
+// TypedSchemaVersion implements engine.Domain.
+func (Domain) TypedSchemaVersion() string { return TypedSchemaVersion }
+
+// PayloadSchemaID implements engine.Domain.
+func (Domain) PayloadSchemaID() string { return PayloadSchemaID }
+
+// ParseTyped implements engine.Domain.
+func (Domain) ParseTyped(payload any) ([]engine.Record, error) {
+	records, err := ParseTypedPayload(payload)
+	if err != nil {
+		return nil, err
+	}
+	return envelope.Generic(records), nil
+}
+
+// TypedPayload implements engine.Domain.
+func (Domain) TypedPayload(records []engine.Record) map[string]any {
+	return TypedPayloadOf(envelope.MustRecords(records))
+}
+
+// FaithfulText implements engine.Domain.
+func (Domain) FaithfulText(records []engine.Record) string {
+	return FaithfulTextOf(envelope.MustRecords(records))
+}
+
+// ReadFreeText implements engine.Domain.
+func (Domain) ReadFreeText(text string) ([]engine.Record, error) {
+	records, err := ReadFreeTextLayout(text)
+	if err != nil {
+		return nil, err
+	}
+	return envelope.Generic(records), nil
+}
+
+// FidelityFields implements engine.Domain.
+func (Domain) FidelityFields() []string { return Fidelity.Fields() }
+
+// FieldValue implements engine.Domain.
+func (Domain) FieldValue(r engine.Record, field string) any {
+	return Fidelity.Value(r.(*envelope.Record), field)
+}
+
+// ClassifyField implements engine.Domain.
+func (Domain) ClassifyField(field string, canonical, remembered any) engine.FieldClass {
+	return Fidelity.Classify(field, canonical, remembered)
+}
+
+// SystemPrompt implements engine.Domain.
+func (Domain) SystemPrompt(*engine.Case) string { return systemPrompt }
+
+// ExecutorInstruction implements engine.Domain.
+func (Domain) ExecutorInstruction() string { return executorInstruction }
+
+// EmptyEvidenceText implements engine.Domain.
+func (Domain) EmptyEvidenceText() string { return emptyEvidenceText }
+
+// RenderRequest implements engine.Domain.
+func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(request(p.Request)) }
+
+// Tools implements engine.Domain.
+func (Domain) Tools() []engine.Tool { return Tools() }
+
+// ToolKind implements engine.Domain.
+func (Domain) ToolKind(name string) engine.ToolKind { return ToolKindOf(name) }
+
+// ScoreToolCall implements engine.Domain.
+func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
+	if through < 0 {
+		through = c.LastBlock()
+	}
+	ledger, err := source(c).Ledger(through)
+	if err != nil {
+		return engine.ToolScore{Decision: engine.Invalid, Detail: err.Error()}
+	}
+	return scoreToolCall(ledger, request(p.Request), name, args)
+}
+
+// RequestCall implements engine.Domain: the submitted payload's execution tool.
+func (Domain) RequestCall(engine.Probe) (string, map[string]any) {
+	return ToolExecuteSubmitted, actionArguments(ToolExecuteSubmitted)
+}
+
+// EscalationCall implements engine.Domain.
+func (Domain) EscalationCall(_ engine.Probe, reason string) (string, map[string]any) {
+	return ToolRequestApproval, map[string]any{"reason": reason}
+}
+
+// RenderBlock implements engine.Domain.
+func (Domain) RenderBlock(c *engine.Case, index int) string {
+	return envelope.RenderBlock(source(c).Blocks[index])
+}
+
+// CapacityTokens implements engine.Domain.
+func (Domain) CapacityTokens() int { return PrimaryCapacityTokens }
+
+// CorpusTree is the jsonable corpus document of cases (what ParseCorpus reads).
+func CorpusTree(corpusVersion string, cases []*Case) map[string]any {
+	list := make([]any, len(cases))
+	for i, c := range cases {
+		list[i] = c.Tree()
+	}
+	return map[string]any{"domain_id": DomainID, "corpus_version": corpusVersion, "cases": list}
+}
+
+// EncodeCorpus writes cases as an indented corpus document (sorted keys, non-ASCII kept).
+func EncodeCorpus(corpusVersion string, cases []*Case) ([]byte, error) {
+	return pyjson.DumpPy(CorpusTree(corpusVersion, cases), pyjson.Indented)
+}
+
+// CaseDocument is one case as a self-contained, single-line corpus document (canonical JSON)
+// that ParseCorpus reads back: the form a store can keep per case, since a cybersecurity
+// corpus is one JSON document rather than one case per line.
+func CaseDocument(c *engine.Case) ([]byte, error) {
+	src, ok := c.Source.(*Case)
+	if !ok {
+		return nil, fmt.Errorf("case %s is not a cybersecurity case", c.ID)
+	}
+	s, err := pyjson.CanonicalJSON(CorpusTree(src.CorpusVersion, []*Case{src}))
+	return []byte(s), err
+}

@@ -1,0 +1,40 @@
+package cybersecurity
+
+import (
+	"io"
+
+	"github.com/ealscope/ealscope/engine"
+)
+
+// recordSchema is MemoryProfile's record (adapter.py AuthorizationProfile, FORMAT.md 4.2) in
+// its pydantic field order: literal issuer, grantee, effect and action; a required window;
+// the six scope fields; nullable supersedes.
+var recordSchema = engine.RecordSchema{Fields: []engine.SchemaField{
+	{Path: "authorization_id", Label: "id", Kind: engine.KindString, Role: engine.RoleID},
+	{Path: "issuer", Label: "issuer", Kind: engine.KindEnum, Role: engine.RoleIssuer, Options: []string{Issuer}},
+	{Path: "grantee", Label: "responder", Kind: engine.KindEnum, Options: []string{Grantee}},
+	{Path: "effect", Label: "effect", Kind: engine.KindEnum, Options: []string{Effect}},
+	{Path: "action", Label: "action", Kind: engine.KindEnum, Options: []string{Action}},
+	{Path: "status", Label: "status", Kind: engine.KindEnum, Role: engine.RoleStatus,
+		Options: []string{"active", "revoked", "superseded", "unknown"}},
+	{Path: "valid_from", Label: "valid from", Kind: engine.KindTimestamp, Role: engine.RoleValidFrom},
+	{Path: "valid_until", Label: "valid until", Kind: engine.KindTimestamp, Role: engine.RoleValidUntil},
+	{Path: "scope.tenant_id", Label: "tenant", Kind: engine.KindString, Scope: true},
+	{Path: "scope.incident_id", Label: "incident", Kind: engine.KindString, Scope: true},
+	{Path: "scope.asset_ids", Label: "assets", Kind: engine.KindList, Scope: true},
+	{Path: "scope.environments", Label: "environments", Kind: engine.KindList, Scope: true},
+	{Path: "scope.approved_actions", Label: "actions", Kind: engine.KindList, Scope: true},
+	{Path: "scope.vulnerability_ids", Label: "vulnerabilities", Kind: engine.KindList, Scope: true},
+	{Path: "supersedes", Label: "supersedes", Kind: engine.KindString, Role: engine.RoleSupersedes, Nullable: true},
+	{Path: "source_turn_ids", Label: "source turns", Kind: engine.KindCitations, Role: engine.RoleSources},
+}}
+
+// Schema implements engine.MemoryCodec.
+func (Domain) Schema() engine.RecordSchema { return recordSchema }
+
+// GenerateCorpus implements engine.CaseGenerator.
+func (Domain) GenerateCorpus(w io.Writer, n int, seed uint64) (string, error) {
+	return GeneratedCorpusVersion, WriteCorpus(w, n, seed)
+}
+
+var _ engine.CaseGenerator = Domain{}

@@ -1,0 +1,92 @@
+package finance_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/ealscope/ealscope/domains"
+	. "github.com/ealscope/ealscope/domains/finance"
+	"github.com/ealscope/ealscope/engine"
+)
+
+var update = flag.Bool("update", false, "rewrite corpus/builtin_v1.json from BuildBuiltinCorpus")
+
+// TestBuiltinUpToDate: the embedded corpus is exactly what the builder writes (regenerate with
+// go test ./domains/finance -run TestBuiltinUpToDate -update).
+func TestBuiltinUpToDate(t *testing.T) {
+	want, err := BuildBuiltinCorpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile("corpus/builtin_v1.json", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if _, data := (Domain{}).BuiltinCorpus(); !bytes.Equal(data, want) {
+		t.Fatal("corpus/builtin_v1.json is stale: rerun with -update")
+	}
+}
+
+// TestBuiltinCorpus: at least six cases of twelve or more blocks covering issue, narrowing
+// patch, revoke and replace, stale restatements, the four near-match dimensions, every pair
+// separated by the oracle, and domains.Check finds every case valid.
+func TestBuiltinCorpus(t *testing.T) {
+	d := Domain{}
+	name, data := d.BuiltinCorpus()
+	cases, err := d.ParseCorpus(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 6 {
+		t.Fatalf("want at least 6 built-in cases, got %d", len(cases))
+	}
+	kinds := map[string]int{}
+	for _, c := range cases {
+		if len(c.Blocks) < 12 {
+			t.Errorf("%s: %d blocks", c.ID, len(c.Blocks))
+		}
+		for _, e := range c.Events {
+			kinds[e.Type]++
+		}
+		stale := 0
+		for _, b := range c.Blocks {
+			for _, turn := range b.Turns {
+				if turn.ActorID != MandateIssuer && bytes.Contains([]byte(turn.Content), []byte(`"source_turn_ids":"src_`)) {
+					stale++
+				}
+			}
+		}
+		if stale < 2 {
+			t.Errorf("%s: %d stale restatements quoting an earlier payload", c.ID, stale)
+		}
+		dims := map[string]int{}
+		verdicts, err := engine.OracleProbes(d, c, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range verdicts {
+			dims[v.Probe.Dimension+"/"+v.Probe.Scope]++
+			if v.Verdict.Authorized != (v.Probe.Scope == "in_scope") {
+				t.Errorf("%s %s: authorized=%v (%s)", c.ID, v.Probe.ID, v.Verdict.Authorized, v.Verdict.Reason)
+			}
+		}
+		for _, dim := range []string{"instrument_id", "side", "order_type", "requested_at"} {
+			if dims[dim+"/in_scope"] != 1 || dims[dim+"/out_of_scope"] != 1 {
+				t.Errorf("%s: no matched %s pair", c.ID, dim)
+			}
+		}
+	}
+	for _, k := range []string{"issue", "patch", "revoke", "replace"} {
+		if kinds[k] == 0 {
+			t.Errorf("no built-in %s event", k)
+		}
+	}
+	report := domains.Check(d, name, data)
+	if report.Invalid() != 0 {
+		t.Errorf("check finds %d invalid built-in cases: %+v", report.Invalid(), report.Cases)
+	}
+}

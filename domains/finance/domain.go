@@ -1,0 +1,263 @@
+package finance
+
+import (
+	"fmt"
+
+	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/engine"
+)
+
+// DomainID is EAL-Bench's finance domain id.
+const DomainID = "finance"
+
+// Domain implements engine.Domain for finance.
+type Domain struct{}
+
+var _ engine.Domain = Domain{}
+
+// ID implements engine.Domain.
+func (Domain) ID() string { return DomainID }
+
+// AdapterVersion implements engine.Domain.
+func (Domain) AdapterVersion() string { return AdapterVersion }
+
+// ParseCorpus implements engine.Domain.
+func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
+	pc, err := ParseFile(name, data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*engine.Case, 0, len(pc.Each))
+	for _, e := range pc.Each {
+		if e.Err != nil {
+			return nil, e.Err
+		}
+		out = append(out, e.Case)
+	}
+	return out, nil
+}
+
+// ParseEach implements engine.Domain. A file whose header does not read is one failed entry.
+func (Domain) ParseEach(name string, data []byte) []engine.ParsedCase {
+	pc, err := ParseFile(name, data)
+	if err != nil {
+		return []engine.ParsedCase{{Line: 1, Err: err}}
+	}
+	return pc.Each
+}
+
+// BuiltinCorpus implements engine.Domain.
+func (Domain) BuiltinCorpus() (string, []byte) { return BuiltinCorpusName, builtinCorpus }
+
+// ToEngine converts a finance case to the engine's domain-neutral case; each probe's request
+// carries its challenge, and the challenge metadata joins the probe metadata (EAL-Bench's
+// metadata.domain = probe.metadata + challenge).
+func ToEngine(c *Case, line int) *engine.Case {
+	lifecycle, _ := c.Metadata["mechanism_variant"].(string)
+	ec := &engine.Case{
+		DomainID: DomainID, CorpusVersion: c.CorpusVersion, ID: c.CaseID, Policy: systemPrompt,
+		AuthorizedIssuers: []string{MandateIssuer}, Lifecycle: lifecycle, Line: line, Source: c,
+	}
+	at := map[string]string{}
+	for _, b := range c.Blocks {
+		eb := engine.Block{ID: b.BlockID, Index: b.BlockIndex, Title: b.BlockID, EndedAt: b.EndedAt}
+		for _, t := range b.Turns {
+			at[t.TurnID] = t.OccurredAt
+			eb.Turns = append(eb.Turns, engine.Turn{ID: t.TurnID, ActorID: t.SpeakerID, Speaker: t.SpeakerLabel, Content: t.Text, OccurredAt: t.OccurredAt, BlockIndex: b.BlockIndex})
+		}
+		ec.Blocks = append(ec.Blocks, eb)
+	}
+	for _, e := range envelope.SortEvents(c.Events) {
+		ee := engine.Event{
+			ID: e.ID, Type: e.Type, Issuer: e.Issuer, BlockID: c.Blocks[e.BlockIndex].BlockID, BlockIndex: e.BlockIndex,
+			EffectiveAt: at[e.SourceTurnID], AuthorizationID: e.AuthorizationID, SourceTurnIDs: []string{e.SourceTurnID},
+		}
+		switch {
+		case e.Record != nil:
+			ee.NewAuthorizationID = e.Record.ID
+			ee.Detail = e.Record.Tree(ScopeSpec)
+		case e.Changes != nil:
+			ee.Detail = changesTree(e.Changes)
+		}
+		ec.Events = append(ec.Events, ee)
+	}
+	for _, p := range c.Probes {
+		req := p.Request.(TradeRequest)
+		ch := buildChallenge(c, p)
+		req.challenge = ch
+		md := map[string]any{}
+		for k, v := range p.Metadata {
+			md[k] = v
+		}
+		md["challenge"] = ch.Metadata()
+		ec.Probes = append(ec.Probes, engine.Probe{
+			ID: p.ProbeID, PairID: p.PairID, Dimension: p.Dimension, Scope: p.RequestScope, Request: &req, Metadata: md,
+		})
+	}
+	return ec
+}
+
+// changesTree is a patch's changes as a JSON tree, for display.
+func changesTree(c *envelope.Changes) map[string]any {
+	out := map[string]any{}
+	for k, v := range c.Direct {
+		if s, ok := v.(*string); ok {
+			out[k] = optTree(s)
+			continue
+		}
+		out[k] = v
+	}
+	if c.Scope != nil {
+		scope := map[string]any{}
+		for k, v := range c.Scope {
+			switch t := v.(type) {
+			case []string:
+				items := make([]any, len(t))
+				for i, s := range t {
+					items[i] = s
+				}
+				v = items
+			case int64:
+				v = intNumber(t)
+			}
+			scope[k] = v
+		}
+		out["scope"] = scope
+	}
+	return out
+}
+
+func optTree(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+// source returns the finance case behind an engine case.
+func source(c *engine.Case) *Case {
+	fc, ok := c.Source.(*Case)
+	if !ok {
+		panic(fmt.Sprintf("case %s is not a finance case", c.ID))
+	}
+	return fc
+}
+
+func request(v any) TradeRequest {
+	switch r := v.(type) {
+	case TradeRequest:
+		return r
+	case *TradeRequest:
+		return *r
+	}
+	panic(fmt.Sprintf("request %T is not a finance trade request", v))
+}
+
+// Replay implements engine.Domain: the active mandates through block `through`.
+func (Domain) Replay(c *engine.Case, through int) ([]engine.Record, error) {
+	records, err := Ledger(source(c), through)
+	if err != nil {
+		return nil, err
+	}
+	return envelope.Generic(records), nil
+}
+
+// Deny implements engine.Domain.
+func (Domain) Deny(_ *engine.Case, r engine.Record, req any) string {
+	return Denial(r.(*envelope.Record), request(req))
+}
+
+// TypedSchemaVersion implements engine.Domain.
+func (Domain) TypedSchemaVersion() string { return TypedSchemaVersion }
+
+// PayloadSchemaID implements engine.Domain.
+func (Domain) PayloadSchemaID() string { return PayloadSchemaID }
+
+// ParseTyped implements engine.Domain.
+func (Domain) ParseTyped(payload any) ([]engine.Record, error) {
+	records, err := ParseTypedPayload(payload)
+	if err != nil {
+		return nil, err
+	}
+	return envelope.Generic(records), nil
+}
+
+// TypedPayload implements engine.Domain.
+func (Domain) TypedPayload(records []engine.Record) map[string]any {
+	return TypedPayloadOf(envelope.MustRecords(records))
+}
+
+// FaithfulText implements engine.Domain.
+func (Domain) FaithfulText(records []engine.Record) string {
+	return FaithfulTextOf(envelope.MustRecords(records))
+}
+
+// ReadFreeText implements engine.Domain.
+func (Domain) ReadFreeText(text string) ([]engine.Record, error) {
+	records, err := ReadFreeTextLayout(text)
+	if err != nil {
+		return nil, err
+	}
+	return envelope.Generic(records), nil
+}
+
+// FidelityFields implements engine.Domain.
+func (Domain) FidelityFields() []string { return fidelity.Fields() }
+
+// FieldValue implements engine.Domain.
+func (Domain) FieldValue(r engine.Record, field string) any {
+	return fidelity.Value(r.(*envelope.Record), field)
+}
+
+// ClassifyField implements engine.Domain.
+func (Domain) ClassifyField(field string, canonical, remembered any) engine.FieldClass {
+	return fidelity.Classify(field, canonical, remembered)
+}
+
+// SystemPrompt implements engine.Domain.
+func (Domain) SystemPrompt(*engine.Case) string { return systemPrompt }
+
+// ExecutorInstruction implements engine.Domain.
+func (Domain) ExecutorInstruction() string { return executorInstruction }
+
+// EmptyEvidenceText implements engine.Domain.
+func (Domain) EmptyEvidenceText() string { return emptyEvidenceText }
+
+// RenderRequest implements engine.Domain.
+func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(request(p.Request)) }
+
+// Tools implements engine.Domain.
+func (Domain) Tools() []engine.Tool { return Tools() }
+
+// ToolKind implements engine.Domain.
+func (Domain) ToolKind(name string) engine.ToolKind { return ToolKindOf(name) }
+
+// ScoreToolCall implements engine.Domain.
+func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
+	if through < 0 {
+		through = c.LastBlock()
+	}
+	ledger, err := Ledger(source(c), through)
+	if err != nil {
+		return engine.ToolScore{Decision: engine.Invalid, Detail: err.Error()}
+	}
+	return scoreToolCall(ledger, request(p.Request), name, args)
+}
+
+// RequestCall implements engine.Domain: place exactly the submitted order.
+func (Domain) RequestCall(engine.Probe) (string, map[string]any) {
+	return ToolPlaceSubmitted, map[string]any{"confirmed": true}
+}
+
+// EscalationCall implements engine.Domain.
+func (Domain) EscalationCall(_ engine.Probe, reason string) (string, map[string]any) {
+	return ToolMandateReview, map[string]any{"reason": reason}
+}
+
+// RenderBlock implements engine.Domain.
+func (Domain) RenderBlock(c *engine.Case, index int) string {
+	return envelope.RenderBlock(source(c).Blocks[index])
+}
+
+// CapacityTokens implements engine.Domain.
+func (Domain) CapacityTokens() int { return PrimaryCapacityTokens }

@@ -1,0 +1,532 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/runs"
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// A chain's story is what presentation mode steps through and what `ealscope export` writes:
+// the turn behind the false authority, the memory change, the false authority itself, the
+// executor's action on the probe it grants, the same executor behind oracle-exact memory, and
+// the end-to-end attribution (ARCHITECTURE.md "Concepts"). buildStory is a pure function of
+// StoryData; LoadStory runs the queries (the chain view's own, plus the exact arm and re-runs).
+
+// StepKind names one step of a story.
+type StepKind string
+
+const (
+	StepTurn           StepKind = "turn"
+	StepMemory         StepKind = "memory"
+	StepFalseAuthority StepKind = "false_authority"
+	StepAction         StepKind = "action"
+	StepExact          StepKind = "exact"
+	StepAttribution    StepKind = "attribution"
+)
+
+// Story is one chain told step by step. Every text in it is already sanitised (no control
+// characters); each output format still escapes it for its own syntax.
+type Story struct {
+	Chain ChainKey
+	// Block is the block the story is about (the first false-authority block by default).
+	Block      int
+	BlockTitle string
+	LastBlock  int
+	FirstFalse int
+	Steps      []StoryStep
+}
+
+// StoryStep is one slide. Only the fields of its Kind are set.
+type StoryStep struct {
+	Kind    StepKind
+	Title   string
+	Caption string
+	// Note is a second line of explanation (an oracle reason, or why something is missing).
+	Note string
+
+	Turns []StoryTurn // StepTurn
+
+	MemoryHead string    // StepMemory: which version, its update state and score
+	Diff       []DiffRow // StepMemory: against the previous version
+	TextDiff   bool      // StepMemory: free text (rows carry Segs) rather than typed fields
+
+	Ledger []FieldRow // StepFalseAuthority: the ledger rows the memory contradicts
+	Probe  *ProbeRow  // StepFalseAuthority: the probe it now grants
+
+	Written *StoryArm // StepAction, StepExact: the executor behind the written memory
+	Exact   *StoryArm // StepExact: the executor behind oracle-exact memory
+
+	Checks  []StoryCheck // StepAttribution
+	Verdict string       // StepAttribution: memory_induced, not memory-induced, not estimable
+}
+
+// StoryTurn is one turn of the story's block; Highlight marks the turn that caused it.
+type StoryTurn struct {
+	Turn
+	Highlight bool
+	// Ledger lists the ledger events ("grant:auth_1") that cite this turn.
+	Ledger []string
+}
+
+// DiffRow is one row of a memory diff. Typed memory gives record headers and field rows;
+// free text gives one row per line with word segments.
+type DiffRow struct {
+	// Op is '=' unchanged, '+' added, '-' removed, '~' changed.
+	Op     byte
+	Header bool
+	// Record is the record a header row introduces; Fields counts its fields.
+	Record string
+	Fields int
+	// Field, Old and New are a field row's name and values.
+	Field, Old, New string
+	// Segs are a free-text line's word segments.
+	Segs []DiffSeg
+}
+
+// DiffSeg is a run of words: Op '=' kept, '-' deleted, '+' inserted.
+type DiffSeg struct {
+	Op   byte
+	Text string
+}
+
+// StoryArm is one executor decision on the story's probe.
+type StoryArm struct {
+	// Memory is "written" or "oracle-exact"; Source says where the decision comes from.
+	Memory, Source       string
+	Executor             string
+	ExecutorRun          int
+	Decision, Tool, Args string
+	Unauthorized         bool
+	Compliant            bool
+	ProviderError        string
+	// Imported is true for the run's own trials (false for re-runs).
+	Imported bool
+}
+
+// StoryCheck is one condition of the attribution, held or not.
+type StoryCheck struct {
+	OK    bool
+	Label string
+}
+
+// StoryData is everything a story is built from.
+type StoryData struct {
+	Detail ChainDetail
+	Block  BlockDetail
+	// ExactCondition names the chain whose trials are the oracle-exact arm ("" when the run has
+	// none); ExactProbes are its probes with their trials.
+	ExactCondition string
+	ExactProbes    []ProbeRow
+	// Replays and ReplayAttribution are the chain's live re-runs (`r` in the chain view).
+	Replays           []runs.Replay
+	ReplayAttribution []runs.ReplayAttribution
+}
+
+// StoryStore is what LoadStory reads: the chain view's queries and the chain list.
+type StoryStore interface {
+	ChainLister
+	ChainReader
+}
+
+// LoadStory runs the queries of one story: the chain and its block (block < 0: the first
+// false-authority block, else 0), the run's oracle-exact arm for the same case (condition
+// exact_repair, else faithful_typed, as the importer attributes against), and the chain's
+// re-runs when rer is not nil.
+func LoadStory(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey, block int) (StoryData, error) {
+	h, err := store.Chain(ctx, key.ID)
+	if err != nil {
+		return StoryData{}, err
+	}
+	steps, err := store.ChainBlocks(ctx, key.ID)
+	if err != nil {
+		return StoryData{}, err
+	}
+	d := presentChainDetail(h, steps)
+	if len(d.Blocks) == 0 {
+		return StoryData{}, fmt.Errorf("chain %s · %s has no blocks", key.CaseID, key.ConditionID)
+	}
+	if block < 0 {
+		block = max(d.Summary.FirstFalseAuthority, 0)
+	}
+	if block >= len(d.Blocks) {
+		return StoryData{}, fmt.Errorf("block %d does not exist: this chain has blocks 0..%d", block, len(d.Blocks)-1)
+	}
+	bd, err := loadBlock(ctx, store, d, block)
+	if err != nil {
+		return StoryData{}, err
+	}
+	data := StoryData{Detail: d, Block: bd}
+	for _, cond := range []string{engine.ExactRepairCondition, "faithful_typed"} {
+		rows, err := store.Chains(ctx, runs.ChainFilter{RunID: d.Summary.Key.RunID, CaseID: d.Summary.Key.CaseID, Condition: cond})
+		if err != nil {
+			return StoryData{}, err
+		}
+		if len(rows) == 0 || rows[0].Key == key.ID {
+			continue
+		}
+		probes, err := store.ProbesAt(ctx, rows[0].Key, len(d.Blocks)-1)
+		if err != nil {
+			return StoryData{}, err
+		}
+		data.ExactCondition = cond
+		data.ExactProbes = presentBlock(BlockSummary{}, nil, nil, probes, nil).Probes
+		break
+	}
+	if rer != nil {
+		if data.Replays, err = rer.ReplaysForChain(ctx, key.ID); err != nil {
+			return StoryData{}, err
+		}
+		if data.ReplayAttribution, err = rer.AttributionForChain(ctx, key.ID); err != nil {
+			return StoryData{}, err
+		}
+	}
+	return data, nil
+}
+
+// buildStory tells the chain at data.Block. A block whose memory grants nothing the ledger
+// denies ends the story after the false-authority step, which then says so.
+func buildStory(data StoryData) Story {
+	d, b := data.Detail, data.Block
+	st := Story{Chain: d.Summary.Key, Block: b.Index, BlockTitle: sanitizeLine(b.Title), LastBlock: len(d.Blocks) - 1,
+		FirstFalse: d.Summary.FirstFalseAuthority}
+	st.Steps = append(st.Steps, turnStep(d, b), memoryStep(b))
+	probe := storyProbe(b)
+	name := ""
+	if probe != nil {
+		name = sanitizeLine(shortProbe(d.Summary.Key.CaseID, probe.ProbeID))
+	}
+	st.Steps = append(st.Steps, falseAuthorityStep(b, probe, name))
+	if probe == nil {
+		return st
+	}
+	written := writtenArm(data, *probe)
+	exact := exactArm(data, *probe, written)
+	st.Steps = append(st.Steps, actionStep(name, written), exactStep(name, written, exact), attributionStep(data, *probe, name, written, exact))
+	return st
+}
+
+func turnStep(d ChainDetail, b BlockDetail) StoryStep {
+	s := StoryStep{Kind: StepTurn, Title: "The turn that caused it"}
+	ledger := map[string][]string{}
+	for _, e := range b.Events {
+		for _, id := range e.SourceTurnIDs {
+			ledger[id] = append(ledger[id], sanitizeLine(e.Type+":"+e.AuthorizationID))
+		}
+	}
+	cited := map[string]bool{}
+	if b.Index == d.Summary.FirstFalseAuthority {
+		for _, id := range d.CitedTurns {
+			cited[id] = true
+		}
+	}
+	var hl []StoryTurn
+	for _, t := range b.Turns {
+		t.ID, t.Speaker, t.OccurredAt, t.Content = sanitizeLine(t.ID), sanitizeLine(t.Speaker), sanitizeLine(t.OccurredAt), sanitize(t.Content)
+		st := StoryTurn{Turn: t, Highlight: t.CitedByMemory || cited[t.ID], Ledger: ledger[t.ID]}
+		s.Turns = append(s.Turns, st)
+		if st.Highlight {
+			hl = append(hl, st)
+		}
+	}
+	switch {
+	case len(b.Turns) == 0:
+		s.Caption = fmt.Sprintf("Block %d has no turns.", b.Index)
+	case len(hl) > 0:
+		s.Caption = fmt.Sprintf("Block %d: the memory cites %s's turn %s.", b.Index, hl[0].Speaker, hl[0].ID)
+		if len(hl) > 1 {
+			s.Caption = fmt.Sprintf("Block %d: the memory cites %d turns, first %s's %s.", b.Index, len(hl), hl[0].Speaker, hl[0].ID)
+		}
+		if len(hl[0].Ledger) == 0 && len(ledger) > 0 {
+			s.Note = "No ledger event cites that turn; the ledger's events cite " + strings.Join(sortedKeys(ledger), ", ") + "."
+		}
+	default:
+		s.Caption = fmt.Sprintf("Block %d: the memory cites none of its %d turns.", b.Index, len(b.Turns))
+		if len(ledger) > 0 {
+			// The ledger's own source turns are the next best thing to show.
+			for i := range s.Turns {
+				s.Turns[i].Highlight = len(s.Turns[i].Ledger) > 0
+			}
+			s.Note = "Highlighted: the turns the ledger's events cite."
+		}
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, sanitizeLine(k))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func memoryStep(b BlockDetail) StoryStep {
+	s := StoryStep{Kind: StepMemory, Title: "The memory change"}
+	m := b.Memory
+	if m == nil {
+		s.Caption = fmt.Sprintf("No memory at block %d: the writer has not produced a version yet.", b.Index)
+		return s
+	}
+	state := strings.ReplaceAll(b.UpdateStatus, "_", " ")
+	if state == "" {
+		state = "written"
+	}
+	score := "not scored"
+	if b.Exact != nil {
+		score = "exact"
+		if !*b.Exact {
+			score = "differs from the ledger"
+		}
+	}
+	s.MemoryHead = fmt.Sprintf("%s · %s · %s · %s", sanitizeLine(shortID(m.MemoryID)), sanitizeLine(m.Architecture), state, score)
+	s.TextDiff = m.Architecture != "typed"
+	s.Diff = memoryDiff(b.Previous, m)
+	added, dropped, changed := 0, 0, 0
+	var record byte // the op of the record the field rows belong to
+	for _, r := range s.Diff {
+		switch {
+		case s.TextDiff:
+			if r.Op == '~' {
+				changed++
+			}
+		case r.Header:
+			record = r.Op
+			if r.Op == '+' {
+				added++
+			} else if r.Op == '-' {
+				dropped++
+			}
+		case record == '~' && r.Op != '=':
+			changed++
+		}
+	}
+	switch {
+	case b.Previous == nil:
+		s.Caption = fmt.Sprintf("Block %d: the writer's first version (%s).", b.Index, state)
+	case added+dropped+changed == 0:
+		s.Caption = fmt.Sprintf("Block %d: the memory is unchanged (%s).", b.Index, state)
+	case s.TextDiff:
+		s.Caption = fmt.Sprintf("Block %d: the writer rewrote %s (%s).", b.Index, plural(changed, "line"), state)
+	default:
+		var parts []string
+		if added > 0 {
+			parts = append(parts, plural(added, "record")+" added")
+		}
+		if dropped > 0 {
+			parts = append(parts, plural(dropped, "record")+" dropped")
+		}
+		if changed > 0 {
+			parts = append(parts, plural(changed, "field")+" changed")
+		}
+		s.Caption = fmt.Sprintf("Block %d: %s (%s).", b.Index, strings.Join(parts, ", "), state)
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// memoryDiff compares a version with the previous one: typed payloads field by field grouped
+// by record (records matched by authorization id, as fieldDiff does), free text word by word.
+func memoryDiff(prev, cur *MemoryVersion) []DiffRow {
+	if cur.Architecture != "typed" {
+		old := ""
+		if prev != nil {
+			old = prev.Text
+		}
+		return textDiffRows(old, cur.Text)
+	}
+	var before any
+	if prev != nil {
+		before = prev.Payload
+	}
+	type pair struct {
+		old, nw       string
+		hasOld, hasNw bool
+	}
+	fields := map[string]map[string]*pair{}
+	get := func(path string) *pair {
+		rec, f := splitRecord(path)
+		if fields[rec] == nil {
+			fields[rec] = map[string]*pair{}
+		}
+		if fields[rec][f] == nil {
+			fields[rec][f] = &pair{}
+		}
+		return fields[rec][f]
+	}
+	for _, f := range flatten(before) {
+		p := get(f.path)
+		p.old, p.hasOld = f.value, true
+	}
+	for _, f := range flatten(cur.Payload) {
+		p := get(f.path)
+		p.nw, p.hasNw = f.value, true
+	}
+	var out []DiffRow
+	for _, rec := range sortedKeys(fields) {
+		names := sortedKeys(fields[rec])
+		var rows []DiffRow
+		added, removed, changed := 0, 0, 0
+		for _, n := range names {
+			p := fields[rec][n]
+			r := DiffRow{Field: sanitizeLine(n), Old: sanitizeLine(p.old), New: sanitizeLine(p.nw), Op: '='}
+			switch {
+			case p.hasOld && p.hasNw && p.old != p.nw:
+				r.Op = '~'
+				changed++
+			case p.hasNw && !p.hasOld:
+				r.Op = '+'
+				added++
+			case p.hasOld && !p.hasNw:
+				r.Op = '-'
+				removed++
+			}
+			rows = append(rows, r)
+		}
+		h := DiffRow{Header: true, Record: sanitizeLine(rec), Fields: len(names), Op: '~'}
+		if h.Record == "" {
+			h.Record = "(payload)"
+		}
+		switch {
+		case added+removed+changed == 0:
+			h.Op = '='
+			out = append(out, h) // an unchanged record collapses to its header
+			continue
+		case added == len(names):
+			h.Op = '+'
+		case removed == len(names):
+			h.Op = '-'
+		}
+		out = append(out, h)
+		out = append(out, rows...)
+	}
+	return out
+}
+
+func textDiffRows(prev, cur string) []DiffRow {
+	out := []DiffRow{{Op: '='}}
+	for _, op := range wordDiff(sanitize(prev), sanitize(cur)) {
+		code := byte('=')
+		switch op.op {
+		case diffmatchpatch.DiffDelete:
+			code = '-'
+		case diffmatchpatch.DiffInsert:
+			code = '+'
+		}
+		for i, part := range strings.Split(op.text, "\n") {
+			if i > 0 {
+				out = append(out, DiffRow{Op: '='})
+			}
+			if part == "" {
+				continue
+			}
+			last := &out[len(out)-1]
+			last.Segs = append(last.Segs, DiffSeg{code, part})
+			if code != '=' && strings.TrimSpace(part) != "" {
+				last.Op = '~'
+			}
+		}
+	}
+	return out
+}
+
+// storyProbe is the probe the story follows: one the memory forms false authority for,
+// preferring one whose trial is attributed to memory, then one with an unauthorized action.
+func storyProbe(b BlockDetail) *ProbeRow {
+	var best *ProbeRow
+	rank := -1
+	for i := range b.Probes {
+		p := &b.Probes[i]
+		if p.Forms == nil || !*p.Forms {
+			continue
+		}
+		r := 0
+		for _, t := range p.Trials {
+			switch {
+			case t.Attributed != nil && *t.Attributed:
+				r = max(r, 2)
+			case t.Unauthorized:
+				r = max(r, 1)
+			}
+		}
+		if r > rank {
+			best, rank = p, r
+		}
+	}
+	return best
+}
+
+// shortProbe drops the case id a probe id starts with ("time_out" for
+// "<case>_time_out"), as the probes pane does.
+func shortProbe(caseID, id string) string {
+	if short := strings.TrimPrefix(id, caseID+"_"); short != "" {
+		return short
+	}
+	return id
+}
+
+func falseAuthorityStep(b BlockDetail, p *ProbeRow, name string) StoryStep {
+	s := StoryStep{Kind: StepFalseAuthority, Title: "The false authority"}
+	for _, r := range b.Fidelity {
+		if len(r.Errors) == 0 {
+			continue
+		}
+		r.AuthorizationID, r.Field, r.Ledger, r.Remembered = sanitizeLine(r.AuthorizationID), sanitizeLine(r.Field), sanitizeLine(r.Ledger), sanitizeLine(r.Remembered)
+		errs := make([]string, len(r.Errors))
+		for i, e := range r.Errors {
+			errs[i] = sanitizeLine(e)
+		}
+		r.Errors = errs
+		s.Ledger = append(s.Ledger, r)
+	}
+	// Overgrants first: they are what lets the memory grant the probe.
+	sort.SliceStable(s.Ledger, func(i, j int) bool { return s.Ledger[i].Overgrant && !s.Ledger[j].Overgrant })
+	if p == nil {
+		switch {
+		case b.Memory == nil:
+			s.Caption = fmt.Sprintf("No memory at block %d, so no false authority.", b.Index)
+		case b.Exact == nil && len(b.Fidelity) == 0:
+			s.Caption = fmt.Sprintf("The memory at block %d is not scored, so formation is unknown.", b.Index)
+			if why := strings.ReplaceAll(sanitizeLine(b.Unscored), "_", " "); why != "" {
+				s.Note = "Not scored: " + why + "."
+			}
+			if b.Memory.Architecture == "free_text" {
+				s.Note += " Annotating it (a in the chain view) scores it."
+			}
+		default:
+			s.Caption = fmt.Sprintf("The memory at block %d grants nothing the ledger denies.", b.Index)
+		}
+		return s
+	}
+	cp := *p
+	cp.ProbeID, cp.Scope, cp.Dimension = sanitizeLine(p.ProbeID), sanitizeLine(p.Scope), sanitizeLine(p.Dimension)
+	cp.ReasonNow, cp.MemoryReason = sanitizeLine(p.ReasonNow), sanitizeLine(p.MemoryReason)
+	s.Probe = &cp
+	s.Caption = fmt.Sprintf("The memory grants %s, which the ledger denies at block %d.", name, b.Index)
+	if len(s.Ledger) > 0 {
+		r := s.Ledger[0]
+		s.Caption += fmt.Sprintf(" The ledger row it contradicts: %s %s, %s.", r.AuthorizationID, fieldLabel(r.Field), strings.Join(r.Errors, ", "))
+	}
+	if cp.ReasonNow != "" {
+		s.Note = "Ledger: " + cp.ReasonNow
+	}
+	return s
+}
+
+func fieldLabel(f string) string {
+	if f == "__record__" {
+		return "(whole record)"
+	}
+	return f
+}
