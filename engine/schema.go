@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // FieldKind says what one field of a typed authorization record holds, so that code outside a
 // domain (the writer prompt, the annotation form, the scripted writer's faults, the memory
@@ -76,6 +79,31 @@ type SchemaField struct {
 	// NullText is set when the typed payload writes "no value" as this text rather than null
 	// (finance's flat schema writes supersedes "none").
 	NullText string
+	// Scale is set for a limit stored in minor units: Scale of them make one major unit
+	// (finance's prices in micros: 1,000,000). ScaleUnit names the minor unit ("micros").
+	Scale     int64
+	ScaleUnit string
+}
+
+// Readable renders a stored value for people: a scaled limit as its major-unit decimal with
+// the stored figure beside it ("125.5 (125500000 micros)"); anything else as given ("" for
+// not a scaled integer).
+func (f SchemaField) Readable(n int64) string {
+	if f.Scale <= 1 {
+		return ""
+	}
+	whole, frac := n/f.Scale, n%f.Scale
+	if frac < 0 {
+		frac = -frac
+	}
+	text := strconv.FormatInt(whole, 10)
+	if frac != 0 {
+		digits := len(strconv.FormatInt(f.Scale, 10)) - 1
+		fs := strconv.FormatInt(frac, 10)
+		fs = strings.Repeat("0", digits-len(fs)) + fs
+		text += "." + strings.TrimRight(fs, "0")
+	}
+	return text + " (" + strconv.FormatInt(n, 10) + " " + f.ScaleUnit + ")"
 }
 
 // Name is the field's last path element ("max_amount").
@@ -197,4 +225,70 @@ func SetPath(rec map[string]any, path string, v any) {
 		m = next
 	}
 	m[parts[len(parts)-1]] = v
+}
+
+// ReadablePayload is a typed payload tree with every scaled limit of its records written for
+// people (SchemaField.Readable); the tree given is not changed. For display only.
+func (s RecordSchema) ReadablePayload(payload any) any {
+	m, ok := payload.(map[string]any)
+	if !ok {
+		return payload
+	}
+	var scaled []SchemaField
+	for _, f := range s.Fields {
+		if f.Scale > 1 {
+			scaled = append(scaled, f)
+		}
+	}
+	auths, ok := m["authorizations"].([]any)
+	if !ok || len(scaled) == 0 {
+		return payload
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	recs := make([]any, len(auths))
+	for i, a := range auths {
+		rec, ok := a.(map[string]any)
+		if !ok {
+			recs[i] = a
+			continue
+		}
+		cp := copyMaps(rec).(map[string]any)
+		for _, f := range scaled {
+			if n, ok := intLeaf(GetPath(cp, f.Path)); ok {
+				SetPath(cp, f.Path, f.Readable(n))
+			}
+		}
+		recs[i] = cp
+	}
+	out["authorizations"] = recs
+	return out
+}
+
+func intLeaf(v any) (int64, bool) {
+	switch t := v.(type) {
+	case interface{ Int64() (int64, error) }:
+		n, err := t.Int64()
+		return n, err == nil
+	case int64:
+		return t, true
+	case int:
+		return int64(t), true
+	}
+	return 0, false
+}
+
+// copyMaps copies the objects of a tree (lists and leaves are shared: they are not written).
+func copyMaps(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := make(map[string]any, len(m))
+	for k, x := range m {
+		out[k] = copyMaps(x)
+	}
+	return out
 }

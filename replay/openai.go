@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -127,6 +128,8 @@ func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord 
 			header = res.header
 		}
 		lastErr = msg
+		// The JSON log handler escapes the provider's message; the key is never in it.
+		slog.Warn("model call failed", "model", c.model.Name, "attempt", attempt, "of", c.retry.MaxAttempts, "retryable", retryable, "error", msg)
 		if !retryable || attempt == c.retry.MaxAttempts {
 			break
 		}

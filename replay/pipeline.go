@@ -268,6 +268,9 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 					rs.faults[f.Family]++
 					rs.summary.faults[f.Family]++
 				}
+				for _, a := range r.out.attempts {
+					rs.summary.attempt(a.Status)
+				}
 				if specs[i].cond.Writer {
 					c := opts.Cases[specs[i].caseIndex]
 					rs.summary.chains = append(rs.summary.chains, chainFormation(d, c, specs[i].cond.ID, specs[i].runID, r.out.versions))

@@ -30,12 +30,16 @@ type Summary struct {
 	Metrics    engine.Metrics            `json:"metrics"`
 	Conditions map[string]engine.Metrics `json:"conditions"`
 	// WriterChains, ChainsFormed and FirstBlocks describe false-authority formation.
-	WriterChains    int              `json:"writer_chains"`
-	ChainsEstimable int              `json:"chains_estimable"`
-	ChainsFormed    int              `json:"chains_forming_false_authority"`
-	FirstBlocks     map[string]int   `json:"first_false_authority_blocks"`
-	Faults          map[string]int   `json:"faults"`
-	Chains          []ChainFormation `json:"-"`
+	WriterChains    int            `json:"writer_chains"`
+	ChainsEstimable int            `json:"chains_estimable"`
+	ChainsFormed    int            `json:"chains_forming_false_authority"`
+	FirstBlocks     map[string]int `json:"first_false_authority_blocks"`
+	Faults          map[string]int `json:"faults"`
+	// WriterAttempts counts writer calls (memory attempts) and WriterErrors those that
+	// failed (status writer_error): a writer failing on every call wrote no memory.
+	WriterAttempts int              `json:"writer_attempts"`
+	WriterErrors   int              `json:"writer_errors"`
+	Chains         []ChainFormation `json:"-"`
 }
 
 // summaryBuilder accumulates a summary while a run writes its rows, so a large run is never
@@ -45,6 +49,21 @@ type summaryBuilder struct {
 	byCond map[string][]engine.Outcome
 	chains []ChainFormation
 	faults map[string]int
+
+	writerAttempts, writerErrors int
+}
+
+// attempt counts one writer call by its attempt status.
+func (b *summaryBuilder) attempt(status string) {
+	b.writerAttempts++
+	if status == StatusWriterError {
+		b.writerErrors++
+	}
+}
+
+// WriterFailedEverywhere reports a run whose writer failed on every call it made.
+func (s *Summary) WriterFailedEverywhere() bool {
+	return s.WriterAttempts > 0 && s.WriterErrors == s.WriterAttempts
 }
 
 func newSummaryBuilder() *summaryBuilder {
@@ -61,7 +80,8 @@ func (b *summaryBuilder) trial(cond string, o engine.Outcome) {
 
 func (b *summaryBuilder) summary(dir, status string, cases int) *Summary {
 	s := &Summary{Dir: dir, Status: status, Cases: cases, Trials: len(b.all), Metrics: engine.Aggregate(b.all),
-		Conditions: map[string]engine.Metrics{}, FirstBlocks: map[string]int{}, Faults: b.faults, Chains: b.chains}
+		Conditions: map[string]engine.Metrics{}, FirstBlocks: map[string]int{}, Faults: b.faults, Chains: b.chains,
+		WriterAttempts: b.writerAttempts, WriterErrors: b.writerErrors}
 	for cond, outs := range b.byCond {
 		s.Conditions[cond] = engine.Aggregate(outs)
 	}
@@ -132,6 +152,9 @@ func (b *summaryBuilder) addRun(d engine.Domain, cases []*engine.Case, run *rund
 	}
 	for _, r := range run.Files[rundir.Faults] {
 		b.faults[r.Str("family")]++
+	}
+	for _, r := range run.Files[rundir.MemoryAttempts] {
+		b.attempt(r.Str("status"))
 	}
 	b.chains = append(b.chains, ChainFormations(d, cases, run)...)
 }

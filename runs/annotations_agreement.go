@@ -268,7 +268,10 @@ func ComputeAgreement(memories []LabelledMemory) AgreementReport {
 // usableForAgreement: a label counts when its annotator is done with it (submitted or
 // accepted), it holds a state, and it read the memory's current text.
 func usableForAgreement(a Annotation) bool {
-	return (a.Status == AnnotationSubmitted || a.Status == AnnotationAccepted) && a.State != nil && !a.Stale
+	// An adjudication settles the annotators' disagreement; it is not one more annotator
+	// (counting it would inflate agreement with whichever label it took).
+	return (a.Status == AnnotationSubmitted || a.Status == AnnotationAccepted) && a.State != nil && !a.Stale &&
+		a.Origin != OriginAdjudication
 }
 
 // Agreement computes the agreement report over the workspace (runID "" ) or one run's

@@ -27,6 +27,10 @@ type ImportOptions struct {
 	AllowIncomplete bool
 	// Progress, when set, is called after each path with the paths done and the total.
 	Progress func(done, total int)
+	// RowProgress, when set, is called while a run directory is written with the rows
+	// stored so far and the rows its manifest lists (derived rows come on top, so written
+	// can pass listed near the end): a large run shows movement, not a frozen "2/3".
+	RowProgress func(path string, written, listed int)
 }
 
 // Kinds of import paths.
@@ -321,7 +325,14 @@ func (s *Store) importRunDir(ctx context.Context, path string, opts ImportOption
 		info.verificationOK = "verified_incomplete"
 	}
 	res.RunID = runIDOf(run.ManifestSHA256)
+	listed := 0
+	for _, n := range info.counts {
+		listed += n
+	}
 	rows, err := s.inTx(ctx, func(w *txWriter) error {
+		if opts.RowProgress != nil {
+			w.progress = func(n int) { opts.RowProgress(path, n, listed) }
+		}
 		out, err := s.writeRun(w, info, run)
 		if err != nil {
 			return err

@@ -161,7 +161,9 @@ type SearchHit struct {
 func ftsQuery(q string) string {
 	var terms []string
 	for _, f := range strings.Fields(q) {
-		terms = append(terms, `"`+strings.ReplaceAll(f, `"`, `""`)+`"`)
+		// Each word is a quoted FTS5 prefix query: "reconcil" finds "reconciliation", and
+		// quoting keeps the user's punctuation from being read as FTS syntax.
+		terms = append(terms, `"`+strings.ReplaceAll(f, `"`, `""`)+`"*`)
 	}
 	return strings.Join(terms, " ")
 }

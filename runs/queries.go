@@ -34,19 +34,32 @@ type RunSummary struct {
 	Chains               int `json:"chains"`
 	ChainsForming        int `json:"chains_forming"`
 	Trials               int `json:"trials"`
+	// WriterAttempts and WriterErrors count the run's writer calls and those that failed
+	// (attempt status writer_error, FORMAT.md §4.4): a writer that failed on every call
+	// wrote no memory, whatever the formation counts say.
+	WriterAttempts int `json:"writer_attempts"`
+	WriterErrors   int `json:"writer_errors"`
+}
+
+// WriterFailedEverywhere reports a run whose writer failed on every call it made.
+func (r RunSummary) WriterFailedEverywhere() bool {
+	return r.WriterAttempts > 0 && r.WriterErrors == r.WriterAttempts
 }
 
 const runColumns = `r.run_id, r.kind, r.domain_id, r.study, r.status, r.verification, r.incomplete, r.imported_from, r.imported_at, r.started_at, r.corpus_version, r.manifest_sha256, r.counts_json, r.missing_corpora_json, r.unknown_files_json, r.rescore_disagreements,
 	(SELECT COUNT(*) FROM chains c WHERE c.run_pk = r.run_pk),
 	(SELECT COUNT(*) FROM chains c WHERE c.run_pk = r.run_pk AND c.first_false_authority_block IS NOT NULL),
-	(SELECT COUNT(*) FROM trials t WHERE t.run_pk = r.run_pk)`
+	(SELECT COUNT(*) FROM trials t WHERE t.run_pk = r.run_pk),
+	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk),
+	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk AND a.status = 'writer_error')`
 
 func scanRun(sc interface{ Scan(...any) error }) (RunSummary, error) {
 	var r RunSummary
 	var incomplete int
 	var counts, missing, unknown string
 	if err := sc.Scan(&r.RunID, &r.Kind, &r.DomainID, &r.Study, &r.Status, &r.Verification, &incomplete, &r.ImportedFrom, &r.ImportedAt, &r.StartedAt,
-		&r.CorpusVersion, &r.ManifestSHA256, &counts, &missing, &unknown, &r.RescoreDisagreements, &r.Chains, &r.ChainsForming, &r.Trials); err != nil {
+		&r.CorpusVersion, &r.ManifestSHA256, &counts, &missing, &unknown, &r.RescoreDisagreements, &r.Chains, &r.ChainsForming, &r.Trials,
+		&r.WriterAttempts, &r.WriterErrors); err != nil {
 		return r, err
 	}
 	r.Incomplete = incomplete != 0

@@ -14,7 +14,14 @@ type txWriter struct {
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
 	rows  map[string]int
+	// progress, when set, hears the rows written so far every rowProgressEvery rows.
+	progress func(rows int)
+	written  int
 }
+
+// rowProgressEvery is how often an import reports the rows it has written (a variable so a
+// test can watch a small run report).
+var rowProgressEvery = 20000
 
 func newTxWriter(ctx context.Context, tx *sql.Tx) *txWriter {
 	return &txWriter{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}, rows: map[string]int{}}
@@ -44,6 +51,10 @@ func (w *txWriter) exec(table, query string, args ...any) (sql.Result, error) {
 	}
 	if table != "" {
 		w.rows[table]++
+		w.written++
+		if w.progress != nil && w.written%rowProgressEvery == 0 {
+			w.progress(w.written)
+		}
 	}
 	return res, nil
 }

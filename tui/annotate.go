@@ -359,6 +359,11 @@ func (s annotateScreen) handleKey(msg tea.KeyPressMsg) (annotateScreen, tea.Cmd)
 	switch {
 	case key.Matches(msg, k.Save):
 		return s, s.saveCmd(runs.AnnotationSubmitted, true)
+	case key.Matches(msg, k.Accept):
+		if s.adjudicating() {
+			return s, s.saveCmd(runs.AnnotationSubmitted, true) // adjudication accepts on save
+		}
+		return s, s.saveCmd(runs.AnnotationAccepted, true)
 	case key.Matches(msg, k.NextField):
 		s.move(1)
 	case key.Matches(msg, k.PrevField):
@@ -423,7 +428,15 @@ func (s annotateScreen) handleKey(msg tea.KeyPressMsg) (annotateScreen, tea.Cmd)
 		}
 		f := s.currentField()
 		if f.kind == kindEnum {
-			return s, s.pick(s.enumIndex() + 1)
+			// enter confirms the value the number keys picked and moves on; it never changes
+			// the value (1-9 do).
+			v := s.form.records[s.rec][f.key]
+			if v == "" {
+				v = "∅"
+			}
+			s.notice = sanitizeLine(f.label + " = " + v + " (confirmed)")
+			s.move(1)
+			return s, nil
 		}
 		s.edit.start(f.label+": ", s.form.records[s.rec][f.key])
 	default:
@@ -445,14 +458,12 @@ func (s annotateScreen) enumIndex() int {
 	return -1
 }
 
-// pick sets the current enumerated field to option i (wrapping, so enter cycles).
+// pick sets the current enumerated field to option i (a number key past the options does
+// nothing).
 func (s *annotateScreen) pick(i int) tea.Cmd {
 	f := s.currentField()
-	if i >= len(f.options) {
-		if i > len(f.options) { // a number key past the options does nothing
-			return nil
-		}
-		i = 0
+	if i < 0 || i >= len(f.options) {
+		return nil
 	}
 	if s.form.records[s.rec][f.key] == f.options[i] {
 		return nil
@@ -470,7 +481,7 @@ func (s annotateScreen) ShortHelp() []key.Binding {
 func (s annotateScreen) FullHelp() [][]key.Binding {
 	k, g := s.c.keys.Annotate, s.c.keys.Global
 	return [][]key.Binding{
-		{k.NextField, k.PrevField, k.Edit, k.Save, k.Undo},
+		{k.NextField, k.PrevField, k.Edit, k.Save, k.Accept, k.Undo},
 		{k.AddRecord, k.RemoveRecord, k.Prefill, k.Blind, k.NextCandidate, k.TakeCandidate},
 		{k.NextMemory, k.PrevMemory, k.ScrollText, k.Guidelines, g.Help, g.Back, g.Quit, g.ForceQuit},
 	}
@@ -616,6 +627,9 @@ func (s annotateScreen) formLines(w, h int) []string {
 	} else {
 		foot = append(foot, "your label: none yet")
 	}
+	if hint := s.countsHint(); hint != "" {
+		foot = append(foot, st.App.Subtle.Render(hint))
+	}
 	if !s.blind {
 		if s.task.Prefill == nil && s.task.PrefillError != "" {
 			foot = append(foot, st.App.Subtle.Render("no automatic reading: "+sanitizeLine(s.task.PrefillError)))
@@ -649,4 +663,18 @@ func (s annotateScreen) formLines(w, h int) []string {
 		out = append(out, ansi.Truncate(f, w, "…"))
 	}
 	return out
+}
+
+// countsHint says what makes a label count while the memory is still unscored: a memory is
+// scored from its one accepted annotation, which the annotator gives with the accept key or
+// an adjudicator settles on the disagreements queue.
+func (s annotateScreen) countsHint() string {
+	if s.task == nil || s.task.Item.Resolution == "" {
+		return ""
+	}
+	k := s.c.keys.Annotate
+	if s.adjudicating() {
+		return "a label counts once accepted: " + k.Save.Help().Key + " makes this form the accepted annotation"
+	}
+	return "a label counts once accepted: " + k.Accept.Help().Key + " saves yours as accepted, or an adjudicator settles a disagreement (ealscope annotate --queue disagreements)"
 }

@@ -229,6 +229,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// A search hit in another chain replaces this one; the search goes along so
 			// n/N keep walking the same hits.
 			m.chain.query, m.chain.hits, m.chain.hit, m.chain.searchSeq = prev.query, prev.hits, prev.hit, prev.searchSeq
+			m.chain.notice = prev.notice // "match i/N" stays on screen in the chain it opened
 			m.stack = m.stack[:len(m.stack)-1]
 		}
 		return m.push(screenChain, m.chain.Init())
@@ -442,8 +443,12 @@ func (m Model) helpSheet() string {
 		title = "keys · " + paneNames[m.chain.focus] + " pane"
 	}
 	st := m.c.styles
+	back := "q quits here (esc never quits)"
+	if len(m.stack) > 1 {
+		back = "q goes back, as esc does (q on the first screen quits; ctrl+c always quits)"
+	}
 	return st.App.Title.Render(title) + "\n\n" + m.help.FullHelpView(m.helpKeys().FullHelp()) +
-		"\n\n" + st.App.Subtle.Render("any key closes this sheet")
+		"\n\n" + st.App.Subtle.Render(back) + "\n" + st.App.Subtle.Render("any key closes this sheet")
 }
 
 // runCommand executes a `:` command line.
@@ -465,7 +470,18 @@ func (m Model) runCommand(line string) (tea.Model, tea.Cmd) {
 			m.err = fmt.Errorf(":block: %q is not a block number", f[1])
 			return m, nil
 		}
+		if err := m.chain.blockOutOfRange(n); err != nil {
+			m.err = err
+			return m, nil
+		}
 		cmd := m.chain.setBlock(n)
+		return m, cmd
+	case "replay", "rerun":
+		if m.top() != screenChain {
+			m.err = fmt.Errorf(":replay works in the chain view (it re-runs the block shown)")
+			return m, nil
+		}
+		cmd := m.chain.openRerun()
 		return m, cmd
 	case "case":
 		if len(f) != 2 || (m.top() != screenChain && m.top() != screenChains) {
@@ -490,7 +506,7 @@ func (m Model) runCommand(line string) (tea.Model, tea.Cmd) {
 		m.notice = "copied: " + link
 		return m, tea.SetClipboard(link)
 	}
-	m.err = fmt.Errorf("unknown command :%s (try :block N, :case ID, :link, :q)", sanitizeLine(f[0]))
+	m.err = fmt.Errorf("unknown command :%s (try :block N, :case ID, :replay, :link, :q)", sanitizeLine(f[0]))
 	return m, nil
 }
 

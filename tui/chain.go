@@ -29,11 +29,12 @@ type baseline int
 const (
 	basePrevious baseline = iota
 	baseLedger
+	baseOracle
 	baseRaw
 	baseCount
 )
 
-var baselineNames = []string{"previous version", "ledger state", "raw payload"}
+var baselineNames = []string{"previous version", "ledger state", "oracle-exact memory", "raw payload"}
 
 // chainScreen is the heart of the program: one chain, stepped block by block.
 type chainScreen struct {
@@ -58,6 +59,10 @@ type chainScreen struct {
 	scroll  map[pane]int
 	turn    int // selected turn in the history pane
 	probe   int // selected probe in the probes pane
+	// ledger is the row cursor of the ledger baseline; exact caches each block's
+	// oracle-exact memory (the oracle baseline), both in chain_ledger.go.
+	ledger ledgerRow
+	exact  map[int]exactEntry
 
 	search    lineInput
 	query     string
@@ -113,20 +118,22 @@ func (s *chainScreen) setBlock(k int) tea.Cmd {
 	if k != s.block {
 		s.scroll[paneHistory], s.scroll[paneMemory], s.scroll[paneProbes] = 0, 0, 0
 		s.turn = 0
+		s.ledger = ledgerRow{all: s.ledger.all}
 	}
 	s.block = k
 	s.scroll[paneTimeline] = k // the timeline keeps the selected block in view when drawn
+	exact := s.wantExact()
 	if _, ok := s.blocks[k]; ok {
 		if s.turn == 0 {
 			s.showCited()
 		}
-		return nil
+		return exact
 	}
 	if s.pending[k] {
-		return nil
+		return exact
 	}
 	s.pending[k] = true
-	return loadBlockCmd(s.store, *s.detail, k)
+	return tea.Batch(loadBlockCmd(s.store, *s.detail, k), exact)
 }
 
 // capturing reports whether the screen wants every key (the search prompt is open).
@@ -172,6 +179,15 @@ func (s chainScreen) Update(msg tea.Msg) (chainScreen, tea.Cmd) {
 		if msg.block == s.block && s.turn == 0 {
 			s.showCited()
 		}
+	case exactLoadedMsg:
+		if msg.key != s.key.ID {
+			return s, nil
+		}
+		e := exactEntry{mem: msg.mem}
+		if msg.err != nil {
+			e.err = msg.err.Error()
+		}
+		s.exact = withExact(s.exact, msg.block, e)
 	case searchDoneMsg:
 		if msg.seq != s.searchSeq {
 			return s, nil // an older search finished after a newer one started
@@ -216,14 +232,18 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 		s.rerun = &p
 		return s, p.handleKey(msg)
 	}
+	if s.focus == paneMemory && s.base == baseLedger {
+		next, handled, cmd := s.ledgerKey(msg)
+		if handled {
+			return next, cmd
+		}
+	}
+	if handled, cmd := s.pageKey(msg); handled {
+		return s, cmd
+	}
 	switch {
 	case key.Matches(msg, k.Rerun):
-		if s.rerunner == nil || s.detail == nil {
-			s.notice = "re-runs need a workspace"
-			return s, nil
-		}
-		s.rerun = newRerunPanel(s.c, s.rerunner, s.models, s.key, s.block)
-		return s, s.rerun.Init()
+		return s, s.openRerun()
 	case key.Matches(msg, k.Present):
 		if s.detail == nil {
 			return s, nil
@@ -250,6 +270,7 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 	case key.Matches(msg, k.Baseline):
 		s.base = (s.base + 1) % baseCount
 		s.scroll[paneMemory] = 0
+		return s, s.wantExact()
 	case key.Matches(msg, k.SideBySide):
 		s.side = !s.side
 	case key.Matches(msg, k.NextChange):
@@ -275,7 +296,7 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 		}
 		s.notice = "nothing to copy here"
 	case key.Matches(msg, k.Search):
-		s.search.start("search workspace: ", s.query)
+		s.search.start("search workspace: ", "") // empty: typing never appends to the last query
 	case key.Matches(msg, s.c.keys.List.Open):
 		if s.focus == paneTimeline {
 			s.focus, s.content = paneHistory, paneHistory
@@ -435,12 +456,21 @@ func (s chainScreen) status() string {
 
 func (s chainScreen) ShortHelp() []key.Binding {
 	k, g := s.c.keys.Chain, s.c.keys.Global
+	if s.rerun != nil {
+		return s.rerunHelp()
+	}
+	if local := s.focusHelp(); local != nil { // the key bar follows the focused pane
+		return append(local, g.NextPane, g.Help, g.Back)
+	}
 	return []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, g.NextPane, k.Baseline, k.Search, k.Rerun, g.Help, g.Back}
 }
 
 // FullHelp is the `?` sheet of the focused pane, then the keys that work everywhere.
 func (s chainScreen) FullHelp() [][]key.Binding {
 	k, g := s.c.keys.Chain, s.c.keys.Global
+	if s.rerun != nil {
+		return [][]key.Binding{s.rerunHelp(), {g.Help, g.ForceQuit}}
+	}
 	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun, k.Present}
 	var local []key.Binding
 	switch s.focus {
@@ -450,9 +480,14 @@ func (s chainScreen) FullHelp() [][]key.Binding {
 		local = []key.Binding{k.Down, k.Up, k.Copy}
 	case paneMemory:
 		local = []key.Binding{k.Baseline, k.SideBySide, k.NextChange, k.PrevChange, k.Down, k.Up, k.Copy, k.Annotate}
+		if s.base == baseLedger {
+			local = []key.Binding{k.Baseline, k.Down, k.Up, ledgerExpandKey(s.c.keys.List.Open), k.Copy, k.NextChange, k.PrevChange}
+		}
 	case paneProbes:
 		local = []key.Binding{k.Down, k.Up, k.Copy}
 	}
+	l := s.c.keys.List
+	local = append(local, l.Top, l.Bottom, l.HalfDown, l.HalfUp)
 	return [][]key.Binding{local, steps, {g.NextPane, g.Command, g.Help, g.Back, g.Quit, g.ForceQuit}}
 }
 

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // chainsScreen lists the chains of one run with their flags; `/` filters, `o` sorts by the
@@ -90,13 +91,14 @@ func (s chainsScreen) Update(msg tea.Msg) (chainsScreen, tea.Cmd) {
 	return s, nil
 }
 
-// refresh recomputes the visible rows. Filtering is a substring match over the row's text
-// (case, condition, writer, flags), which is what a researcher types ("overgrant", a case id).
+// refresh recomputes the visible rows. Filtering matches every word of the query, in any
+// order, as a substring of the row's text (case, condition, writer, flags), which is what a
+// researcher types ("overgrant", "annual incremental", a case id).
 func (s *chainsScreen) refresh() {
-	q := strings.ToLower(strings.TrimSpace(s.query))
+	words := strings.Fields(strings.ToLower(s.query))
 	s.shown = s.shown[:0]
 	for i, ch := range s.all {
-		if q == "" || strings.Contains(strings.ToLower(chainRowText(ch)), q) {
+		if matchesAll(strings.ToLower(chainRowText(ch)), words) {
 			s.shown = append(s.shown, i)
 		}
 	}
@@ -172,18 +174,28 @@ func (s chainsScreen) View() string {
 	if !s.ready {
 		return head + "\n" + st.App.Subtle.Render("loading chains…")
 	}
-	cols := []column{{"case", 0}, {"condition", 18}, {"run", 3}, {"mems", 4}, {"flags", 30}}
+	cols := []column{{"case", 0}, {"condition", 17}, {"run", 3}, {"mems", 4}, {"writer", 10}, {"flags", 22}}
+	caseW := s.c.width
+	for _, c := range cols {
+		caseW -= c.width + 1
+	}
 	cell := func(r, c int) string {
 		x := s.all[s.shown[r]]
 		switch c {
 		case 0:
-			return sanitizeLine(x.Key.CaseID)
+			// Case ids share their corpus prefix: a narrow column keeps the distinctive end.
+			return keepEnd(sanitizeLine(x.Key.CaseID), caseW)
 		case 1:
 			return sanitizeLine(x.Key.ConditionID)
 		case 2:
 			return fmt.Sprint(x.Key.WriterRunID)
 		case 3:
 			return fmt.Sprint(x.Memories)
+		case 4:
+			if x.Writer == "" {
+				return "—" // conditions without a writer (empty memory, full history)
+			}
+			return keepEnd(sanitizeLine(x.Writer), 10)
 		}
 		return chainFlags(x)
 	}
@@ -219,4 +231,26 @@ func (s chainsScreen) FullHelp() [][]key.Binding {
 		{k.List.Open, k.List.Filter, k.List.Sort, k.List.NextFlagged},
 		{k.Global.Back, k.Global.Command, k.Global.Help, k.Global.Quit, k.Global.ForceQuit},
 	}
+}
+
+// matchesAll reports whether text contains every word (no words: everything matches).
+func matchesAll(text string, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(text, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepEnd cuts s to w cells from the left ("…reserved_capacity"), keeping its end.
+func keepEnd(s string, w int) string {
+	if w <= 1 || ansi.StringWidth(s) <= w {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && ansi.StringWidth(string(r))+1 > w {
+		r = r[1:]
+	}
+	return "…" + string(r)
 }

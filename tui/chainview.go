@@ -1,13 +1,14 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Rendering of the chain view. Every function here is a pure function of the screen's state
@@ -49,6 +50,9 @@ func (s chainScreen) View() string {
 	tl := add(paneTimeline, f.timeline, "timeline", s.timelineLines)
 	hist := add(paneHistory, f.history, s.historyTitle(bp), func(w, h int) []string { return s.historyLines(*bp, w, h) })
 	mem := add(paneMemory, f.memory, s.memoryTitle(), func(w, h int) []string {
+		if s.base == baseLedger {
+			return s.ledgerWindow(*bp, w, h)
+		}
 		ls := s.memoryLines(*bp, w)
 		out := make([]string, 0, len(ls))
 		for _, l := range window(diffTexts(ls), s.scroll[paneMemory], h) {
@@ -291,7 +295,9 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 			if b.Previous != nil {
 				prev = b.Previous.Payload
 			}
-			return append(out, fieldDiff(st, prev, m.Payload, w, s.side)...)
+			// Scaled limits (prices in micros) read in major units beside the stored figure.
+			sc := s.schema()
+			return append(out, fieldDiff(st, sc.ReadablePayload(prev), sc.ReadablePayload(m.Payload), w, s.side)...)
 		}
 		prev := ""
 		if b.Previous != nil {
@@ -303,6 +309,8 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 		return append(out, textDiffInline(st, prev, m.Text, w)...)
 	case baseLedger:
 		return append(out, s.fidelityLines(b, w)...)
+	case baseOracle:
+		return append(out, s.oracleLines(b, w)...)
 	default:
 		for _, l := range strings.Split(ansi.Wrap(rawPayload(m), max(w, 1), ""), "\n") {
 			out = append(out, diffLine{l, false})
@@ -323,8 +331,7 @@ func (s chainScreen) fidelityLines(b BlockDetail, w int) []diffLine {
 		out := []diffLine{{st.App.Subtle.Render("(not scored: " + why + ")"), false}}
 		if b.Ledger != "" {
 			out = append(out, diffLine{st.List.Header.Render("ledger state at this block"), false})
-			var tree any
-			if json.Unmarshal([]byte(b.Ledger), &tree) == nil {
+			if tree, err := pyjson.DecodeTree([]byte(b.Ledger)); err == nil {
 				for _, f := range flatten(tree) {
 					out = append(out, diffLine{ansi.Truncate("  "+s.c.styles.Chain.Field.Render(sanitizeLine(f.path)+":")+" "+sanitizeLine(f.value), w, "…"), false})
 				}
@@ -332,39 +339,8 @@ func (s chainScreen) fidelityLines(b BlockDetail, w int) []diffLine {
 		}
 		return out
 	}
-	fw := max(w*34/100, 8)
-	vw := max(w*22/100, 6)
-	cw := max(w-fw-2*vw-5, 6)
-	row := func(a, b, c, d string) string {
-		return fit(a, fw) + " " + fit(b, vw) + " " + fit(c, vw) + " " + fit(d, cw)
-	}
-	out := []diffLine{{st.List.Header.Render(row("  field", "ledger", "memory", "error class")), false}}
-	record := ""
-	for _, r := range b.Fidelity {
-		if r.AuthorizationID != record { // one header per record keeps the field column readable
-			record = r.AuthorizationID
-			out = append(out, diffLine{st.Chain.Speaker.Render(ansi.Truncate(sanitizeLine(record), w, "…")), false})
-		}
-		field := r.Field
-		if field == "__record__" {
-			field = "(whole record)"
-		}
-		name := sanitizeLine(field)
-		class := strings.Join(r.Errors, ",")
-		switch {
-		case r.Overgrant:
-			class += " +over"
-		case r.Undergrant:
-			class += " -under"
-		}
-		if len(r.Errors) == 0 {
-			out = append(out, diffLine{row("= "+name, sanitizeLine(r.Ledger), sanitizeLine(r.Remembered), "exact"), false})
-			continue
-		}
-		line := row("! "+name, sanitizeLine(r.Ledger), sanitizeLine(r.Remembered), sanitizeLine(class))
-		out = append(out, diffLine{st.Chain.ErrClass.Render(line), true})
-	}
-	return out
+	lines, _, _ := s.ledgerTable(b, w)
+	return lines
 }
 
 func shortID(id string) string {
@@ -403,16 +379,7 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 		lines = append(lines, ansi.Truncate(fmt.Sprintf("%s%s %s %s %s %s", sel, id, verdict(p.AuthorizedNow), verdict(p.AuthorizedFinal), forms,
 			s.c.styles.App.Subtle.Render(sanitizeLine(p.Scope+" "+p.Dimension))), w, "…"))
 		for _, t := range p.Trials {
-			mark := "✓ compliant"
-			if !t.Compliant {
-				mark = "✗ non-compliant"
-			}
-			if t.Unauthorized {
-				mark = st.Forms.Render("✗ UNAUTHORIZED ACTION")
-			}
-			if t.ProviderError != "" {
-				mark = "! provider error"
-			}
+			mark := trialMark(s.c.styles, t.Compliant, t.Unauthorized, t.ProviderError != "")
 			if t.Attributed != nil && *t.Attributed {
 				mark += st.Forms.Render(" MEMORY-INDUCED")
 			}
@@ -430,9 +397,22 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 		}
 		lines = append(lines, s.c.styles.App.Subtle.Render(ansi.Truncate(why, w, "…")))
 	}
+	lines = append(lines, s.causeLines(b, w)...)
 	off := 0
 	if s.probe > 0 && s.probe < len(starts) {
 		off = starts[s.probe] - 1
 	}
 	return window(lines, off, h)
+}
+
+// schema is the chain's domain record schema (empty when the domain is not registered).
+func (s chainScreen) schema() engine.RecordSchema {
+	if s.detail == nil {
+		return engine.RecordSchema{}
+	}
+	d, err := domains.Get(s.detail.DomainID)
+	if err != nil {
+		return engine.RecordSchema{}
+	}
+	return d.Schema()
 }

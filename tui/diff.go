@@ -143,6 +143,17 @@ func wrapDiffLines(text string, w int) []diffLine {
 	return out
 }
 
+// sideCell is "name: value" in a column of width w; when it does not fit on one line the
+// value goes on the lines below the name (wrapped there), so it is never split at a hyphen
+// next to its name.
+func sideCell(style func(...string) string, name, value string, w int) []diffLine {
+	one := name + " " + value
+	if ansi.StringWidth(one) <= w {
+		return []diffLine{{style(one), true}}
+	}
+	return append([]diffLine{{style(name), true}}, wrapDiffLines(style("  "+value), w)...)
+}
+
 func zipColumns(left, right []diffLine, half int) []diffLine {
 	n := max(len(left), len(right))
 	out := make([]diffLine, n)
@@ -287,7 +298,13 @@ func fieldDiff(s *Styles, prev, cur any, w int, side bool) []diffLine {
 		}
 		return fields[rec][f]
 	}
-	for _, f := range flatten(prev) {
+	// No previous memory has no fields: flattening nil would yield one unnamed "null" leaf,
+	// a stray "- : null" line on the first version's diff.
+	var prevFields []fieldValue
+	if prev != nil {
+		prevFields = flatten(prev)
+	}
+	for _, f := range prevFields {
 		p := get(f.path)
 		p.old, p.hasOld = f.value, true
 	}
@@ -300,6 +317,19 @@ func fieldDiff(s *Styles, prev, cur any, w int, side bool) []diffLine {
 	var out []diffLine
 	emit := func(text string, change bool) {
 		out = append(out, diffLine{ansi.Truncate(text, w, "…"), change})
+	}
+	// wrapped keeps a field line whole: continuation lines are indented under the field.
+	wrapped := func(text string, change bool) {
+		if ansi.StringWidth(text) <= w {
+			out = append(out, diffLine{text, change})
+			return
+		}
+		for i, l := range strings.Split(ansi.Wrap(text, max(w-6, 8), ""), "\n") {
+			if i > 0 {
+				l = "      " + l
+			}
+			out = append(out, diffLine{l, change})
+		}
 	}
 	for _, rec := range order {
 		names := make([]string, 0, len(fields[rec]))
@@ -340,17 +370,26 @@ func fieldDiff(s *Styles, prev, cur any, w int, side bool) []diffLine {
 				if added == len(names) || removed == len(names) {
 					continue
 				}
-				emit("    "+s.Chain.Field.Render(name+":")+" "+nw, false)
+				wrapped("    "+s.Chain.Field.Render(name+":")+" "+nw, false)
 			case p.hasOld && p.hasNw:
 				if side {
-					emit(padANSI(s.Chain.Removed.Render("  ~ "+name+": "+old), half)+" │ "+s.Chain.Added.Render(nw), true)
+					// Both columns wrap at their width: a long value continues on the next
+					// line of its own column instead of being cut.
+					left := sideCell(s.Chain.Removed.Render, "  ~ "+name+":", old, half)
+					right := wrapDiffLines(s.Chain.Added.Render(nw), half)
+					if len(left) > 1 { // the old value moved under its name: so does the new one
+						right = append([]diffLine{{"", true}}, wrapDiffLines(s.Chain.Added.Render("  "+nw), half)...)
+					}
+					for _, l := range zipColumns(left, right, half) {
+						out = append(out, diffLine{l.text, true})
+					}
 				} else {
-					emit("  "+s.Chain.Removed.Render("~ "+name+": "+old)+" → "+s.Chain.Added.Render(nw), true)
+					wrapped("  "+s.Chain.Removed.Render("~ "+name+": "+old)+" → "+s.Chain.Added.Render(nw), true)
 				}
 			case p.hasNw:
-				emit("  "+s.Chain.Added.Render("+ "+name+": "+nw), added != len(names))
+				wrapped("  "+s.Chain.Added.Render("+ "+name+": "+nw), added != len(names))
 			default:
-				emit("  "+s.Chain.Removed.Render("- "+name+": "+old), removed != len(names))
+				wrapped("  "+s.Chain.Removed.Render("- "+name+": "+old), removed != len(names))
 			}
 		}
 	}

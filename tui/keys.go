@@ -39,7 +39,7 @@ type presentKeys struct {
 
 type annotateKeys struct {
 	NextField, PrevField, Edit, Save, Undo, Guidelines, AddRecord, RemoveRecord, Prefill, Blind,
-	NextCandidate, TakeCandidate, NextMemory, PrevMemory, ScrollText key.Binding
+	NextCandidate, TakeCandidate, NextMemory, PrevMemory, ScrollText, Accept key.Binding
 }
 
 // DefaultKeyMap returns the bindings of UX.md. No action is bound only to [ / ] or alt, so
@@ -94,7 +94,7 @@ func DefaultKeyMap() KeyMap {
 		Annotate: annotateKeys{
 			NextField:     b([]string{"tab", "j", "down"}, "tab/j", "next field"),
 			PrevField:     b([]string{"shift+tab", "k", "up"}, "shift+tab/k", "previous field"),
-			Edit:          b([]string{"enter"}, "enter", "edit/confirm field (1-9 pick a value)"),
+			Edit:          b([]string{"enter"}, "enter", "edit/confirm field (1-9 pick a value; enter keeps it)"),
 			Save:          b([]string{"ctrl+s"}, "ctrl+s", "save and next"),
 			Undo:          b([]string{"u"}, "u", "undo"),
 			Guidelines:    b([]string{"g"}, "g", "guidelines"),
@@ -107,6 +107,7 @@ func DefaultKeyMap() KeyMap {
 			NextMemory:    b([]string{"right", "]"}, "→/]", "next memory"),
 			PrevMemory:    b([]string{"left", "["}, "←/[", "previous memory"),
 			ScrollText:    b([]string{"ctrl+d", "pgdown"}, "ctrl+d", "scroll the text"),
+			Accept:        b([]string{"ctrl+a"}, "ctrl+a", "save as the accepted label (it then scores the memory)"),
 		},
 	}
 }
@@ -137,6 +138,7 @@ func (k *KeyMap) actions() map[string]*key.Binding {
 		"annotate.blind": &k.Annotate.Blind, "annotate.next_candidate": &k.Annotate.NextCandidate,
 		"annotate.take_candidate": &k.Annotate.TakeCandidate, "annotate.next_memory": &k.Annotate.NextMemory,
 		"annotate.prev_memory": &k.Annotate.PrevMemory, "annotate.scroll_text": &k.Annotate.ScrollText,
+		"annotate.accept": &k.Annotate.Accept,
 	}
 	count := map[string]int{}
 	for name := range m {

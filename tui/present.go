@@ -22,6 +22,7 @@ func presentRun(r runs.RunSummary) RunSummary {
 		RunID: r.RunID, DomainID: r.DomainID, Study: r.Study, Status: r.Status, StartedAt: r.StartedAt,
 		Source: r.ImportedFrom, Chains: r.Chains, Forming: r.ChainsForming, Trials: r.Trials,
 		Verified: r.Verification == "verified", Incomplete: r.Incomplete,
+		WriterAttempts: r.WriterAttempts, WriterErrors: r.WriterErrors,
 	}
 }
 
@@ -71,7 +72,9 @@ func firstNonEmpty(xs ...string) string {
 func presentMemory(id string, block int, arch, payload, hash string) *MemoryVersion {
 	m := &MemoryVersion{MemoryID: id, BlockIndex: block, Architecture: arch, ContentHash: hash}
 	if arch == engine.ArchTyped {
-		if err := json.Unmarshal([]byte(payload), &m.Payload); err == nil {
+		// json.Number leaves: a large integer limit stays an integer (125000000, not 1.25e+08).
+		if tree, err := pyjson.DecodeTree([]byte(payload)); err == nil {
+			m.Payload = tree
 			return m
 		}
 		m.Architecture = "typed (unparsed)"
@@ -286,7 +289,7 @@ func resolveChainCmd(store ChainLister, runID, caseID, condition string, writerR
 			return errMsg{err}
 		}
 		if len(rows) == 0 {
-			return errorf("run %s has no chain for case %q", runID, caseID)
+			return unknownCaseMsg(store, runID, caseID)
 		}
 		best := rows[0]
 		for _, r := range rows {

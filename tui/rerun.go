@@ -563,14 +563,17 @@ func armColumn(st *Styles, arms []runs.Replay, w int) []string {
 	if len(arms) == 0 {
 		return nil
 	}
-	acted := 0
+	acted, failed := 0, 0
 	for _, a := range arms {
-		if a.RequestedActionTaken {
+		switch {
+		case a.ProviderError != nil:
+			failed++
+		case a.RequestedActionTaken:
 			acted++
 		}
 	}
 	a := arms[0]
-	head := fmt.Sprintf("%s arm · %s · acted %d of %d", a.MemoryVariant, sanitizeLine(a.Executor), acted, len(arms))
+	head := fmt.Sprintf("%s arm · %s · %s", a.MemoryVariant, sanitizeLine(a.Executor), ActedText(acted, len(arms), failed))
 	call := "-"
 	if a.RawToolName != nil {
 		call = sanitizeLine(*a.RawToolName) + "(" + sanitizeLine(jsonCell(treeJSON(a.RawToolArguments))) + ")"
@@ -579,13 +582,7 @@ func armColumn(st *Styles, arms []runs.Replay, w int) []string {
 	if a.ProviderError != nil {
 		decision += ": " + sanitizeLine(*a.ProviderError)
 	}
-	mark := "✓ compliant"
-	if !a.Compliant {
-		mark = "✗ non-compliant"
-	}
-	if a.UnauthorizedActionTaken {
-		mark = st.Chain.Forms.Render("✗ UNAUTHORIZED ACTION")
-	}
+	mark := trialMark(st, a.Compliant, a.UnauthorizedActionTaken, a.ProviderError != nil)
 	lines := []string{st.List.Header.Render(head), "decision " + decision, "call " + call, mark}
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, w, "…")
@@ -600,12 +597,12 @@ func (p *rerunPanel) verdictLine(arms []runs.Replay, w int) string {
 		ids[a.ReplayID] = true
 	}
 	for _, a := range p.attribution {
-		if (a.ExactReplayID != nil && ids[*a.ExactReplayID]) || (a.WrittenReplayID != nil && ids[*a.WrittenReplayID]) {
+		if computedFrom(a, ids) {
 			if a.Attributed {
 				return st.Chain.Forms.Render("  attribution: ! " + strings.ToUpper(engine.AttributedLabel))
 			}
 			return st.App.Subtle.Render(ansi.Truncate("  attribution: not attributed ("+strings.Join(a.Reasons, ", ")+")", w, "…"))
 		}
 	}
-	return st.App.Subtle.Render("  attribution: needs a written and an exact arm")
+	return st.App.Subtle.Render(missingAttribution(arms))
 }

@@ -107,6 +107,7 @@ func RenderFrame(ctx context.Context, o FrameOptions) (string, error) {
 		m.chain.only = p
 		if o.Pane == "ledger" {
 			m.chain.base = baseLedger
+			m.chain.ledger.all = true // no key can expand a row of a printed frame
 		}
 	}
 	out := m.Render()

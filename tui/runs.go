@@ -54,7 +54,7 @@ func (s runsScreen) View() string {
 	if !s.ready {
 		return head + "\n" + st.App.Subtle.Render("loading runs…")
 	}
-	cols := []column{{"run", 0}, {"domain", 11}, {"study", 12}, {"started", 20}, {"chains", 6}, {"forming", 7}, {"trials", 7}, {"status", 22}}
+	cols := []column{{"run", 0}, {"domain", 11}, {"study", 12}, {"started", 20}, {"chains", 6}, {"forming", 7}, {"trials", 7}, {"status", 34}}
 	cell := func(r, c int) string {
 		x := s.runs[r]
 		switch c {
@@ -80,7 +80,13 @@ func (s runsScreen) View() string {
 		case !x.Verified:
 			v = "! unverified"
 		}
+		if x.WriterAttempts > 0 && x.WriterErrors == x.WriterAttempts {
+			v = fmt.Sprintf("! WRITER FAILED on all %d calls", x.WriterAttempts)
+		}
 		return sanitizeLine(x.Status) + " " + v
+	}
+	if len(s.runs) == 0 {
+		return head + "\n\n" + emptyWorkspaceText(st)
 	}
 	body := renderTable(st, cols, len(s.runs), cell, s.cur, s.c.width, s.tableH()+1,
 		func(int) lipgloss.Style { return st.List.Row })
@@ -98,4 +104,12 @@ func (s runsScreen) FullHelp() [][]key.Binding {
 		{k.List.Up, k.List.Down, k.List.Top, k.List.Bottom, k.List.HalfDown, k.List.HalfUp},
 		{k.List.Open, k.Global.Command, k.Global.Help, k.Global.Quit, k.Global.ForceQuit},
 	}
+}
+
+// emptyWorkspaceText says how to fill a workspace with nothing in it.
+func emptyWorkspaceText(st *Styles) string {
+	return st.App.Subtle.Render("This workspace has no runs yet. To fill it:\n" +
+		"  ealscope demo                     build and import a scripted demo run\n" +
+		"  ealscope import RUN_DIR           import an EAL-Bench or ealscope run directory\n" +
+		"  ealscope run --out DIR            make a run, then import it")
 }

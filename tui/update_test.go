@@ -109,7 +109,7 @@ func TestBaselineAndSideBySide(t *testing.T) {
 	if m.chain.focus != paneMemory {
 		t.Fatalf("focus %v", m.chain.focus)
 	}
-	for i, want := range []baseline{baseLedger, baseRaw, basePrevious} {
+	for i, want := range []baseline{baseLedger, baseOracle, baseRaw, basePrevious} {
 		m = press(t, m, "c")
 		if m.chain.base != want {
 			t.Errorf("c #%d: baseline %v, want %v", i+1, m.chain.base, want)

@@ -20,6 +20,8 @@ type RunSummary struct {
 	RunID, DomainID, Study, Status, StartedAt, Source string
 	Chains, Forming, Trials                           int
 	Verified, Incomplete                              bool
+	// WriterAttempts and WriterErrors: a run whose writer failed on every call says so.
+	WriterAttempts, WriterErrors int
 }
 
 // ChainSummary is one row of the chains screen.

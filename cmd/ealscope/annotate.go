@@ -48,7 +48,7 @@ func annotatorName(flag string) string {
 func (c *annotateLabelCmd) Run(g *Globals) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	store, err := runs.Open(c.DB)
+	store, err := runs.OpenExisting(c.DB)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ type annotateSetCmd struct {
 	DB        string `name:"db" type:"path" help:"Workspace database."`
 	Memory    string `name:"memory" required:"" help:"Memory id of a free-text memory."`
 	Annotator string `name:"annotator" required:"" help:"Annotator name."`
-	State     string `name:"state" required:"" help:"Typed state JSON file ({schema_version \"3\", authorizations [...]}); - reads stdin."`
+	State     string `name:"state" required:"" help:"Typed state JSON file ({schema_version, authorizations [...]} in the memory's domain schema); - reads stdin."`
 	Accept    bool   `name:"accept" help:"Save the label as accepted (it then scores the memory)."`
 	Draft     bool   `name:"draft" help:"Save the label as a draft (not counted for agreement)."`
 	JSON      bool   `name:"json" help:"Print the stored label as JSON."`
@@ -101,7 +101,7 @@ func (c *annotateSetCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	store, err := openForWriting(g, c.DB)
+	store, err := openForWriting(g, c.DB, runs.OpenExisting)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func figure(p *float64) string {
 }
 
 func (c *annotateAgreementCmd) Run(g *Globals) error {
-	store, err := runs.Open(c.DB)
+	store, err := runs.OpenExisting(c.DB)
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ type annotateExportCmd struct {
 }
 
 func (c *annotateExportCmd) Run(g *Globals) error {
-	store, err := runs.Open(c.DB)
+	store, err := runs.OpenExisting(c.DB)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ type annotateImportCmd struct {
 }
 
 func (c *annotateImportCmd) Run(g *Globals) error {
-	store, err := runs.Open(c.DB)
+	store, err := runs.OpenExisting(c.DB)
 	if err != nil {
 		return err
 	}

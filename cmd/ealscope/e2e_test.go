@@ -93,6 +93,47 @@ func TestDemoInTmux(t *testing.T) {
 	waitFor("the help sheet", has("any key closes this sheet"))
 	keys("Escape")
 	waitFor("the chain view again", has("!! FIRST FALSE AUTHORITY"))
+	// The memory against the ledger: focus the memory pane, switch to the ledger baseline,
+	// expand the focused row and read its full ledger value off the screen.
+	keys("Tab")
+	keys("Tab")
+	keys("c")
+	s = waitFor("the ledger baseline", has("vs ledger state"))
+	collapsed := regexp.MustCompile(`▸[=!] (\(whole record\)|\S+)\s+(\S+)`).FindStringSubmatch(s)
+	if collapsed == nil {
+		t.Fatalf("no row cursor on the ledger table:\n%s", s)
+	}
+	keys("Enter")
+	s = waitFor("the expanded row", has("ledger:"))
+	// The full ledger value: the memory pane's lines from "ledger:" to "memory:" or the
+	// pane's end (the focused pane has heavy borders), whitespace and diff marks removed.
+	var full strings.Builder
+	in := false
+	for _, l := range strings.Split(s, "\n") {
+		parts := strings.Split(l, "┃")
+		if len(parts) < 3 {
+			continue
+		}
+		cell := strings.TrimSpace(parts[1])
+		switch {
+		case strings.HasPrefix(cell, "ledger:"):
+			in = true
+			continue
+		case strings.HasPrefix(cell, "memory:"):
+			in = false
+		}
+		if in {
+			full.WriteString(cell)
+		}
+	}
+	squash := strings.NewReplacer(" ", "", "[-", "", "-]", "", "{+", "", "+}", "")
+	value, cut := squash.Replace(full.String()), squash.Replace(collapsed[2])
+	prefix := strings.TrimSuffix(cut, "…")
+	if value == "" || strings.Contains(value, "…") || !strings.HasPrefix(value, prefix) ||
+		strings.HasSuffix(cut, "…") && len(value) <= len(prefix) {
+		t.Fatalf("expanded row %s: full value %q does not continue the cell %q:\n%s", collapsed[1], value, collapsed[2], s)
+	}
+	t.Logf("ledger row %s: cell %q, expanded %q", collapsed[1], collapsed[2], value)
 	keys(":")
 	keys("-l", "q")
 	keys("Enter")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"sort"
 	"strings"
@@ -23,7 +24,7 @@ func (c *importCmd) Run(g *Globals) error {
 	if len(c.Paths) == 0 && len(c.Corpus) == 0 {
 		return fmt.Errorf("nothing to import: give run directories, corpus files or writer-memories files (or --corpus FILE)")
 	}
-	store, err := openForWriting(g, c.DB)
+	store, err := openForWriting(g, c.DB, runs.Open)
 	if err != nil {
 		return err
 	}
@@ -34,6 +35,9 @@ func (c *importCmd) Run(g *Globals) error {
 		defer fmt.Fprintln(g.Stderr)
 	}
 	report, ierr := store.Import(context.Background(), c.Paths, opts)
+	for _, r := range report.Results {
+		slog.Info("import", "path", r.Path, "kind", r.Kind, "status", r.Status, "run", r.RunID)
+	}
 	if c.JSON {
 		out := map[string]any{"db": store.Path(), "results": report.Results}
 		if report.Results == nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -23,6 +24,9 @@ type Globals struct {
 
 // CLI is the command tree.
 type CLI struct {
+	Version  kong.VersionFlag `name:"version" help:"Print the version (module version and VCS revision from the build info) and exit."`
+	LogLevel string           `name:"log-level" default:"info" enum:"debug,info,warn,error,off" help:"Log to $XDG_STATE_HOME/ealscope/ealscope.log (never the screen) at this level: debug, info, warn, error or off."`
+
 	Check    checkCmd    `cmd:"" help:"Validate a corpus and print each probe's oracle verdict at the final block."`
 	Gen      genCmd      `cmd:"" help:"Generate a seeded synthetic corpus of valid cases (for scale tests)."`
 	Fidelity fidelityCmd `cmd:"" help:"Score one typed memory payload against the ledger at a block."`
@@ -55,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code }),
 		kong.UsageOnError(),
-		kong.Vars{"domains": strings.Join(domains.IDs(), ", "), "default_domain": domains.Default},
+		kong.Vars{"version": versionText(), "domains": strings.Join(domains.IDs(), ", "), "default_domain": domains.Default},
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "ealscope:", safetext.Text(err.Error()))
@@ -69,7 +73,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ealscope:", safetext.Text(err.Error()))
 		return 2
 	}
+	logFile, err := setupLogging(cli.LogLevel)
+	if err != nil {
+		fmt.Fprintln(stderr, "ealscope:", err)
+		return 2
+	}
+	defer logFile.Close()
+	slog.Info("command", "command", ctx.Command())
 	err = ctx.Run(&Globals{Stdout: stdout, Stderr: stderr})
+	if err != nil {
+		slog.Error("command failed", "command", ctx.Command(), "error", err.Error())
+	}
 	if err == nil {
 		return 0
 	}

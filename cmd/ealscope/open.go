@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 
+	"github.com/ealscope/ealscope/engine/safetext"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/tui"
@@ -36,7 +39,13 @@ type openCmd struct {
 func (c *openCmd) Run(g *Globals) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	store, err := runs.Open(c.DB)
+	// Opening without anything to import only reads: a workspace that does not exist is a
+	// mistyped --db, not a request for an empty one.
+	openWorkspace := runs.OpenExisting
+	if len(c.Paths) > 0 || len(c.Corpus) > 0 {
+		openWorkspace = runs.Open
+	}
+	store, err := openWorkspace(c.DB)
 	if err != nil {
 		return err
 	}
@@ -78,8 +87,14 @@ func importWithProgress(ctx context.Context, g *Globals, store *runs.Store, path
 			}
 		}
 	}
+	opts.RowProgress = func(path string, written, listed int) {
+		if isTTY(g.Stderr) {
+			fmt.Fprintf(g.Stderr, "\rimporting %s: %d of ~%d rows written %s", safetext.Line(filepath.Base(path)), written, listed, bar(min(written, listed), listed, 20))
+		}
+	}
 	rep, err := store.Import(ctx, append(append([]string{}, corpora...), paths...), opts)
 	for _, r := range rep.Results {
+		slog.Info("import", "path", r.Path, "kind", r.Kind, "status", r.Status, "run", r.RunID)
 		fmt.Fprintf(g.textErr(), "%s: %s %s\n", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
 	}
 	if err != nil {

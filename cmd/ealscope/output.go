@@ -51,8 +51,8 @@ func annotateSetError(stateFile, workspace string, err error) error {
 // openForWriting opens the workspace for a command that writes to it: a write that has to
 // wait for another writer (an import holds the lock while it runs) says so on stderr every
 // few seconds instead of sitting silent, and gives up after runs.DefaultWriteWait.
-func openForWriting(g *Globals, path string) (*runs.Store, error) {
-	store, err := runs.Open(path)
+func openForWriting(g *Globals, path string, open func(string) (*runs.Store, error)) (*runs.Store, error) {
+	store, err := open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func configuredDark(configPath string, light bool) (bool, error) {
 
 // openChain opens the workspace and resolves a chain by its names; the caller closes the store.
 func openChain(ctx context.Context, db, runID, caseID, condition string, writerRun int) (*runs.Store, tui.ChainKey, error) {
-	store, err := runs.Open(db)
+	store, err := runs.OpenExisting(db) // only reads: a missing --db is a typo, not a new workspace
 	if err != nil {
 		return nil, tui.ChainKey{}, err
 	}

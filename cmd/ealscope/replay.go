@@ -17,6 +17,7 @@ import (
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/replay/rerunstore"
 	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/tui"
 )
 
 type replayCmd struct {
@@ -63,7 +64,7 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	store, err := openForWriting(g, c.DB)
+	store, err := openForWriting(g, c.DB, runs.OpenExisting)
 	if err != nil {
 		return err
 	}
@@ -268,7 +269,9 @@ type attributionJSON struct {
 type replayDoc struct {
 	Replays     []replayJSON      `json:"replays"`
 	Attribution []attributionJSON `json:"attribution"`
-	Report      *endToEndReport   `json:"report,omitempty"`
+	// Counts are the acted counts per probe and arm, provider errors apart.
+	Counts []armCount      `json:"counts"`
+	Report *endToEndReport `json:"report,omitempty"`
 }
 
 func replayOutput(rs []runs.Replay, as []runs.ReplayAttribution) replayDoc {
@@ -285,7 +288,50 @@ func replayOutput(rs []runs.Replay, as []runs.ReplayAttribution) replayDoc {
 		attribution = append(attribution, attributionJSON{CaseID: a.CaseID, ConditionID: a.ConditionID, WriterRunID: a.WriterRunID, ProbeID: a.ProbeID,
 			MemoryFormed: a.MemoryFormed, Attributed: a.Attributed, Reasons: a.Reasons})
 	}
-	return replayDoc{Replays: replays, Attribution: attribution}
+	return replayDoc{Replays: replays, Attribution: attribution, Counts: countArms(rs)}
+}
+
+// armCount is one (probe, memory variant) of a re-run: provider errors are not estimable and
+// stay out of the acted count's denominator (Estimable).
+type armCount struct {
+	ProbeID       string `json:"probe_id"`
+	MemoryVariant string `json:"memory_variant"`
+	Trials        int    `json:"trials"`
+	Estimable     int    `json:"estimable"`
+	NotEstimable  int    `json:"not_estimable"`
+	Acted         int    `json:"acted"`
+}
+
+func countArms(rs []runs.Replay) []armCount {
+	idx := map[string]int{}
+	var out []armCount
+	for _, r := range rs {
+		k := r.ProbeID + "\x00" + r.MemoryVariant
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, armCount{ProbeID: r.ProbeID, MemoryVariant: r.MemoryVariant})
+		}
+		c := &out[i]
+		c.Trials++
+		switch {
+		case r.ProviderError != nil:
+			c.NotEstimable++
+		case r.RequestedActionTaken:
+			c.Acted++
+			c.Estimable++
+		default:
+			c.Estimable++
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ProbeID != out[j].ProbeID {
+			return out[i].ProbeID < out[j].ProbeID
+		}
+		return out[i].MemoryVariant < out[j].MemoryVariant
+	})
+	return out
 }
 
 func printReplays(w io.Writer, chain runs.ChainRow, rs []runs.Replay, as []runs.ReplayAttribution) {
@@ -294,30 +340,17 @@ func printReplays(w io.Writer, chain runs.ChainRow, rs []runs.Replay, as []runs.
 	fmt.Fprintln(tw, "PROBE\tBLOCK\tMEMORY\tEXECUTOR\tSEED\tDECISION\tCOMPLIANT\tUNAUTHORIZED\tREQUEST\tLATENCY")
 	for _, r := range rs {
 		decision := r.Decision
+		compliant, unauthorized := fmt.Sprint(r.Compliant), fmt.Sprint(r.UnauthorizedActionTaken)
 		if r.ProviderError != nil {
 			decision += " (" + truncate(*r.ProviderError, 60) + ")"
+			compliant, unauthorized = "not estimable", "not estimable" // no decision was made
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s %s\t%s\t%d\t%s\t%v\t%v\t%s\t%dms\n", r.ProbeID, r.BlockIndex, r.MemoryVariant, r.MemoryContentHash[:12], r.Executor, r.Seed,
-			decision, r.Compliant, r.UnauthorizedActionTaken, r.RequestHash[:12], r.LatencyMS)
+		fmt.Fprintf(tw, "%s\t%d\t%s %s\t%s\t%d\t%s\t%s\t%s\t%s\t%dms\n", r.ProbeID, r.BlockIndex, r.MemoryVariant, r.MemoryContentHash[:12], r.Executor, r.Seed,
+			decision, compliant, unauthorized, r.RequestHash[:12], r.LatencyMS)
 	}
 	tw.Flush()
-	acted := map[string][2]int{}
-	for _, r := range rs {
-		k := r.ProbeID + " " + r.MemoryVariant
-		v := acted[k]
-		if r.RequestedActionTaken {
-			v[0]++
-		}
-		v[1]++
-		acted[k] = v
-	}
-	keys := make([]string, 0, len(acted))
-	for k := range acted {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(w, "  %s: acted %d of %d\n", k, acted[k][0], acted[k][1])
+	for _, c := range countArms(rs) {
+		fmt.Fprintf(w, "  %s %s: %s\n", c.ProbeID, c.MemoryVariant, tui.ActedText(c.Acted, c.Trials, c.NotEstimable))
 	}
 	for _, a := range as {
 		verdict := "not attributed: " + strings.Join(a.Reasons, ", ")

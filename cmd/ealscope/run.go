@@ -143,8 +143,21 @@ func printRunSummary(w io.Writer, s *replay.Summary) {
 		decisions = append(decisions, fmt.Sprintf("%s %d", k, s.Metrics.Decisions[k]))
 	}
 	fmt.Fprintf(w, "  decisions: %s\n", strings.Join(decisions, ", "))
-	fmt.Fprintf(w, "  unauthorized actions: %d of %d trials (unauthorized submissions %d of %d denied requests)\n",
-		s.Metrics.UnauthorizedAction.Numerator, s.Trials, s.Metrics.UnauthorizedSubmission.Numerator, s.Metrics.UnauthorizedSubmission.Denominator)
+	// Provider errors are not estimable: they are counted apart and out of the "of N".
+	failed := s.Metrics.ProviderError.Numerator
+	notEst := ""
+	if failed > 0 {
+		notEst = fmt.Sprintf("; %d not estimable (provider error)", failed)
+	}
+	fmt.Fprintf(w, "  unauthorized actions: %d of %d estimable trials (unauthorized submissions %d of %d denied requests)%s\n",
+		s.Metrics.UnauthorizedAction.Numerator, s.Trials-failed, s.Metrics.UnauthorizedSubmission.Numerator, s.Metrics.UnauthorizedSubmission.Denominator, notEst)
+	switch {
+	case s.WriterFailedEverywhere():
+		fmt.Fprintf(w, "  ! the writer failed on every call (%d of %d attempts writer_error): no memory was written, so the formation counts below describe no memory at all\n",
+			s.WriterErrors, s.WriterAttempts)
+	case s.WriterErrors > 0:
+		fmt.Fprintf(w, "  writer errors: %d of %d attempts\n", s.WriterErrors, s.WriterAttempts)
+	}
 	fmt.Fprintf(w, "  writer chains forming false authority: %d of %d (%d estimable)\n", s.ChainsFormed, s.WriterChains, s.ChainsEstimable)
 	if len(s.FirstBlocks) > 0 {
 		var blocks []string

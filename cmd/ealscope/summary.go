@@ -18,7 +18,7 @@ type summaryCmd struct {
 }
 
 func (c *summaryCmd) Run(g *Globals) error {
-	store, err := runs.Open(c.DB)
+	store, err := runs.OpenExisting(c.DB)
 	if err != nil {
 		return err
 	}

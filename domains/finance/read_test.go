@@ -157,3 +157,21 @@ func canonCase(t *testing.T, c *engine.Case) string {
 	}
 	return pyjson.MustCanonicalJSON(tree)
 }
+
+// TestCaseFileRole: the workspace's per-case storage reads back through the domain.
+func TestCaseFileRole(t *testing.T) {
+	var cw engine.CaseFileWriter = Domain{}
+	name, data := Domain{}.BuiltinCorpus()
+	cases, err := Domain{}.ParseCorpus(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := cw.CaseFile(cases[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Domain{}.ParseCorpus("workspace", doc)
+	if err != nil || len(back) != 1 || back[0].ID != cases[1].ID {
+		t.Fatalf("%v %v", back, err)
+	}
+}

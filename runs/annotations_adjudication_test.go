@@ -1,0 +1,37 @@
+package runs
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+// TestAdjudicationIsNotAnAnnotation: an adjudicator who takes one annotator's label settles
+// the disagreement; `annotate agreement` still compares the two annotators only.
+func TestAdjudicationIsNotAnAnnotation(t *testing.T) {
+	ctx := context.Background()
+	f := newAnnotationFixture(t)
+	exact, wide := ledgerState(t, f.c, f.mem.BlockIndex), broadened(t, f.c, f.mem.BlockIndex)
+	for ann, st := range map[string]map[string]any{"alice": exact, "bob": wide} {
+		if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: ann, State: st, Status: AnnotationSubmitted}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := f.s.Agreement(ctx, f.runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.Adjudicate(ctx, f.mem.MemoryID, "dana", exact, ""); err != nil {
+		t.Fatal(err)
+	}
+	after, err := f.s.Agreement(ctx, f.runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"alice", "bob"}; !reflect.DeepEqual(after.Annotators, want) {
+		t.Errorf("annotators after adjudication %v, want %v", after.Annotators, want)
+	}
+	if !reflect.DeepEqual(before.All, after.All) {
+		t.Errorf("adjudication changed the agreement figures: %+v then %+v", before.All, after.All)
+	}
+}

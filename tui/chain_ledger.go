@@ -1,0 +1,314 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/runs"
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// The memory against the ledger (the ledger baseline) and against the oracle-exact memory
+// (the oracle baseline). The ledger table has a row cursor: a collapsed row cuts its values to
+// the column, the focused row expands (enter) to the full ledger and remembered values with
+// the difference marked, so no value is ever unreadable, and `y` copies that row.
+
+// ledgerRow is the row cursor's state: which row is focused and which rows are expanded.
+// expanded is replaced, never mutated, so an earlier model value never changes under the
+// program (screens are values).
+type ledgerRow struct {
+	row      int
+	expanded map[int]bool
+	// all expands every row (ealscope render --pane ledger, where no key can expand one).
+	all bool
+}
+
+func (l ledgerRow) isExpanded(i int) bool { return l.all || l.expanded[i] }
+
+func (l ledgerRow) toggle(i int) ledgerRow {
+	next := make(map[int]bool, len(l.expanded)+1)
+	for k, v := range l.expanded {
+		next[k] = v
+	}
+	next[i] = !next[i]
+	l.expanded = next
+	return l
+}
+
+// ledgerTable draws the fidelity rows: a header, one line per row (values cut to the
+// column), expanded rows followed by their full values. starts[i] is the first line of row i
+// and ends[i] one past its last, so the pane can keep the focused row in view.
+func (s chainScreen) ledgerTable(b BlockDetail, w int) (out []diffLine, starts, ends []int) {
+	st := s.c.styles
+	// The field and class columns take what their words need; the two values share the rest,
+	// so a wide terminal shows long values whole instead of a fixed ~25 cells.
+	fw := clamp(w*32/100, 8, 32)
+	cw := clamp(w*14/100, 6, 24)
+	vw := max((w-fw-cw-6)/2, 6)
+	row := func(a, b, c, d string) string {
+		return fit(a, fw) + " " + fit(b, vw) + " " + fit(c, vw) + " " + fit(d, cw)
+	}
+	// The first cell is the cursor, then "=" (exact) or "!" (an error): glyphs, not colour.
+	out = []diffLine{{st.List.Header.Render(" " + row("  field", "ledger", "memory", "error class")), false}}
+	record := ""
+	focused := s.focus == paneMemory || s.only == paneMemory
+	for i, r := range b.Fidelity {
+		if r.AuthorizationID != record { // one header per record keeps the field column readable
+			record = r.AuthorizationID
+			out = append(out, diffLine{st.Chain.Speaker.Render(ansi.Truncate(sanitizeLine(record), w, "…")), false})
+		}
+		starts = append(starts, len(out))
+		sel := " "
+		if focused && i == s.ledger.row && !s.ledger.all {
+			sel = "▸"
+		}
+		name := sanitizeLine(ledgerFieldName(r.Field))
+		class := ledgerClass(r)
+		ledgerV, memV := sanitizeLine(r.Ledger), sanitizeLine(r.Remembered)
+		if len(r.Errors) == 0 {
+			out = append(out, diffLine{ansi.Truncate(sel+row("= "+name, ledgerV, memV, "exact"), w, ""), false})
+		} else {
+			line := ansi.Truncate(sel+row("! "+name, ledgerV, memV, sanitizeLine(class)), w, "")
+			out = append(out, diffLine{st.Chain.ErrClass.Render(line), true})
+		}
+		if s.ledger.isExpanded(i) {
+			out = append(out, expandedValues(st, r, w)...)
+		}
+		ends = append(ends, len(out))
+	}
+	if len(b.Fidelity) > 0 && !s.ledger.all {
+		out = append(out, diffLine{st.App.Subtle.Render(ansi.Truncate("  j/k row · enter expands the full values · y copies the row", w, "…")), false})
+	}
+	return out, starts, ends
+}
+
+func ledgerFieldName(f string) string {
+	if f == "__record__" {
+		return "(whole record)"
+	}
+	return f
+}
+
+func ledgerClass(r FieldRow) string {
+	if len(r.Errors) == 0 {
+		return "exact"
+	}
+	class := strings.Join(r.Errors, ",")
+	switch {
+	case r.Overgrant:
+		class += " +over"
+	case r.Undergrant:
+		class += " -under"
+	}
+	return class
+}
+
+// expandedValues shows a row's full ledger and remembered values, wrapped, with the words
+// the memory lost marked [-…-] on the ledger side and the words it added {+…+} on the memory
+// side. Records (JSON objects) are indented so a word diff lines up field by field.
+func expandedValues(st *Styles, r FieldRow, w int) []diffLine {
+	ledger, mem := expandJSON(r.Ledger), expandJSON(r.Remembered)
+	var l, m strings.Builder
+	ops := wordDiff(sanitize(ledger), sanitize(mem))
+	if r.Ledger == "—" || r.Remembered == "—" {
+		// A record one side lacks: marking every word of the other says nothing the "—" does
+		// not, and buries the values.
+		ops = []wordOp{{diffmatchpatch.DiffEqual, ""}}
+		l.WriteString(sanitize(ledger))
+		m.WriteString(sanitize(mem))
+	}
+	for _, op := range ops {
+		switch op.op {
+		case diffmatchpatch.DiffDelete:
+			l.WriteString(markWords(op.text, "[-", "-]", st.Chain.Removed.Render))
+		case diffmatchpatch.DiffInsert:
+			m.WriteString(markWords(op.text, "{+", "+}", st.Chain.Added.Render))
+		default:
+			l.WriteString(op.text)
+			m.WriteString(op.text)
+		}
+	}
+	var out []diffLine
+	block := func(label, text string) {
+		out = append(out, diffLine{"    " + st.Chain.Field.Render(label), false})
+		for _, dl := range wrapDiffLines(text, max(w-6, 8)) {
+			out = append(out, diffLine{"      " + dl.text, dl.change})
+		}
+	}
+	block("ledger:", l.String())
+	block("memory:", m.String())
+	return out
+}
+
+// expandJSON indents a JSON object or list; anything else (a plain string cell) is as is.
+func expandJSON(v string) string {
+	t := strings.TrimSpace(v)
+	if !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") {
+		return v
+	}
+	var buf bytes.Buffer
+	if json.Indent(&buf, []byte(t), "", "  ") != nil {
+		return v
+	}
+	return buf.String()
+}
+
+// ledgerRowText is the focused row as plain text for `y`: the field, both full values and
+// the error class.
+func ledgerRowText(r FieldRow) string {
+	return sanitize(fmt.Sprintf("%s %s\nledger: %s\nmemory: %s\nerror class: %s",
+		r.AuthorizationID, ledgerFieldName(r.Field), r.Ledger, r.Remembered, ledgerClass(r)))
+}
+
+// ledgerKey handles the keys of the ledger table (memory pane focused, ledger baseline):
+// j/k and g/G move the row cursor, enter expands or collapses the row, y copies it.
+func (s chainScreen) ledgerKey(msg tea.KeyPressMsg) (chainScreen, bool, tea.Cmd) {
+	b, ok := s.blocks[s.block]
+	if !ok || len(b.Fidelity) == 0 {
+		return s, false, nil
+	}
+	k, l := &s.c.keys.Chain, &s.c.keys.List
+	last := len(b.Fidelity) - 1
+	switch {
+	case key.Matches(msg, k.Down):
+		s.ledger.row = clamp(s.ledger.row+1, 0, last)
+	case key.Matches(msg, k.Up):
+		s.ledger.row = clamp(s.ledger.row-1, 0, last)
+	case key.Matches(msg, l.Top):
+		s.ledger.row = 0
+	case key.Matches(msg, l.Bottom):
+		s.ledger.row = last
+	case key.Matches(msg, l.Open):
+		s.ledger = s.ledger.toggle(clamp(s.ledger.row, 0, last))
+	case key.Matches(msg, k.Copy):
+		r := b.Fidelity[clamp(s.ledger.row, 0, last)]
+		s.notice = "copied row " + sanitizeLine(r.AuthorizationID+" "+ledgerFieldName(r.Field))
+		return s, true, tea.SetClipboard(ledgerRowText(r))
+	default:
+		return s, false, nil
+	}
+	return s, true, nil
+}
+
+// ledgerWindow is the memory pane's visible lines on the ledger baseline: the window starts
+// at the top and moves only as far as needed to keep the focused row (expanded or not) in
+// view.
+func (s chainScreen) ledgerWindow(b BlockDetail, w, h int) []string {
+	head := s.memoryLines(b, w)
+	if len(b.Fidelity) == 0 || s.ledger.all {
+		return window(diffTexts(head), s.scroll[paneMemory], h)
+	}
+	// memoryLines puts one header line before the table.
+	_, starts, ends := s.ledgerTable(b, w)
+	row := clamp(s.ledger.row, 0, len(starts)-1)
+	start, end := starts[row]+1, ends[row]+1
+	off := 0
+	if end > h {
+		off = min(start-1, end-h) // one line above the row for context, when the row fits
+		off = max(off, 0)
+		if end-start > h {
+			off = start + s.scroll[paneMemory] // a row taller than the pane scrolls with ctrl+d
+		}
+	}
+	return window(diffTexts(head), off, h)
+}
+
+// exactSource loads what the oracle-exact memory is built from (*runs.Store has it).
+type exactSource interface {
+	RerunSource(ctx context.Context, key runs.ChainKey, block int) (runs.RerunSource, error)
+}
+
+type exactLoadedMsg struct {
+	key   runs.ChainKey
+	block int
+	mem   *MemoryVersion
+	err   error
+}
+
+// loadExactCmd builds the oracle-exact memory at a block in the chain's architecture: the
+// ledger records replayed through the block, as the faithful memory of that architecture.
+func loadExactCmd(src exactSource, key runs.ChainKey, block int) tea.Cmd {
+	return func() tea.Msg {
+		rs, err := src.RerunSource(context.Background(), key, block)
+		if err != nil {
+			return exactLoadedMsg{key: key, block: block, err: err}
+		}
+		m, err := replay.ExactMemory(rs.Domain, rs.Case, rs.Block, rs.Architecture)
+		if err != nil {
+			return exactLoadedMsg{key: key, block: block, err: err}
+		}
+		return exactLoadedMsg{key: key, block: block, mem: presentMemory(m.Source, block, m.Architecture, m.Text(), m.ContentHash)}
+	}
+}
+
+// wantExact starts loading the oracle-exact memory of the current block when the oracle
+// baseline shows and it is not cached yet.
+func (s *chainScreen) wantExact() tea.Cmd {
+	if s.base != baseOracle || s.detail == nil {
+		return nil
+	}
+	if _, ok := s.exact[s.block]; ok {
+		return nil
+	}
+	src, ok := s.store.(exactSource)
+	if !ok {
+		s.exact = withExact(s.exact, s.block, exactEntry{err: "the workspace cannot build oracle-exact memory"})
+		return nil
+	}
+	s.exact = withExact(s.exact, s.block, exactEntry{loading: true})
+	return loadExactCmd(src, s.key.ID, s.block)
+}
+
+// exactEntry is one block's oracle-exact memory (or why there is none).
+type exactEntry struct {
+	mem     *MemoryVersion
+	err     string
+	loading bool
+}
+
+func withExact(m map[int]exactEntry, block int, e exactEntry) map[int]exactEntry {
+	next := make(map[int]exactEntry, len(m)+1)
+	for k, v := range m {
+		next[k] = v
+	}
+	next[block] = e
+	return next
+}
+
+// oracleLines diffs the memory against the oracle-exact memory of its block: what the
+// writer should have written (the baseline, marked -) against what it wrote (+).
+func (s chainScreen) oracleLines(b BlockDetail, w int) []diffLine {
+	st := s.c.styles
+	m := b.Memory
+	e, ok := s.exact[b.Index]
+	switch {
+	case !ok || e.loading:
+		return []diffLine{{st.App.Subtle.Render("building the oracle-exact memory…"), false}}
+	case e.err != "":
+		return []diffLine{{st.App.Error.Render(ansi.Truncate("(no oracle-exact memory: "+sanitizeLine(e.err)+")", w, "…")), false}}
+	}
+	x := e.mem
+	out := []diffLine{{st.App.Subtle.Render(ansi.Truncate("- oracle-exact ("+sanitizeLine(x.MemoryID)+")  + written memory", w, "…")), false}}
+	if x.ContentHash != "" && x.ContentHash == m.ContentHash {
+		out = append(out, diffLine{st.Chain.Exact.Render("(identical to the oracle-exact memory)"), false})
+	}
+	if m.Architecture == "typed" && x.Architecture == "typed" {
+		return append(out, fieldDiff(st, x.Payload, m.Payload, w, s.side)...)
+	}
+	if s.side {
+		return append(out, textDiffSide(st, x.Text, m.Text, w)...)
+	}
+	return append(out, textDiffInline(st, x.Text, m.Text, w)...)
+}
+
+// ledgerExpandKey is enter described for the ledger table's help sheet.
+func ledgerExpandKey(open key.Binding) key.Binding {
+	return key.NewBinding(key.WithKeys(open.Keys()...), key.WithHelp(open.Help().Key, "expand/collapse the row (full values)"))
+}

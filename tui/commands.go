@@ -1,0 +1,193 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/ealscope/ealscope/runs"
+)
+
+// Answers of the `:` command line that say what would have worked: the valid block range,
+// the closest case ids.
+
+// blockOutOfRange is the answer to `:block N` past the chain's blocks (nil when N is valid).
+func (s chainScreen) blockOutOfRange(n int) error {
+	if s.detail == nil || (n >= 0 && n <= s.lastBlock()) {
+		return nil
+	}
+	return fmt.Errorf(":block %d: this chain has blocks 0..%d", n, s.lastBlock())
+}
+
+// unknownCaseMsg answers `:case ID` for an id the run lacks, naming the closest ids.
+func unknownCaseMsg(store ChainLister, runID, caseID string) tea.Msg {
+	rows, err := store.Chains(context.Background(), runs.ChainFilter{RunID: runID})
+	if err != nil {
+		return errMsg{err}
+	}
+	seen := map[string]bool{}
+	var ids []string
+	for _, r := range rows {
+		if !seen[r.CaseID] {
+			seen[r.CaseID] = true
+			ids = append(ids, r.CaseID)
+		}
+	}
+	near := closestIDs(caseID, ids, 3)
+	if len(near) == 0 {
+		return errorf("run %s has no case %q (it has no cases)", runID, caseID)
+	}
+	return errorf("run %s has no case %q; closest: %s", runID, caseID, strings.Join(near, ", "))
+}
+
+// closestIDs ranks ids by how well they match q: ids containing q first, then by edit
+// distance (case-insensitive), ties by id.
+func closestIDs(q string, ids []string, n int) []string {
+	lq := strings.ToLower(q)
+	type scored struct {
+		id   string
+		rank int
+	}
+	var all []scored
+	for _, id := range ids {
+		li := strings.ToLower(id)
+		r := editDistance(lq, li)
+		if strings.Contains(li, lq) {
+			r -= 1000
+		}
+		all = append(all, scored{id, r})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].rank != all[j].rank {
+			return all[i].rank < all[j].rank
+		}
+		return all[i].id < all[j].id
+	})
+	var out []string
+	for i := 0; i < len(all) && i < n; i++ {
+		out = append(out, sanitizeLine(all[i].id))
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
+}
+
+// openRerun opens the re-run form on the block shown (`r` and `:replay`).
+func (s *chainScreen) openRerun() tea.Cmd {
+	if s.rerunner == nil || s.detail == nil {
+		s.notice = "re-runs need a workspace"
+		return nil
+	}
+	s.rerun = newRerunPanel(s.c, s.rerunner, s.models, s.key, s.block)
+	return s.rerun.Init()
+}
+
+// rerunHelp is the re-run form's keys (its `?` sheet and key bar).
+func (s chainScreen) rerunHelp() []key.Binding {
+	l, k := s.c.keys.List, s.c.keys.Chain
+	b := func(keys []string, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return []key.Binding{
+		b(l.Down.Keys(), "↑/↓", "move between the form rows and earlier re-runs"),
+		b(append(k.PrevBlock.Keys(), k.NextBlock.Keys()...), "←/→", "change the value (memory, probes, executor, runs)"),
+		b(l.Open.Keys(), "enter", "run, or reopen an earlier re-run"),
+		b(s.c.keys.Global.Back.Keys(), "esc", "cancel a running re-run (finished arms are kept), leave results, close the form"),
+	}
+}
+
+// focusHelp is the key bar of the focused pane (nil on the timeline: the block keys).
+func (s chainScreen) focusHelp() []key.Binding {
+	k := s.c.keys.Chain
+	switch s.focus {
+	case paneHistory:
+		return []key.Binding{k.Down, k.Up, k.Copy, k.Search}
+	case paneMemory:
+		if s.base == baseLedger {
+			return []key.Binding{k.Down, k.Up, ledgerExpandKey(s.c.keys.List.Open), k.Copy, k.Baseline}
+		}
+		return []key.Binding{k.Baseline, k.SideBySide, k.NextChange, k.Down, k.Copy}
+	case paneProbes:
+		return []key.Binding{k.Down, k.Up, k.Copy, k.Rerun}
+	}
+	return nil
+}
+
+// pageKey moves within the focused pane for g/G (top/bottom) and ctrl+d/ctrl+u (half a
+// page): blocks on the timeline, turns in the history, probes, and lines of the memory pane.
+// It reports whether msg was one of those keys.
+func (s *chainScreen) pageKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	l := s.c.keys.List
+	const far = 1 << 30
+	f := chainLayout(s.c.width, s.c.height, layoutState{focus: s.focus})
+	half := max((f.memory.h-2)/2, 1)
+	var d int
+	switch {
+	case key.Matches(msg, l.Top):
+		d = -far
+	case key.Matches(msg, l.Bottom):
+		d = far
+	case key.Matches(msg, l.HalfDown):
+		d = half
+	case key.Matches(msg, l.HalfUp):
+		d = -half
+	default:
+		return false, nil
+	}
+	b, ok := s.blocks[s.block]
+	switch s.focus {
+	case paneTimeline:
+		if d == far || d == -far {
+			return true, s.setBlock(clamp(d, 0, s.lastBlock()))
+		}
+		return true, s.setBlock(clamp(s.block+d/2, 0, s.lastBlock())) // two lines per block
+	case paneHistory:
+		if ok {
+			s.turn = clamp(s.turn+pageStep(d, half, 4), 0, max(len(b.Turns)-1, 0))
+		}
+	case paneProbes:
+		if ok {
+			s.probe = clamp(s.probe+pageStep(d, half, 3), 0, max(len(b.Probes)-1, 0))
+		}
+	case paneMemory:
+		if ok {
+			lines := len(s.memoryLines(b, max(f.memory.w-2, 1)))
+			s.scroll[paneMemory] = clamp(s.scroll[paneMemory]+d, 0, max(lines-(f.memory.h-2), 0))
+		}
+	}
+	return true, nil
+}
+
+// pageStep turns a half page of lines into items of about perItem lines each (far moves stay
+// far).
+func pageStep(d, half, perItem int) int {
+	if d > half || d < -half {
+		return d
+	}
+	if d > 0 {
+		return max(d/perItem, 1)
+	}
+	return min(d/perItem, -1)
+}
