@@ -6,6 +6,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"os"
 	"path/filepath"
 	"sort"
@@ -95,7 +96,7 @@ func ConfigPath(explicit string) string {
 // be absent, which yields an empty config.
 func LoadConfig(explicit string) (*Config, error) {
 	path := ConfigPath(explicit)
-	data, err := os.ReadFile(path)
+	data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && explicit == "" && os.Getenv(ConfigEnv) == "" {
 			return &Config{Models: map[string]Model{}}, nil

@@ -122,7 +122,9 @@ func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord 
 		if err != nil {
 			msg, retryable = classifyError(err, c.model.TimeoutS)
 		} else {
-			msg, retryable = statusError(res.status, res.body), retryableStatus(res.status)
+			// Secrets are redacted before statusError shortens the body, so a cut
+			// cannot leave half a key behind.
+			msg, retryable = statusError(res.status, []byte(RedactSecrets(string(res.body), c.model.APIKey()))), retryableStatus(res.status)
 			header = res.header
 		}
 		lastErr = msg
@@ -140,6 +142,7 @@ func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord 
 			return rec
 		}
 	}
+	lastErr = RedactSecrets(lastErr, c.model.APIKey())
 	rec.Error = &lastErr
 	rec.LatencyMS = c.now().Sub(start).Milliseconds()
 	return rec

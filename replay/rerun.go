@@ -127,8 +127,15 @@ type Event struct {
 	Kind        EventKind
 	Done, Total int
 	Result      *RerunResult
-	// Err (EventDone) is the save error that stopped the re-run, or nil.
+	// Err (EventDone) is the error that stopped the re-run (scoring), else the first save
+	// error, or nil.
 	Err error
+	// SaveErr (EventResult) says the arm finished but could not be saved (e.g. the workspace
+	// stayed locked): the result is still delivered, and listed in EventDone's Unsaved.
+	SaveErr error
+	// Unsaved (EventDone) are the finished arms save refused, to be saved again: a result a
+	// user waited for is never dropped because the database was busy.
+	Unsaved []RerunResult
 	// Cancelled (EventDone): ctx ended before every arm finished; Done arms were kept.
 	Cancelled bool
 }
@@ -248,7 +255,9 @@ func StartRerun(ctx context.Context, spec RerunSpec, save SaveFunc) (<-chan Even
 		total, finished := len(jobs), 0
 		// The same bounded pool as the run pipeline's: arms are made in parallel and saved in
 		// plan order from this goroutine; a cancelled re-run still saves every arm that
-		// finished.
+		// finished. An arm whose save fails is still delivered and kept in Unsaved.
+		var saveErr error
+		var unsaved []RerunResult
 		_, stop := runOrdered(ctx, len(jobs), workers,
 			func(ctx context.Context, i int) (done, bool) {
 				res, ok, err := spec.runArm(ctx, jobs[i], tools, batch, now)
@@ -258,15 +267,23 @@ func StartRerun(ctx context.Context, spec RerunSpec, save SaveFunc) (<-chan Even
 				if d.err != nil {
 					return d.err
 				}
-				if err := save(saveCtx, d.res); err != nil {
-					return fmt.Errorf("saving replay %s: %w", d.res.ReplayID, err)
-				}
 				finished++
 				r := d.res
-				events <- Event{Kind: EventResult, Done: finished, Total: total, Result: &r}
+				ev := Event{Kind: EventResult, Done: finished, Total: total, Result: &r}
+				if err := save(saveCtx, d.res); err != nil {
+					ev.SaveErr = fmt.Errorf("saving replay %s: %w", d.res.ReplayID, err)
+					if saveErr == nil {
+						saveErr = ev.SaveErr
+					}
+					unsaved = append(unsaved, d.res)
+				}
+				events <- ev
 				return nil
 			})
-		events <- Event{Kind: EventDone, Done: finished, Total: total, Err: stop, Cancelled: stop == nil && finished < total}
+		if stop == nil {
+			stop = saveErr
+		}
+		events <- Event{Kind: EventDone, Done: finished, Total: total, Err: stop, Unsaved: unsaved, Cancelled: stop == nil && finished < total}
 	}()
 	return events, nil
 }

@@ -2,7 +2,7 @@ package replay
 
 import (
 	"fmt"
-	"os"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"strings"
 
 	"github.com/ealscope/ealscope/domains"
@@ -24,7 +24,7 @@ func Prepare(st Settings, cfg *Config, retry RetryPolicy, version string) (Optio
 	name, data := d.BuiltinCorpus()
 	if st.Corpus != "" && st.Corpus != BuiltinCorpus {
 		name = st.Corpus
-		if data, err = os.ReadFile(st.Corpus); err != nil {
+		if data, err = rundir.ReadRegularFile(st.Corpus, rundir.MaxInputFileBytes); err != nil {
 			return Options{}, err
 		}
 	}

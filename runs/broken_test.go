@@ -172,6 +172,9 @@ func TestBrokenInputs(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, []string{"manifest.json", "invalid JSON"}},
+		{"block past the case", func(t *testing.T, dir string) {
+			editRow(t, dir, "memory_states", 1, func(r map[string]any) { r["block_index"] = 500 })
+		}, []string{"memory_states.jsonl:1", "field block_index", "is not a block of case"}},
 		{"no domain", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m map[string]any) { delete(m, "domain_id") })
 		}, []string{"manifest.json", "field domain_id", "missing"}},

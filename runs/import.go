@@ -2,9 +2,13 @@ package runs
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,7 +161,7 @@ func emptyResult(path, kind string) PathResult {
 
 // inTx runs fn in one write transaction and commits only if it succeeds.
 func (s *Store) inTx(ctx context.Context, fn func(w *txWriter) error) (map[string]int, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -176,14 +180,39 @@ func (s *Store) inTx(ctx context.Context, fn func(w *txWriter) error) (map[strin
 
 func (s *Store) importCorpusFile(ctx context.Context, path string) (PathResult, error) {
 	res := emptyResult(path, KindCorpus)
-	data, err := os.ReadFile(path)
+	// Two passes over the file, neither holding it: its sha256 first (a file imported before
+	// is recognised by it), then the cases one at a time. The second pass is hashed too, so a
+	// file that changed in between is refused.
+	fileSHA, err := corpusFileSHA256(path)
 	if err != nil {
 		return res, err
 	}
 	rows, err := s.inTx(ctx, func(w *txWriter) error {
-		out, err := s.importCorpus(w, path, data)
+		f, _, err := rundir.OpenRegular(path, rundir.MaxArtifactBytes)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		lr := &hashingReader{r: f, h: sha256.New()}
+		got := ""
+		// A document corpus is read whole (within rundir.MaxInputFileBytes) after all.
+		readAll := func() ([]byte, error) {
+			data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
+			got = pyjson.SHA256Hex(data)
+			return data, err
+		}
+		out, err := s.importCorpus(w, path, fileSHA, lr, readAll)
+		if err != nil {
+			return err
+		}
+		if got == "" {
+			got = hex.EncodeToString(lr.h.Sum(nil))
+		}
+		if got != fileSHA {
+			return fmt.Errorf("%s: the file changed while it was imported (sha256 %s, then %s)", path, fileSHA, got)
+		}
 		res.Corpora = out
-		return err
+		return nil
 	})
 	if err != nil {
 		return res, err
@@ -197,6 +226,32 @@ func (s *Store) importCorpusFile(ctx context.Context, path string) (PathResult, 
 		return res, fmt.Errorf("%s: %w", path, err)
 	}
 	return res, nil
+}
+
+// corpusFileSHA256 hashes a corpus file, a regular file within rundir.MaxArtifactBytes.
+func corpusFileSHA256(path string) (string, error) {
+	f, _, err := rundir.OpenRegular(path, rundir.MaxArtifactBytes)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashingReader hashes what is read through it (to the end, as eachCorpusCase reads).
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+}
+
+func (x *hashingReader) Read(p []byte) (int, error) {
+	n, err := x.r.Read(p)
+	x.h.Write(p[:n])
+	return n, err
 }
 
 // runInfo is what the runs row says about a run, from its manifest (or a writer-memories file).
@@ -338,6 +393,9 @@ func (s *Store) writeRun(w *txWriter, info runInfo, run *rundir.Run) (writeOutco
 	}
 	dr, err := s.deriveRun(w, runPK, info.domainID, info.corpusVersion)
 	if err != nil {
+		return out, err
+	}
+	if err := checkBlockRanges(w, runPK, run); err != nil {
 		return out, err
 	}
 	out.missing, out.disagreements, out.notes = dr.missing, dr.disagreements, dr.notes

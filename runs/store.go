@@ -33,6 +33,8 @@ type Store struct {
 	path string
 	// now stamps imports; tests may pin it.
 	now func() time.Time
+	// wait is how writers wait for one another (beginWrite).
+	wait writeWaitConfig
 }
 
 // DefaultPath is the workspace used when no --db is given: $XDG_DATA_HOME/ealscope/workspace.db.
@@ -42,8 +44,8 @@ func DefaultPath() string {
 
 // Open opens (creating it and its parent directories when needed) the workspace at path and
 // applies any pending migration. WAL lets the TUI read while an import writes; foreign keys
-// keep derived rows tied to their run; the busy timeout makes a second process wait for a
-// writer instead of failing at once.
+// keep derived rows tied to their run; the busy timeout and beginWrite's retries make a
+// second process wait for a writer instead of failing.
 func Open(path string) (*Store, error) {
 	if path == "" {
 		path = DefaultPath()
@@ -56,10 +58,16 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("workspace %s: %w", abs, err)
 	}
 	q := url.Values{}
+	// busy_timeout first: the pragmas after it (journal_mode switches a new file to WAL) may
+	// meet another process opening the same workspace.
+	q.Add("_pragma", "busy_timeout(5000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "busy_timeout(5000)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// Every transaction here writes: BEGIN IMMEDIATE takes the write lock up front, waiting
+	// out the busy timeout. A deferred one upgraded to write when another process already
+	// wrote cannot wait and fails at once with "database is locked".
+	q.Add("_txlock", "immediate")
 	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -115,17 +123,17 @@ func loadMigrations() ([]migration, error) {
 // than the database's; schema_migrations records what was applied. A database newer than this
 // binary is refused rather than guessed at.
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
-		return err
-	}
-	var current int
-	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
-		return err
-	}
 	migs, err := loadMigrations()
 	if err != nil {
 		return err
+	}
+	// Reading the version takes no lock, so opening a workspace while another process
+	// imports into it does not wait; only a workspace that needs a migration does.
+	var current int
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil || (len(migs) > 0 && current < migs[len(migs)-1].version) {
+		if current, err = s.migrationVersion(ctx); err != nil {
+			return err
+		}
 	}
 	if n := len(migs); n > 0 && current > migs[n-1].version {
 		return fmt.Errorf("the workspace has schema version %d, newer than this ealscope (%d): upgrade ealscope", current, migs[n-1].version)
@@ -134,24 +142,55 @@ func (s *Store) migrate(ctx context.Context) error {
 		if m.version <= current {
 			continue
 		}
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", m.name, err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-			m.version, m.name, s.now().UTC().Format(time.RFC3339)); err != nil {
-			tx.Rollback()
-			return err
-		}
-		if err := tx.Commit(); err != nil {
+		if err := s.applyMigration(ctx, m); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// migrationVersion creates schema_migrations when needed and reads the highest version, in a
+// write transaction so that processes opening a new workspace at once take turns.
+func (s *Store) migrationVersion(ctx context.Context) (int, error) {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		return 0, err
+	}
+	var current int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return 0, err
+	}
+	return current, tx.Commit()
+}
+
+// applyMigration applies one migration in its own transaction, unless another process
+// applied it while this one waited for the lock.
+func (s *Store) applyMigration(ctx context.Context, m migration) error {
+	tx, err := s.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var done bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = ?)`, m.version).Scan(&done); err != nil {
+		return err
+	}
+	if done {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+		m.version, m.name, s.now().UTC().Format(time.RFC3339)); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // SchemaVersion is the highest applied migration.

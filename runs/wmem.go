@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,11 +20,14 @@ import (
 // corpus; entries of domains this ealscope does not know are skipped and reported.
 func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResult, error) {
 	res := emptyResult(path, KindWriterMemories)
-	data, err := os.ReadFile(path)
+	data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
 	if err != nil {
 		return res, err
 	}
 	abs, _ := filepath.Abs(path)
+	if err := rundir.CheckUTF8(abs, 1, data); err != nil {
+		return res, err
+	}
 	tree, err := pyjson.DecodeTree(data)
 	if err != nil {
 		return res, &rundir.VerifyError{File: abs, Msg: fmt.Sprintf("invalid JSON: %v", err)}

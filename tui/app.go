@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/ealscope/ealscope/engine/safetext"
 	"strconv"
 	"strings"
 
@@ -522,11 +523,4 @@ func (m Model) link() string {
 	return strings.Join(args, " ")
 }
 
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellQuote(s string) string { return safetext.ShellQuote(s) }

@@ -141,7 +141,7 @@ func (s chainScreen) capturing() bool { return s.search.active }
 
 func (s chainScreen) Update(msg tea.Msg) (chainScreen, tea.Cmd) {
 	switch msg.(type) {
-	case rerunLoadedMsg, rerunEventMsg, rerunDoneMsg, rerunEditReadyMsg, rerunEditedMsg:
+	case rerunLoadedMsg, rerunEventMsg, rerunDoneMsg, rerunEditReadyMsg, rerunEditedMsg, rerunSavedMsg:
 		if s.rerun == nil {
 			return s, nil
 		}

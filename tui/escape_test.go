@@ -19,6 +19,9 @@ var hostile = []string{
 	"\x1b]52;c;ZWNobyBwd25lZA==\x07",
 	"\x1b]8;;https://evil.example/\x1b\\click me\x1b]8;;\x1b\\",
 	"\x1b]0;owned\x07",
+	"invoice\u202efdp.exe",
+	"ad\u200bmin\ufeff",
+	"col1\tcol2",
 }
 
 // writeHostileCorpus copies the first built-in case under a new id and plants the sequences
@@ -99,10 +102,13 @@ func TestHostileCorpusNeverReachesTheTerminal(t *testing.T) {
 	m = press(t, m, "y", "tab", "y")
 	frames = append(frames, m.View().Content)
 	all := strings.Join(frames, "\n")
-	for _, bad := range []string{"\x1b]52", "\x1b]8", "\x1b[2J", "\x1b]0;", "\x07"} {
+	for _, bad := range []string{"\x1b]52", "\x1b]8", "\x1b[2J", "\x1b]0;", "\x07", "\u202e", "\u200b", "\ufeff", "\t"} {
 		if strings.Contains(all, bad) {
 			t.Errorf("rendered output contains %q", bad)
 		}
+	}
+	if !strings.Contains(all, "<U+202E>") {
+		t.Error("no placeholder shown where a bidi override was")
 	}
 	if !strings.Contains(all, "␛") {
 		t.Error("no placeholder shown where sequences were removed")

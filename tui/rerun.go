@@ -68,6 +68,8 @@ type rerunPanel struct {
 	note    string
 	// shown are the batches whose arms the results view compares (written first).
 	shown []string
+	// unsaved are finished arms the workspace refused (rerun_unsaved.go).
+	unsaved unsavedArms
 }
 
 func newRerunPanel(c *common, store Rerunner, models *replay.Config, chain ChainKey, block int) *rerunPanel {
@@ -95,6 +97,9 @@ type rerunDoneMsg struct {
 	err       error
 	cancelled bool
 	batches   []string
+	// unsaved are finished arms whose save failed, and save stores one of them again.
+	unsaved []replay.RerunResult
+	save    replay.SaveFunc
 }
 
 type rerunEditedMsg struct {
@@ -185,8 +190,16 @@ func (p *rerunPanel) Update(msg tea.Msg) tea.Cmd {
 		if msg.cancelled {
 			p.note = fmt.Sprintf("cancelled: %d finished arms kept", p.done)
 		}
+		if p.unsaved.keep(msg.unsaved, msg.save, msg.err) {
+			p.err, p.note = nil, p.unsaved.note()
+		}
 		p.shown, p.scroll = msg.batches, 0
+		if len(p.unsaved.arms) > 0 { // stay on the form, which says so, until they are saved
+			p.unsaved.batches, p.shown = msg.batches, nil
+		}
 		return loadRerunCmd(p.store, p.chain.ID, p.block)
+	case rerunSavedMsg:
+		return p.savedAgain(msg)
 	case rerunEditReadyMsg:
 		if msg.seq != p.seq {
 			msg.edit.Close()
@@ -226,6 +239,9 @@ func (p *rerunPanel) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	k, l := &p.c.keys.Chain, &p.c.keys.List
+	if len(p.unsaved.arms) > 0 && key.Matches(msg, l.Open) {
+		return p.saveAgain()
+	}
 	if p.shown != nil {
 		switch {
 		case key.Matches(msg, l.Down), key.Matches(msg, k.Down):
@@ -366,72 +382,6 @@ func (p *rerunPanel) start(mem replay.RerunMemory) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	p.running, p.cancel, p.done, p.total = true, cancel, 0, 0
 	return startRerunCmd(ctx, p.seq, p.store, src, mem, probes, name, cfg, p.runs)
-}
-
-// startRerunCmd runs the written arm (when the variant is another) and then the chosen arm,
-// storing each arm as it finishes and streaming progress; the final message carries the
-// batches to compare.
-func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunSource, mem replay.RerunMemory, probes []runs.RerunProbeSource, name string, model *replay.Model, n int) tea.Cmd {
-	events := make(chan replay.Event, 1)
-	run := func() tea.Msg {
-		defer close(events)
-		var ex replay.Executor = replay.NewBuiltinExecutor(src.Domain, 20260821)
-		if model != nil {
-			ex = replay.NewModelExecutor(src.Domain, replay.NewModelClient(*model, replay.DefaultRetryPolicy(), nil))
-		}
-		save := func(ctx context.Context, r replay.RerunResult) error {
-			return store.SaveReplay(ctx, rerunstore.ReplayInputOf(src.Chain.Key, src.MemoryID, r))
-		}
-		var specs []replay.RerunSpec
-		if mem.Variant != engine.VariantWritten && src.MemoryID != "" {
-			written, err := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
-			if err != nil {
-				return rerunDoneMsg{seq: seq, err: err}
-			}
-			specs = append(specs, rerunstore.RerunSpecFor(src, written, probes, ex, n, 20260821))
-		}
-		specs = append(specs, rerunstore.RerunSpecFor(src, mem, probes, ex, n, 20260821))
-		total := len(specs) * len(probes) * n
-		done := 0
-		var batches []string
-		for _, spec := range specs {
-			ch, err := replay.StartRerun(ctx, spec, save)
-			if err != nil {
-				return rerunDoneMsg{seq: seq, err: err, batches: batches}
-			}
-			for ev := range ch {
-				switch ev.Kind {
-				case replay.EventResult:
-					done++
-					if len(batches) == 0 || batches[len(batches)-1] != ev.Result.BatchID {
-						batches = append(batches, ev.Result.BatchID)
-					}
-					select {
-					case events <- replay.Event{Kind: replay.EventResult, Done: done, Total: total, Result: ev.Result}:
-					default: // progress is best effort; the result itself is stored
-					}
-				case replay.EventDone:
-					if ev.Err != nil || ev.Cancelled {
-						return rerunDoneMsg{seq: seq, err: ev.Err, cancelled: ev.Cancelled, batches: batches}
-					}
-				}
-			}
-		}
-		return rerunDoneMsg{seq: seq, batches: batches}
-	}
-	started := func() tea.Msg { return taskStartedMsg{seq, "rerun"} }
-	return tea.Batch(started, run, waitRerunEvent(seq, events))
-}
-
-// waitRerunEvent delivers one progress event; Update re-arms it until the stream closes.
-func waitRerunEvent(seq int, events <-chan replay.Event) tea.Cmd {
-	return func() tea.Msg {
-		ev, ok := <-events
-		if !ok {
-			return rerunEventMsg{seq: seq, ev: replay.Event{Kind: replay.EventDone}}
-		}
-		return rerunEventMsg{seq: seq, ev: ev, events: events}
-	}
 }
 
 // View draws the panel in w×h cells: the form and earlier re-runs, or the arms side by side.

@@ -325,3 +325,23 @@ func TestSearchJumpsToHits(t *testing.T) {
 		t.Errorf("n moves to the next hit, keeping the search: hit %d of %d", m.chain.hit, len(m.chain.hits))
 	}
 }
+
+// TestLinkIsShellSafe: ids holding escapes and bidi characters are quoted so the copied
+// command holds none of them raw, and the status line shows exactly what was copied.
+func TestLinkIsShellSafe(t *testing.T) {
+	m, _ := newChainApp(t, 120, 40)
+	m.chain.key.CaseID = "case\x1b[2J\x1b]52;c;ZXZpbA==\x07\u202eexe"
+	m = press(t, m, ":", "l", "i", "n", "k")
+	next, _ := m.Update(keyPress("enter"))
+	m = next.(Model)
+	link := m.link()
+	if !strings.Contains(link, `--case $'case\x1b[2J\x1b]52;c;ZXZpbA==\x07\u202eexe'`) {
+		t.Errorf("link = %q", link)
+	}
+	if sanitize(link) != link {
+		t.Errorf("link holds characters the screen would alter: %q", link)
+	}
+	if m.notice != "copied: "+link {
+		t.Errorf("notice %q does not show the copied %q", m.notice, link)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"io"
 	"os"
 	"os/signal"
@@ -81,7 +82,7 @@ func readStateFile(path string, stdin io.Reader) (any, error) {
 	if path == "-" {
 		data, err = io.ReadAll(stdin)
 	} else {
-		data, err = os.ReadFile(path)
+		data, err = rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
 	}
 	if err != nil {
 		return nil, err
@@ -101,7 +102,7 @@ func (c *annotateSetCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	store, err := runs.OpenExisting(c.DB)
+	store, err := openForWriting(g, c.DB, runs.OpenExisting)
 	if err != nil {
 		return err
 	}
@@ -115,12 +116,12 @@ func (c *annotateSetCmd) Run(g *Globals) error {
 	}
 	a, err := store.SaveAnnotation(context.Background(), runs.AnnotationInput{MemoryID: c.Memory, Annotator: c.Annotator, State: state, Status: status, Origin: annotations.OriginCLI})
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.State, err)
+		return annotateSetError(c.State, store.Path(), err)
 	}
 	if c.JSON {
 		return writeJSON(g.Stdout, a)
 	}
-	fmt.Fprintf(g.Stdout, "saved %s: %s by %s (%s, content hash %s)\n", a.AnnotationID, a.MemoryID, a.Annotator, a.Status, a.SourceContentHash[:12])
+	fmt.Fprintf(g.text(), "saved %s: %s by %s (%s, content hash %s)\n", a.AnnotationID, a.MemoryID, a.Annotator, a.Status, a.SourceContentHash[:12])
 	return nil
 }
 
@@ -150,7 +151,7 @@ func (c *annotateAgreementCmd) Run(g *Globals) error {
 	if c.JSON {
 		return writeJSON(g.Stdout, rep)
 	}
-	out := g.Stdout
+	out := g.text()
 	fmt.Fprintf(out, "annotators: %s\n\n", strings.Join(rep.Annotators, ", "))
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "units\tlabelled twice+\tagreed\tobserved\tmethod\tcoefficient")
@@ -216,7 +217,7 @@ func (c *annotateExportCmd) Run(g *Globals) error {
 	if c.JSON {
 		return writeJSON(g.Stdout, rep)
 	}
-	fmt.Fprintf(g.Stdout, "%s: %d labels (%d accepted, %d not) by %s; skipped %d drafts and %d extractor labels\n",
+	fmt.Fprintf(g.text(), "%s: %d labels (%d accepted, %d not) by %s; skipped %d drafts and %d extractor labels\n",
 		rep.Dir, rep.Rows, rep.Accepted, rep.Unaccepted, strings.Join(rep.Annotators, ", "), rep.SkippedDrafts, rep.SkippedExtractor)
 	return nil
 }
@@ -242,7 +243,7 @@ func (c *annotateImportCmd) Run(g *Globals) error {
 		}
 		reps = append(reps, rep)
 		if !c.JSON {
-			fmt.Fprintf(g.Stdout, "%s: %d labels (%d accepted, %d not) by %s; %d memories rescored; %d not in the workspace yet\n",
+			fmt.Fprintf(g.text(), "%s: %d labels (%d accepted, %d not) by %s; %d memories rescored; %d not in the workspace yet\n",
 				dir, rep.Rows, rep.Accepted, rep.Unaccepted, strings.Join(rep.Annotators, ", "), rep.Rescored, rep.UnknownMemories)
 		}
 	}

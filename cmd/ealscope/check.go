@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/domains"
@@ -39,7 +39,7 @@ func (c *checkCmd) Run(g *Globals) error {
 }
 
 func printCheck(g *Globals, r domains.CheckReport) {
-	tw := tabwriter.NewWriter(g.Stdout, 0, 2, 2, ' ', 0)
+	tw := tabwriter.NewWriter(g.text(), 0, 2, 2, ' ', 0)
 	valid := 0
 	for _, c := range r.Cases {
 		if !c.Valid {
@@ -61,7 +61,7 @@ func printCheck(g *Globals, r domains.CheckReport) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(g.Stdout, "%s: %d cases, %d valid\n", r.Corpus, len(r.Cases), valid)
+	fmt.Fprintf(g.text(), "%s: %d cases, %d valid\n", r.Corpus, len(r.Cases), valid)
 }
 
 // readCorpus loads the corpus a command names: the domain's built-in corpus (--builtin, the
@@ -79,7 +79,7 @@ func readCorpus(domain string, builtin bool, path string) (engine.Domain, string
 		name, data := d.BuiltinCorpus()
 		return d, name, data, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
 	if err != nil {
 		return nil, "", nil, err
 	}

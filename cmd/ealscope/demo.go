@@ -66,7 +66,7 @@ func ensureDemoRun(ctx context.Context, g *Globals, domain, dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(g.Stderr, "building the demo run (%s) in %s (built-in corpus, scripted writer, built-in executor)\n", domain, dir)
+	fmt.Fprintf(g.textErr(), "building the demo run (%s) in %s (built-in corpus, scripted writer, built-in executor)\n", domain, dir)
 	st := replay.Settings{Domain: domain, Corpus: replay.BuiltinCorpus, Writer: "scripted", Executor: "builtin",
 		WriterRuns: 1, ExecutorRuns: 1, Seed: demoSeed, FaultRate: replay.DefaultFaultRate}
 	opts, err := replay.Prepare(st, nil, replay.RetryPolicy{}, ealscopeVersion)

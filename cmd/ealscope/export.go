@@ -49,7 +49,7 @@ func (c *exportCmd) Run(g *Globals) error {
 		if err := os.WriteFile(c.Out, files[0].Data, 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(g.Stderr, "wrote %s\n", c.Out)
+		fmt.Fprintf(g.textErr(), "wrote %s\n", c.Out)
 		return nil
 	}
 	if err := os.MkdirAll(c.Out, 0o755); err != nil {
@@ -60,7 +60,7 @@ func (c *exportCmd) Run(g *Globals) error {
 		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(g.Stderr, "wrote %s\n", p)
+		fmt.Fprintf(g.textErr(), "wrote %s\n", p)
 	}
 	return nil
 }

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"sort"
 	"text/tabwriter"
 
@@ -37,7 +37,7 @@ func (c *fidelityCmd) Run(g *Globals) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	raw, err := os.ReadFile(c.Memory)
+	raw, err := rundir.ReadRegularFile(c.Memory, rundir.MaxInputFileBytes)
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (c *fidelityCmd) Run(g *Globals) error {
 	if c.JSON {
 		return writeJSON(g.Stdout, report)
 	}
-	tw := tabwriter.NewWriter(g.Stdout, 0, 2, 2, ' ', 0)
+	tw := tabwriter.NewWriter(g.text(), 0, 2, 2, ' ', 0)
 	fmt.Fprintf(tw, "case %s, ledger at block %d: exact=%v, %d fields scored, %d overgrant, %d undergrant\n",
 		report.CaseID, report.BlockIndex, report.Exact, report.ScoredFields, report.OvergrantFields, report.UndergrantFields)
 	for _, row := range report.Fields {
@@ -72,12 +72,12 @@ func (c *fidelityCmd) Run(g *Globals) error {
 	}
 	sort.Strings(classes)
 	for _, k := range classes {
-		fmt.Fprintf(g.Stdout, "  %s: %d\n", k, report.Errors[k])
+		fmt.Fprintf(g.text(), "  %s: %d\n", k, report.Errors[k])
 	}
 	if report.FormsFalseAuthority {
-		fmt.Fprintf(g.Stdout, "FORMS FALSE AUTHORITY for %v\n", report.FormedProbeIDs)
+		fmt.Fprintf(g.text(), "FORMS FALSE AUTHORITY for %v\n", report.FormedProbeIDs)
 	} else {
-		fmt.Fprintln(g.Stdout, "no false authority: the memory grants no probe the ledger denies")
+		fmt.Fprintln(g.text(), "no false authority: the memory grants no probe the ledger denies")
 	}
 	return nil
 }

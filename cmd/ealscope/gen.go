@@ -44,7 +44,7 @@ func (c *genCmd) Run(g *Globals) error {
 	if err := writeFileAtomic(c.Out, write); err != nil {
 		return err
 	}
-	fmt.Fprintf(g.Stderr, "wrote %d %s cases (seed %d) to %s\n", c.Cases, version, c.Seed, c.Out)
+	fmt.Fprintf(g.textErr(), "wrote %d %s cases (seed %d) to %s\n", c.Cases, version, c.Seed, c.Out)
 	return nil
 }
 

@@ -24,7 +24,7 @@ func (c *importCmd) Run(g *Globals) error {
 	if len(c.Paths) == 0 && len(c.Corpus) == 0 {
 		return fmt.Errorf("nothing to import: give run directories, corpus files or writer-memories files (or --corpus FILE)")
 	}
-	store, err := runs.Open(c.DB)
+	store, err := openForWriting(g, c.DB, runs.Open)
 	if err != nil {
 		return err
 	}
@@ -73,9 +73,9 @@ func printImport(g *Globals, db string, report runs.ImportReport) {
 		if r.Incomplete {
 			head += " [INCOMPLETE]"
 		}
-		fmt.Fprintln(g.Stdout, head)
+		fmt.Fprintln(g.text(), head)
 		if len(r.Rows) > 0 {
-			tw := tabwriter.NewWriter(g.Stdout, 0, 2, 1, ' ', 0)
+			tw := tabwriter.NewWriter(g.text(), 0, 2, 1, ' ', 0)
 			names := make([]string, 0, len(r.Rows))
 			for n := range r.Rows {
 				names = append(names, n)
@@ -87,20 +87,20 @@ func printImport(g *Globals, db string, report runs.ImportReport) {
 			tw.Flush()
 		}
 		for _, c := range r.Corpora {
-			fmt.Fprintf(g.Stdout, "  corpus %s: %d cases (%d new)\n", c.CorpusRef, c.Cases, c.New)
+			fmt.Fprintf(g.text(), "  corpus %s: %d cases (%d new)\n", c.CorpusRef, c.Cases, c.New)
 		}
 		if r.Kind != runs.KindCorpus && r.Status == runs.StatusImported {
-			fmt.Fprintf(g.Stdout, "  rescore disagreements: %d\n", r.RescoreDisagreements)
+			fmt.Fprintf(g.text(), "  rescore disagreements: %d\n", r.RescoreDisagreements)
 		}
 		for _, u := range r.Unknown {
-			fmt.Fprintf(g.Stdout, "  unknown file skipped: %s\n", u)
+			fmt.Fprintf(g.text(), "  unknown file skipped: %s\n", u)
 		}
 		for _, m := range r.MissingCorpora {
-			fmt.Fprintf(g.Stdout, "  missing corpus: %s (import it with --corpus FILE)\n", m)
+			fmt.Fprintf(g.text(), "  missing corpus: %s (import it with --corpus FILE)\n", m)
 		}
 		for _, n := range r.Notes {
-			fmt.Fprintf(g.Stdout, "  note: %s\n", n)
+			fmt.Fprintf(g.text(), "  note: %s\n", n)
 		}
 	}
-	fmt.Fprintf(g.Stdout, "workspace: %s\n", db)
+	fmt.Fprintf(g.text(), "workspace: %s\n", db)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/engine/safetext"
 )
 
 // Globals are handed to every subcommand's Run.
@@ -61,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		kong.Vars{"version": versionText(), "domains": strings.Join(domains.IDs(), ", "), "default_domain": domains.Default},
 	)
 	if err != nil {
-		fmt.Fprintln(stderr, "ealscope:", err)
+		fmt.Fprintln(stderr, "ealscope:", safetext.Text(err.Error()))
 		return 2
 	}
 	ctx, err := parser.Parse(args)
@@ -69,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitCode
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "ealscope:", err)
+		fmt.Fprintln(stderr, "ealscope:", safetext.Text(err.Error()))
 		return 2
 	}
 	logFile, err := setupLogging(cli.LogLevel)
@@ -89,11 +90,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(stderr, "ealscope:", ee.msg)
+			fmt.Fprintln(stderr, "ealscope:", safetext.Text(ee.msg))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "ealscope:", err)
+	fmt.Fprintln(stderr, "ealscope:", safetext.Text(err.Error()))
 	return 1
 }
 

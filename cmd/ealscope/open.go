@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ealscope/ealscope/engine/safetext"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/tui"
@@ -88,13 +89,13 @@ func importWithProgress(ctx context.Context, g *Globals, store *runs.Store, path
 	}
 	opts.RowProgress = func(path string, written, listed int) {
 		if isTTY(g.Stderr) {
-			fmt.Fprintf(g.Stderr, "\rimporting %s: %d of ~%d rows written %s", filepath.Base(path), written, listed, bar(min(written, listed), listed, 20))
+			fmt.Fprintf(g.Stderr, "\rimporting %s: %d of ~%d rows written %s", safetext.Line(filepath.Base(path)), written, listed, bar(min(written, listed), listed, 20))
 		}
 	}
 	rep, err := store.Import(ctx, append(append([]string{}, corpora...), paths...), opts)
 	for _, r := range rep.Results {
 		slog.Info("import", "path", r.Path, "kind", r.Kind, "status", r.Status, "run", r.RunID)
-		fmt.Fprintf(g.Stderr, "%s: %s %s\n", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
+		fmt.Fprintf(g.textErr(), "%s: %s %s\n", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
 	}
 	if err != nil {
 		return fmt.Errorf("import (%d of %d paths done): %w", len(rep.Results), total, err)

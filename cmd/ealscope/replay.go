@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"io"
 	"os"
 	"os/signal"
@@ -63,7 +64,7 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	store, err := runs.OpenExisting(c.DB)
+	store, err := openForWriting(g, c.DB, runs.OpenExisting)
 	if err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	for _, r := range results {
 		ids[r.ReplayID] = true
 		if r.MirrorMismatch() {
-			fmt.Fprintf(g.Stderr, "ealscope: warning: replay %s sent a request (hash %s) that differs from the mirrored trial %s (context hash %s)\n",
+			fmt.Fprintf(g.textErr(), "ealscope: warning: replay %s sent a request (hash %s) that differs from the mirrored trial %s (context hash %s)\n",
 				r.ReplayID, r.RequestHash, r.Mirror.TrialID, r.Mirror.ContextHash)
 		}
 	}
@@ -122,7 +123,7 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	if c.JSON {
 		err = writeJSON(g.Stdout, replayOutput(stored, rows))
 	} else {
-		printReplays(g.Stdout, chain, stored, rows)
+		printReplays(g.text(), chain, stored, rows)
 	}
 	if err != nil {
 		return err
@@ -193,7 +194,7 @@ func (c *replayCmd) memory(src runs.RerunSource) (replay.RerunMemory, error) {
 		return editMemory(src)
 	case strings.HasPrefix(c.Memory, "@"):
 		path := strings.TrimPrefix(c.Memory, "@")
-		data, err := os.ReadFile(path)
+		data, err := rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
 		if err != nil {
 			return replay.RerunMemory{}, err
 		}
@@ -488,7 +489,7 @@ func (c *replayCmd) runFormed(ctx context.Context, g *Globals, store *runs.Store
 		out.Report = &rep
 		err = writeJSON(g.Stdout, out)
 	} else {
-		printReport(g.Stdout, rep)
+		printReport(g.text(), rep)
 	}
 	if err != nil {
 		return err

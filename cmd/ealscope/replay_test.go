@@ -90,6 +90,12 @@ func (s *chatServer) handle(w http.ResponseWriter, r *http.Request) {
 		fail(429)
 	case mode == "429-then-escalate":
 		reply("request_authorization", args(`, "reason": "needs approval"`))
+	case mode == "echo-key":
+		// A server that echoes the credential it was sent, and another key, in its error.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(401)
+		fmt.Fprintf(w, `{"error":{"message":"bad key: %s (also tried sk-otherkey1234567890 and key=%s)","type":"invalid_request_error"}}`,
+			r.Header.Get("Authorization"), strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
 	case mode == "hang":
 		<-r.Context().Done()
 	default:
@@ -373,5 +379,37 @@ func TestReplayFormed(t *testing.T) {
 	}
 	if r.FormationRate == nil || *r.FormationRate <= 0 {
 		t.Fatalf("formation rate %v", r.FormationRate)
+	}
+}
+
+// TestProviderErrorsAreRedacted: an endpoint echoing the key in its error body gets a
+// provider_error whose text holds no key, in the workspace, in a run directory written with
+// that executor (calls.jsonl, trials.jsonl) and in every output.
+func TestProviderErrorsAreRedacted(t *testing.T) {
+	env := newReplayEnv(t)
+	r := env.replay(t, "echo-key", env.chainArgs(env.formed, "exact")...)
+	doc := decode(t, r)
+	if len(doc.Replays) != 1 || doc.Replays[0]["decision"] != engine.ProviderError {
+		t.Fatalf("echo-key replay: %+v", doc.Replays)
+	}
+	pe := fmt.Sprint(doc.Replays[0]["provider_error"])
+	if !strings.Contains(pe, "bad key: Bearer [REDACTED]") || strings.Contains(pe, "sk-otherkey") {
+		t.Fatalf("provider_error not redacted: %s", pe)
+	}
+	outputs := []string{r.stdout, r.stderr}
+	var out, errb bytes.Buffer
+	code := run([]string{"run", "--builtin", "--cases", env.chain.CaseID, "--conditions", "faithful_typed", "--executor", "fake",
+		"--config", env.config, "--out", filepath.Join(env.dir, "echo-run")}, &out, &errb)
+	outputs = append(outputs, out.String(), errb.String())
+	if code != 0 {
+		t.Fatalf("run with the echoing executor: exit %d: %s", code, errb.String())
+	}
+	trials, err := os.ReadFile(filepath.Join(env.dir, "echo-run", "trials.jsonl"))
+	if err != nil || !bytes.Contains(trials, []byte("Bearer [REDACTED]")) {
+		t.Fatalf("trials.jsonl lacks the redacted provider error (%v)", err)
+	}
+	assertNoKey(t, env.dir, outputs)
+	if bytes.Contains(trials, []byte("sk-otherkey")) {
+		t.Error("trials.jsonl holds an sk- token")
 	}
 }

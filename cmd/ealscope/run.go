@@ -124,7 +124,7 @@ func (r *runCmd) report(g *Globals, sum *replay.Summary, runErr error) error {
 			return err
 		}
 	} else {
-		printRunSummary(g.Stdout, sum)
+		printRunSummary(g.text(), sum)
 	}
 	switch {
 	case sum.Status == rundir.StatusCancelled:

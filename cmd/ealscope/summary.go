@@ -66,7 +66,7 @@ func dashStr(p *string) string {
 }
 
 func printWorkspaceSummary(g *Globals, doc runs.SummaryDoc) {
-	out := g.Stdout
+	out := g.text()
 	fmt.Fprintln(out, "RUNS")
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\tdomain\tstudy\tstatus\ttrials\tauthorized use\tunauthorized submission\tinvalid/no action\tprovider error\trescore disagreements\tdecisions")

@@ -12,6 +12,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/runs/rundir"
 )
 
 // ErrNoEditor is returned when neither $VISUAL nor $EDITOR names an editor.
@@ -89,7 +90,7 @@ func (e *Edit) Read(runErr error) (replay.RerunMemory, error) {
 	if runErr != nil {
 		return replay.RerunMemory{}, fmt.Errorf("editor %s: %w", e.Editor, runErr)
 	}
-	data, err := os.ReadFile(e.Path)
+	data, err := rundir.ReadRegularFile(e.Path, rundir.MaxInputFileBytes)
 	if err != nil {
 		return replay.RerunMemory{}, err
 	}

@@ -107,7 +107,12 @@ type VerifyError struct {
 	Line  int
 	Field string
 	Msg   string
+	// cause is the underlying error when there is one (a *LimitError for a line too long).
+	cause error
 }
+
+// Unwrap is the underlying error, if any.
+func (e *VerifyError) Unwrap() error { return e.cause }
 
 func (e *VerifyError) Error() string {
 	var b strings.Builder
@@ -156,11 +161,12 @@ func Open(dir string, opts Options) (*Run, error) {
 		return nil, verr(absDir, 0, "", "not a directory (a run is a directory holding %s)", ManifestFile)
 	}
 	manifestPath := filepath.Join(realDir, ManifestFile)
-	raw, err := os.ReadFile(manifestPath)
+	resolvedManifest, err := confinedManifest(realDir)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, verr(manifestPath, 0, "", "missing: a run directory needs %s", ManifestFile)
-		}
+		return nil, err
+	}
+	raw, err := ReadRegularFile(resolvedManifest, MaxManifestBytes)
+	if err != nil {
 		return nil, err
 	}
 	manifest, entries, err := ParseManifest(manifestPath, raw)
@@ -194,7 +200,7 @@ func Open(dir string, opts Options) (*Run, error) {
 			return nil, err
 		}
 		listed[path.Clean(filepath.ToSlash(e.Path))] = true
-		f, err := os.Open(full)
+		f, _, err := OpenRegular(full, MaxArtifactBytes)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				if firstMissing == "" {
@@ -203,6 +209,11 @@ func Open(dir string, opts Options) (*Run, error) {
 				missing = append(missing, e.Path)
 				continue
 			}
+			var nr *NotRegularError
+			var le *LimitError
+			if errors.As(err, &nr) || errors.As(err, &le) {
+				return nil, verr(full, 0, "files."+name+".path", "%s", strings.TrimPrefix(err.Error(), full+": "))
+			}
 			return nil, fmt.Errorf("%s: %w", full, err)
 		}
 		parse := !opts.ManifestOnly && strings.HasSuffix(e.Path, ".jsonl")
@@ -210,9 +221,14 @@ func Open(dir string, opts Options) (*Run, error) {
 		if parse && run.Files != nil {
 			keep = new([]Row)
 		}
-		res, err := verifyArtifact(f, full, name, parse, keep, idx)
+		res, err := verifyArtifact(boundedReader(f, full, MaxArtifactBytes), full, name, parse, keep, idx)
 		f.Close()
 		if err != nil {
+			var le *LimitError
+			var ve *VerifyError
+			if errors.As(err, &le) || errors.As(err, &ve) {
+				return nil, err // they name the file already
+			}
 			return nil, fmt.Errorf("%s: %w", full, err)
 		}
 		// The hash is checked first, as when the whole file was read before parsing: a file
@@ -253,6 +269,9 @@ func Open(dir string, opts Options) (*Run, error) {
 		if err := idx.checkReferences(run); err != nil {
 			return nil, err
 		}
+		if err := idx.trials.check(run); err != nil {
+			return nil, err
+		}
 	}
 	return run, nil
 }
@@ -260,6 +279,9 @@ func Open(dir string, opts Options) (*Run, error) {
 // ParseManifest decodes manifest.json and its file entries (files.* and checkpoint.files.*).
 // It checks shapes only; the files themselves are checked by Open.
 func ParseManifest(manifestPath string, raw []byte) (map[string]any, map[string]FileEntry, error) {
+	if err := CheckUTF8(manifestPath, 1, raw); err != nil {
+		return nil, nil, err
+	}
 	tree, err := pyjson.DecodeTree(raw)
 	if err != nil {
 		return nil, nil, verr(manifestPath, 0, "", "invalid JSON: %v", err)
@@ -423,7 +445,7 @@ func safePath(realDir, manifestPath, name, p string) (string, error) {
 // with a known schema_version and the fields ealscope relies on. `name` is the artifact name
 // (file stem) that decides which checks apply.
 func ParseRows(file, name string, data []byte) ([]Row, error) {
-	sc := newLineScanner(bytes.NewReader(data))
+	sc := newLineScanner(bytes.NewReader(data), file)
 	var rows []Row
 	for {
 		line, last, ok, err := sc.next()
@@ -450,6 +472,9 @@ func ParseRows(file, name string, data []byte) ([]Row, error) {
 // is the file's final one and had no line end, so bad JSON there is a truncated write. Row.Raw
 // is left to the caller (the line's buffer may be reused).
 func parseRow(file, name string, lineNo int, line []byte, last bool) (Row, error) {
+	if err := CheckUTF8(file, lineNo, line); err != nil {
+		return Row{}, err
+	}
 	tree, err := pyjson.DecodeTree(line)
 	if err != nil {
 		if last {
@@ -474,7 +499,7 @@ func parseRow(file, name string, lineNo int, line []byte, last bool) (Row, error
 		}
 	}
 	row := Row{Line: lineNo, Tree: m}
-	if err := validateRow(name, row); err != nil {
+	if err := validateRowBounds(name, row); err != nil {
 		var fe *engine.FieldError
 		if errors.As(err, &fe) {
 			return Row{}, verr(file, lineNo, fe.Path, "%s", fe.Msg)
@@ -499,7 +524,7 @@ type artifactCheck struct {
 // its ids go to idx, and keep (when not nil) collects the rows. err is an I/O error.
 func verifyArtifact(r io.Reader, file, name string, parse bool, keep *[]Row, idx *refIndex) (artifactCheck, error) {
 	var res artifactCheck
-	sc := newLineScanner(r)
+	sc := newLineScanner(r, file)
 	if !parse {
 		if err := sc.drain(); err != nil {
 			return res, err
@@ -535,142 +560,6 @@ func verifyArtifact(r io.Reader, file, name string, parse bool, keep *[]Row, idx
 	}
 	res.sha256 = sc.sum()
 	return res, nil
-}
-
-// Decisions accepted in trials.jsonl (EAL-Bench's Decision values).
-var knownDecisions = map[string]bool{
-	engine.ExecuteRequested: true, engine.ExecuteOther: true, engine.Decline: true, engine.Escalate: true,
-	engine.NoAction: true, engine.Invalid: true, engine.ProviderError: true,
-}
-
-// validateRow checks the fields the importer reads, per artifact, so that a broken row is
-// reported at its line rather than surfacing later as a zero value.
-func validateRow(name string, r Row) error {
-	nonEmpty := func(keys ...string) error {
-		for _, k := range keys {
-			if _, err := engine.NonEmptyStr(k, r.Tree[k]); err != nil {
-				if _, present := r.Tree[k]; !present {
-					return engine.Errf(k, "required key is missing")
-				}
-				return err
-			}
-		}
-		return nil
-	}
-	integer := func(keys ...string) error {
-		for _, k := range keys {
-			if _, err := engine.Int(k, r.Tree[k]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	optInteger := func(keys ...string) error {
-		for _, k := range keys {
-			if _, err := engine.NullableInt(k, r.Tree[k]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	optString := func(keys ...string) error {
-		for _, k := range keys {
-			if _, err := engine.NullableStr(k, r.Tree[k]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	architecture := func(key string, nullable bool) error {
-		v := r.Tree[key]
-		if v == nil && nullable {
-			return nil
-		}
-		if s, _ := v.(string); s != engine.ArchFreeText && s != engine.ArchTyped {
-			return engine.Errf(key, "expected \"free_text\" or \"typed\", got %v", v)
-		}
-		return nil
-	}
-	first := func(errs ...error) error {
-		for _, e := range errs {
-			if e != nil {
-				return e
-			}
-		}
-		return nil
-	}
-	switch name {
-	case Memories, "writer_bundle_memories":
-		if err := first(nonEmpty("memory_id", "chain_id", "domain_id", "case_id", "condition_id", "content_hash"),
-			integer("block_index"), optInteger("writer_run_id"), optString("parent_memory_id"), architecture("architecture", false)); err != nil {
-			return err
-		}
-		if _, present := r.Tree["payload"]; !present {
-			return engine.Errf("payload", "required key is missing")
-		}
-		if r.Tree["payload"] == nil {
-			return engine.Errf("payload", "a memory artifact needs a payload (string or object)")
-		}
-		got, err := pyjson.ContentHash(r.Tree["payload"])
-		if err != nil {
-			return engine.Errf("payload", "cannot hash: %v", err)
-		}
-		if want := r.Str("content_hash"); got != want {
-			return engine.Errf("content_hash", "is %s but the payload hashes to %s", want, got)
-		}
-	case MemoryAttempts:
-		return first(nonEmpty("attempt_id", "logical_update_id", "case_id", "condition_id", "status"),
-			integer("block_index", "attempt_index"), optInteger("writer_run_id"),
-			optString("accepted_memory_id", "retained_memory_id", "parent_memory_id", "repair_of_attempt_id"))
-	case MemoryStates:
-		if err := first(nonEmpty("state_id", "logical_update_id", "case_id", "condition_id", "status"),
-			integer("block_index"), optInteger("writer_run_id"), optString("current_memory_id")); err != nil {
-			return err
-		}
-		if v, present := r.Tree["attempt_ids"]; present && v != nil {
-			if _, err := engine.StrList("attempt_ids", v); err != nil {
-				return err
-			}
-		}
-	case Evidence, "writer_bundle_evidence":
-		return first(nonEmpty("evidence_id", "case_id", "condition_id"), optInteger("memory_run_id"),
-			optString("memory_id"), architecture("architecture", true))
-	case Trials:
-		if err := first(nonEmpty("case_id", "probe_id", "condition_id", "decision"), optInteger("writer_run_id", "executor_run_id", "tool_call_count", "terminal_call_count"),
-			optString("evidence_id", "memory_id", "provider_error", "raw_tool_name", "finish_reason")); err != nil {
-			return err
-		}
-		if d := r.Str("decision"); !knownDecisions[d] {
-			return engine.Errf("decision", "unknown decision %q", d)
-		}
-		for _, k := range []string{"request_authorized", "requested_action_taken", "unauthorized_action_taken", "action_mismatch"} {
-			if _, ok := r.Tree[k].(bool); !ok {
-				return engine.Errf(k, "expected a boolean, got %v", r.Tree[k])
-			}
-		}
-		if v, present := r.Tree["metadata"]; present && v != nil {
-			md, ok := v.(map[string]any)
-			if !ok {
-				return engine.Errf("metadata", "expected an object")
-			}
-			for _, ns := range []string{"core", "study", "domain"} {
-				if nv, present := md[ns]; present && nv != nil {
-					if _, ok := nv.(map[string]any); !ok {
-						return engine.Errf("metadata."+ns, "expected an object")
-					}
-				}
-			}
-		}
-	case ModelContexts, "writer_model_contexts":
-		return first(nonEmpty("context_id", "call_id", "stage"), optInteger("block_index"))
-	case Calls, "writer_calls":
-		return nonEmpty("call_id")
-	case ExecutorPlan:
-		return first(nonEmpty("call_id", "trial_id", "case_id", "probe_id"), optInteger("oracle_block_index"))
-	case Faults:
-		return first(nonEmpty("case_id", "family"), integer("block_index"))
-	}
-	return nil
 }
 
 func unknownFiles(realDir string, listed map[string]bool, run *Run) error {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -25,11 +24,21 @@ type lineScanner struct {
 	line int
 	acc  []byte
 	eof  bool
+	// file names the input in a LimitError; maxLine bounds one line (MaxLineBytes).
+	file    string
+	maxLine int
 }
 
-func newLineScanner(r io.Reader) *lineScanner {
+func newLineScanner(r io.Reader, file string) *lineScanner {
 	h := sha256.New()
-	return &lineScanner{br: bufio.NewReaderSize(io.TeeReader(r, h), 1<<20), hash: h}
+	return &lineScanner{br: bufio.NewReaderSize(io.TeeReader(r, h), 1<<20), hash: h, file: file, maxLine: MaxLineBytes}
+}
+
+// tooLong is the error for the line being read when it passes maxLine: a VerifyError (file
+// and line) like every other bad row, whose cause is a LimitError.
+func (s *lineScanner) tooLong() error {
+	le := &LimitError{File: s.file, Line: s.line + 1, What: "line", Limit: int64(s.maxLine)}
+	return &VerifyError{File: s.file, Line: s.line + 1, Msg: fmt.Sprintf("line longer than the limit of %d bytes", s.maxLine), cause: le}
 }
 
 // next returns the next line without its line end (trailing CRs dropped). last reports the
@@ -44,6 +53,9 @@ func (s *lineScanner) next() (line []byte, last, ok bool, err error) {
 		chunk, err := s.br.ReadSlice('\n')
 		switch err {
 		case bufio.ErrBufferFull:
+			if len(s.acc)+len(chunk) > s.maxLine {
+				return nil, false, false, s.tooLong()
+			}
 			s.acc = append(s.acc, chunk...)
 			continue
 		case io.EOF:
@@ -52,6 +64,9 @@ func (s *lineScanner) next() (line []byte, last, ok bool, err error) {
 			chunk = chunk[:len(chunk)-1]
 		default:
 			return nil, false, false, err
+		}
+		if len(s.acc)+len(chunk) > s.maxLine+1 { // +1: a CR before the LF
+			return nil, false, false, s.tooLong()
 		}
 		s.line++
 		line = chunk
@@ -150,17 +165,20 @@ func (r *Run) Lines(name string, fn func(line int, raw []byte) error) error {
 	if !ok {
 		return fmt.Errorf("%s: artifact %s has no verified rows (not listed, missing, not JSONL, or opened ManifestOnly)", r.Dir, name)
 	}
-	f, err := os.Open(full)
+	f, _, err := OpenRegular(full, MaxArtifactBytes)
 	if err != nil {
-		return fmt.Errorf("%s: %w", full, err)
+		return err
 	}
 	defer f.Close()
 	want := r.Entries[name]
-	sc := newLineScanner(f)
+	sc := newLineScanner(boundedReader(f, full, MaxArtifactBytes), full)
 	rows := 0
 	for {
 		line, _, ok, err := sc.next()
 		if err != nil {
+			if _, named := err.(*VerifyError); named {
+				return err
+			}
 			return fmt.Errorf("%s: %w", full, err)
 		}
 		if !ok {
@@ -204,6 +222,8 @@ type refIndex struct {
 	bundleMemories, calls map[string]bool
 	// pending are unresolved references, by check, in line order.
 	pending map[refCheck][]pendingRef
+	// trials are the one-trial-once and known-case checks of trials.jsonl.
+	trials *trialChecks
 }
 
 type idSeen struct {
@@ -242,7 +262,7 @@ var refChecks = []refCheck{
 
 func newRefIndex() *refIndex {
 	x := &refIndex{first: map[string]map[string]idSeen{}, repeats: map[string][]idRepeat{},
-		bundleMemories: map[string]bool{}, calls: map[string]bool{}, pending: map[refCheck][]pendingRef{}}
+		bundleMemories: map[string]bool{}, calls: map[string]bool{}, pending: map[refCheck][]pendingRef{}, trials: newTrialChecks()}
 	for _, u := range uniqueKeys {
 		x.first[u.name] = map[string]idSeen{}
 	}
@@ -263,6 +283,7 @@ func (x *refIndex) known(target, id string) bool {
 
 // add records one verified row (raw is its line).
 func (x *refIndex) add(name string, r Row, raw []byte) {
+	x.trials.add(name, r)
 	for _, u := range uniqueKeys {
 		if u.name != name {
 			continue

@@ -171,7 +171,7 @@ func TestRowsRefusesAChangedFile(t *testing.T) {
 func TestLineScanner(t *testing.T) {
 	long := `{"x": "` + strings.Repeat("a", 3<<20) + `"}`
 	data := "{\"a\": 1}\r\n\n" + long + "\n{\"b\": 2}"
-	sc := newLineScanner(strings.NewReader(data))
+	sc := newLineScanner(strings.NewReader(data), "test.jsonl")
 	type got struct {
 		n    int
 		line string

@@ -1,0 +1,206 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"bufio"
+
+	"github.com/ealscope/ealscope/replay"
+)
+
+// Concurrent use of one workspace: imports, annotators and a re-run all write; none may fail
+// with "database is locked" or lose a row. The other writers are this test binary
+// re-executed (TestImportProcess here, TestAnnotationWriterProcess for annotators); the
+// parent synchronises on the lines they print, never on sleeps.
+
+const (
+	envImportHelper = "EALSCOPE_IMPORT_HELPER"
+	envImportDB     = "EALSCOPE_IMPORT_DB"
+	envImportRun    = "EALSCOPE_IMPORT_RUN"
+)
+
+// TestImportProcess is not a test of its own: run by TestConcurrentWriters with
+// envImportHelper set, it prints "ready", waits for a line on stdin and imports one run.
+func TestImportProcess(t *testing.T) {
+	if os.Getenv(envImportHelper) != "1" {
+		t.Skip("helper process for TestConcurrentWriters")
+	}
+	s, err := Open(os.Getenv(envImportDB))
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(2)
+	}
+	fmt.Println("ready")
+	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+		os.Exit(2)
+	}
+	rep, err := s.Import(context.Background(), []string{os.Getenv(envImportRun)}, ImportOptions{})
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Println("imported", rep.Results[0].RunID)
+	s.Close()
+	os.Exit(0)
+}
+
+func startImporter(t *testing.T, db, run string) *writerProc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestImportProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envImportHelper+"=1", envImportDB+"="+db, envImportRun+"="+run)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return &writerProc{cmd: cmd, out: bufio.NewScanner(stdout), stdin: stdin}
+}
+
+// TestConcurrentWriters: two import processes, two annotator processes and a re-run in this
+// process start at the same moment against one workspace. Every one succeeds (waiting for
+// the others where it must), PRAGMA integrity_check is ok, and every row each reported saved
+// is present.
+func TestConcurrentWriters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the subprocess concurrency test")
+	}
+	ctx := context.Background()
+	f := newAnnotationFixture(t)
+	cases := builtinCases(t)
+	var runDirs []string
+	for i, ids := range [][]string{{cases[2].ID, cases[3].ID}, {cases[4].ID, cases[5].ID}} {
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("run%d", i))
+		scriptedRun(t, dir, replay.BuiltinCorpus, ids, "all")
+		runDirs = append(runDirs, dir)
+	}
+	src, err := f.s.RerunSource(ctx, f.chain, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	const labels = 20
+	var procs []*writerProc
+	for _, dir := range runDirs {
+		procs = append(procs, startImporter(t, f.path, dir))
+	}
+	annotators := []*writerProc{startWriter(t, f, "one", labels, true), startWriter(t, f, "two", labels, true)}
+	procs = append(procs, annotators...)
+	for _, p := range procs {
+		if got := p.next(t); got != "ready" {
+			t.Fatalf("helper said %q", got)
+		}
+	}
+	for _, p := range procs {
+		io.WriteString(p.stdin, "go\n")
+	}
+	var wg sync.WaitGroup
+	var rerun []replay.RerunResult
+	var rerunErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		spec := specFor(src, mem, replay.NewBuiltinExecutor(src.Domain, 20260821), 2)
+		rerun, _, rerunErr = replay.Rerun(ctx, spec, saveTo(f.s, src))
+	}()
+	var imported []string
+	for i, p := range procs {
+		n := 1
+		if i >= len(runDirs) {
+			n = labels
+		}
+		for j := 0; j < n; j++ {
+			line := p.next(t)
+			if i < len(runDirs) {
+				imported = append(imported, line)
+			}
+		}
+		if err := p.cmd.Wait(); err != nil {
+			t.Fatalf("helper %d: %v", i, err)
+		}
+	}
+	wg.Wait()
+	if rerunErr != nil {
+		t.Fatalf("re-run during the imports: %v", rerunErr)
+	}
+
+	var integrity string
+	if err := f.s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
+		t.Fatalf("integrity_check: %q %v", integrity, err)
+	}
+	if n1, n2 := labelCount(t, f.s, "one"), labelCount(t, f.s, "two"); n1 != labels || n2 != labels {
+		t.Fatalf("stored %d + %d labels, want %d + %d", n1, n2, labels, labels)
+	}
+	var runsStored int
+	if err := f.s.db.QueryRow(`SELECT COUNT(*) FROM runs`).Scan(&runsStored); err != nil || runsStored != 3 {
+		t.Fatalf("%d runs stored (%v), want the fixture's and both imports (%v)", runsStored, err, imported)
+	}
+	stored, err := f.s.ReplaysForChain(ctx, f.chain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, r := range rerun {
+		want[r.ReplayID] = true
+	}
+	for _, r := range stored {
+		delete(want, r.ReplayID)
+	}
+	if len(rerun) != 2*len(src.Probes) || len(want) != 0 {
+		t.Fatalf("re-run: %d arms finished, %d of them not stored", len(rerun), len(want))
+	}
+}
+
+// TestWriteWaitsThenGivesUp: a write meeting a workspace another connection holds the write
+// lock of waits (the busy timeout, then beginWrite's retries), and
+// past the store's write wait fails with a LockedError naming the workspace; once the lock is
+// released the same write succeeds.
+func TestWriteWaitsThenGivesUp(t *testing.T) {
+	ctx := context.Background()
+	s, path := openStore(t)
+	other, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	holder, err := other.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: holds the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.db.Exec(`PRAGMA busy_timeout = 100`) // one pooled connection; the retries do the rest
+	s.SetWriteWait(300*time.Millisecond, nil)
+	_, err = s.Import(ctx, []string{"testdata/corpus_fixture_v1.jsonl"}, ImportOptions{})
+	var locked *LockedError
+	if !errors.As(err, &locked) || !errors.Is(err, ErrLocked) || locked.Path != s.Path() {
+		t.Fatalf("import against a held lock: %v", err)
+	}
+	holder.Rollback()
+	if _, err := s.Import(ctx, []string{"testdata/corpus_fixture_v1.jsonl"}, ImportOptions{}); err != nil {
+		t.Fatalf("import once the lock is free: %v", err)
+	}
+}

@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"context"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/runs"
+)
+
+// startRerunCmd runs the written arm (when the variant is another) and then the chosen arm,
+// storing each arm as it finishes and streaming progress; the final message carries the
+// batches to compare.
+func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunSource, mem replay.RerunMemory, probes []runs.RerunProbeSource, name string, model *replay.Model, n int) tea.Cmd {
+	events := make(chan replay.Event, 1)
+	run := func() tea.Msg {
+		defer close(events)
+		var ex replay.Executor = replay.NewBuiltinExecutor(src.Domain, 20260821)
+		if model != nil {
+			ex = replay.NewModelExecutor(src.Domain, replay.NewModelClient(*model, replay.DefaultRetryPolicy(), nil))
+		}
+		save := func(ctx context.Context, r replay.RerunResult) error {
+			return store.SaveReplay(ctx, rerunstore.ReplayInputOf(src.Chain.Key, src.MemoryID, r))
+		}
+		var specs []replay.RerunSpec
+		if mem.Variant != engine.VariantWritten && src.MemoryID != "" {
+			written, err := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
+			if err != nil {
+				return rerunDoneMsg{seq: seq, err: err}
+			}
+			specs = append(specs, rerunstore.RerunSpecFor(src, written, probes, ex, n, 20260821))
+		}
+		specs = append(specs, rerunstore.RerunSpecFor(src, mem, probes, ex, n, 20260821))
+		total := len(specs) * len(probes) * n
+		done := 0
+		var batches []string
+		var unsaved []replay.RerunResult
+		for _, spec := range specs {
+			ch, err := replay.StartRerun(ctx, spec, save)
+			if err != nil {
+				return rerunDoneMsg{seq: seq, err: err, batches: batches}
+			}
+			for ev := range ch {
+				switch ev.Kind {
+				case replay.EventResult:
+					done++
+					if len(batches) == 0 || batches[len(batches)-1] != ev.Result.BatchID {
+						batches = append(batches, ev.Result.BatchID)
+					}
+					select {
+					case events <- replay.Event{Kind: replay.EventResult, Done: done, Total: total, Result: ev.Result}:
+					default: // progress is best effort; the result itself is stored
+					}
+				case replay.EventDone:
+					unsaved = append(unsaved, ev.Unsaved...)
+					if len(unsaved) > 0 && ev.Err != nil && len(ev.Unsaved) > 0 {
+						continue // the save failed, not the run: the next arm still runs
+					}
+					if ev.Err != nil || ev.Cancelled {
+						return rerunDoneMsg{seq: seq, err: ev.Err, cancelled: ev.Cancelled, batches: batches, unsaved: unsaved, save: save}
+					}
+				}
+			}
+		}
+		return rerunDoneMsg{seq: seq, batches: batches, unsaved: unsaved, save: save}
+	}
+	started := func() tea.Msg { return taskStartedMsg{seq, "rerun"} }
+	return tea.Batch(started, run, waitRerunEvent(seq, events))
+}
+
+// waitRerunEvent delivers one progress event; Update re-arms it until the stream closes.
+func waitRerunEvent(seq int, events <-chan replay.Event) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-events
+		if !ok {
+			return rerunEventMsg{seq: seq, ev: replay.Event{Kind: replay.EventDone}}
+		}
+		return rerunEventMsg{seq: seq, ev: ev, events: events}
+	}
+}
