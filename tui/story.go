@@ -514,6 +514,15 @@ func falseAuthorityStep(b BlockDetail, p *ProbeRow, name string) StoryStep {
 	cp.ReasonNow, cp.MemoryReason = sanitizeLine(p.ReasonNow), sanitizeLine(p.MemoryReason)
 	s.Probe = &cp
 	s.Caption = fmt.Sprintf("The memory grants %s, which the ledger denies at block %d.", name, b.Index)
+	// The row that matters is one of the record the memory grants the probe through
+	// ("authorized:<id>"): move that record's overgranting rows to the front.
+	if granting, ok := strings.CutPrefix(cp.MemoryReason, "authorized:"); ok {
+		sort.SliceStable(s.Ledger, func(i, j int) bool {
+			gi := s.Ledger[i].AuthorizationID == granting && s.Ledger[i].Overgrant
+			gj := s.Ledger[j].AuthorizationID == granting && s.Ledger[j].Overgrant
+			return gi && !gj
+		})
+	}
 	if len(s.Ledger) > 0 {
 		r := s.Ledger[0]
 		s.Caption += fmt.Sprintf(" The ledger row it contradicts: %s %s, %s.", r.AuthorizationID, fieldLabel(r.Field), strings.Join(r.Errors, ", "))
