@@ -300,7 +300,8 @@ func (s chainScreen) oracleLines(b BlockDetail, w int) []diffLine {
 		out = append(out, diffLine{st.Chain.Exact.Render("(identical to the oracle-exact memory)"), false})
 	}
 	if m.Architecture == "typed" && x.Architecture == "typed" {
-		return append(out, fieldDiff(st, x.Payload, m.Payload, w, s.side)...)
+		sc := s.schema()
+		return append(out, fieldDiffInOrder(st, schemaPaths(sc), sc.ReadablePayload(x.Payload), sc.ReadablePayload(m.Payload), w, s.side)...)
 	}
 	if s.side {
 		return append(out, textDiffSide(st, x.Text, m.Text, w)...)

@@ -297,7 +297,7 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 			}
 			// Scaled limits (prices in micros) read in major units beside the stored figure.
 			sc := s.schema()
-			return append(out, fieldDiff(st, sc.ReadablePayload(prev), sc.ReadablePayload(m.Payload), w, s.side)...)
+			return append(out, fieldDiffInOrder(st, schemaPaths(sc), sc.ReadablePayload(prev), sc.ReadablePayload(m.Payload), w, s.side)...)
 		}
 		prev := ""
 		if b.Previous != nil {
@@ -415,4 +415,13 @@ func (s chainScreen) schema() engine.RecordSchema {
 		return engine.RecordSchema{}
 	}
 	return d.Schema()
+}
+
+// schemaPaths are a schema's field paths in its order: the memory pane's field rows follow it.
+func schemaPaths(sc engine.RecordSchema) []string {
+	out := make([]string, len(sc.Fields))
+	for i, f := range sc.Fields {
+		out[i] = f.Path
+	}
+	return out
 }

@@ -281,6 +281,16 @@ func splitRecord(path string) (record, field string) {
 // fields all match collapses to one line; otherwise each field shows as "~ field: old → new",
 // "+ field: new" or "- field: old". Records are matched by authorization id.
 func fieldDiff(s *Styles, prev, cur any, w int, side bool) []diffLine {
+	return fieldDiffInOrder(s, nil, prev, cur, w, side)
+}
+
+// fieldDiffInOrder is fieldDiff with each record's fields in the given order (a domain
+// schema's field paths, RecordSchema.KeyOrder-like); fields it does not list follow, sorted.
+func fieldDiffInOrder(s *Styles, fieldOrder []string, prev, cur any, w int, side bool) []diffLine {
+	rank := map[string]int{}
+	for i, f := range fieldOrder {
+		rank[f] = i + 1
+	}
 	type pair struct {
 		old, nw       string
 		hasOld, hasNw bool
@@ -345,7 +355,16 @@ func fieldDiff(s *Styles, prev, cur any, w int, side bool) []diffLine {
 				removed++
 			}
 		}
-		sort.Strings(names)
+		sort.Slice(names, func(i, j int) bool {
+			ri, rj := rank[names[i]], rank[names[j]]
+			switch {
+			case ri > 0 && rj > 0:
+				return ri < rj
+			case ri > 0 || rj > 0:
+				return ri > 0
+			}
+			return names[i] < names[j]
+		})
 		label := sanitizeLine(rec)
 		if label == "" {
 			label = "(payload)"
