@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -290,6 +292,15 @@ type Fault struct {
 	Field           string `json:"field"`
 	MemoryID        string `json:"memory_id"`
 	Description     string `json:"description"`
+	// SourceTurnIDs are the turns the fault came from, derived from what the workspace holds
+	// (faults.jsonl rows name no turn): for a fault on a ledger transition, the turns the
+	// ledger events of its block on its record cite; for an invented record, the one turn its
+	// description names. Empty when neither is known (a missing corpus).
+	SourceTurnIDs []string `json:"source_turn_ids"`
+	// EventBlock is the block of the ledger transition the writer failed on: BlockIndex is the
+	// update that wrote the fault, and a writer that updates once (one-shot) writes every
+	// earlier block's faults at its one update, saying "(event in block N, written at block M)".
+	EventBlock int `json:"event_block"`
 }
 
 // ChainHeader is the chain screen's header.
@@ -351,8 +362,66 @@ func (s *Store) Chain(ctx context.Context, key ChainKey) (ChainHeader, error) {
 		}
 	}
 	h.Faults, err = s.faults(ctx, runPK, c)
+	if err == nil && casePK.Valid {
+		err = s.faultSourceTurns(ctx, h.CaseKey, h.Faults)
+	}
 	return h, err
 }
+
+// inventedFrom reads the turn an invented record (extra_record_wrong_issuer) was laundered
+// from out of its description: "recorded <id> from <actor>'s message <turn_id> with issuer ...".
+var inventedFrom = regexp.MustCompile(`'s message (\S+) with issuer `)
+
+// writtenLater reads the event block of a fault written at a later update.
+var writtenLater = regexp.MustCompile(`\(event in block (\d+), written at block \d+\)$`)
+
+// faultSourceTurns fills each fault's SourceTurnIDs (ledger_events_by_block by case).
+func (s *Store) faultSourceTurns(ctx context.Context, caseKey CaseKey, faults []Fault) error {
+	for i := range faults {
+		f := &faults[i]
+		f.SourceTurnIDs = []string{}
+		if m := writtenLater.FindStringSubmatch(f.Description); m != nil {
+			f.EventBlock, _ = strconv.Atoi(m[1])
+		}
+		if f.Family == FaultExtraRecord {
+			if m := inventedFrom.FindStringSubmatch(f.Description); m != nil {
+				f.SourceTurnIDs = append(f.SourceTurnIDs, m[1])
+			}
+			continue
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT source_turn_ids_json FROM ledger_events
+			WHERE case_pk = ? AND block_index = ? AND (authorization_id = ? OR new_authorization_id = ?) ORDER BY seq`,
+			int64(caseKey), f.EventBlock, f.AuthorizationID, f.AuthorizationID)
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for rows.Next() {
+			var raw string
+			if err := rows.Scan(&raw); err != nil {
+				rows.Close()
+				return err
+			}
+			var ids []string
+			_ = json.Unmarshal([]byte(raw), &ids)
+			for _, id := range ids {
+				if !seen[id] {
+					seen[id] = true
+					f.SourceTurnIDs = append(f.SourceTurnIDs, id)
+				}
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FaultExtraRecord is the scripted writer's fault family of an invented record, the one
+// family whose source turn is not a ledger event's.
+const FaultExtraRecord = "extra_record_wrong_issuer"
 
 func (s *Store) faults(ctx context.Context, runPK int64, c ChainRow) ([]Fault, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT family, block_index, authorization_id, field, memory_id, row_json FROM faults
@@ -373,6 +442,7 @@ func (s *Store) faults(ctx context.Context, runPK int64, c ChainRow) ([]Fault, e
 		}
 		_ = json.Unmarshal([]byte(raw), &tree)
 		f.Description = tree.Description
+		f.SourceTurnIDs, f.EventBlock = []string{}, f.BlockIndex
 		out = append(out, f)
 	}
 	return out, rows.Err()

@@ -16,10 +16,12 @@ import (
 //   - "misleading": turns of the block the ledger took no authority from (so their speakers
 //     did not grant) that speak of a wrongly remembered record or of a wrong remembered value.
 // They are candidates, not a verdict: the judges' diagnosis, when imported, is the verdict.
+// For a scripted run the cause is known: the writer's faults still in the memory at the block
+// are listed too ("scripted fault"), with the turns they came from, next to the heuristics.
 
 // cause is one candidate.
 type cause struct {
-	kind   string // "ignored" or "misleading"
+	kind   string // "ignored", "misleading" or "scripted fault"
 	what   string // the event, or the turn's speaker
 	turns  []string
 	reason string
@@ -70,6 +72,32 @@ func candidateCauses(b BlockDetail) []cause {
 		if len(hits) > 0 {
 			out = append(out, cause{kind: "misleading", what: t.Speaker, turns: []string{t.ID},
 				reason: "speaks of " + strings.Join(dedupe(hits), ", ")})
+		}
+	}
+	for _, f := range b.ActiveFaults {
+		out = append(out, cause{kind: kindScripted, what: f.Family + " " + f.AuthorizationID, turns: f.SourceTurnIDs,
+			reason: f.Description})
+	}
+	return out
+}
+
+const kindScripted = "scripted fault"
+
+// activeFaults are the chain's scripted faults still in the memory at block b: injected at
+// or before it, on a record the memory gets wrong there. The writer keeps a fault until the
+// ledger changes its field again (replay's fault engine), and that clearing is not stored,
+// so a fault whose record is remembered right at b counts as cleared.
+func activeFaults(faults []ScriptedFault, b BlockDetail) []ScriptedFault {
+	wrong := map[string]bool{}
+	for _, r := range b.Fidelity {
+		if len(r.Errors) > 0 {
+			wrong[r.AuthorizationID] = true
+		}
+	}
+	var out []ScriptedFault
+	for _, f := range faults {
+		if f.Block <= b.Index && wrong[f.AuthorizationID] {
+			out = append(out, f)
 		}
 	}
 	return out
@@ -139,6 +167,15 @@ func (s chainScreen) causeLines(b BlockDetail, w int) []string {
 		return append(out, st.App.Subtle.Render(ansi.Truncate("  none found among this block's events and turns", w, "…")))
 	}
 	for _, c := range causes {
+		if c.kind == kindScripted {
+			from := "an unknown turn"
+			if len(c.turns) > 0 {
+				from = strings.Join(c.turns, ",")
+			}
+			line := fmt.Sprintf("  scripted fault: %s from %s · %s", sanitizeLine(c.what), sanitizeLine(from), sanitizeLine(c.reason))
+			out = append(out, ansi.Truncate(line, w, "…"))
+			continue
+		}
 		line := fmt.Sprintf("  %s %s %s · %s", c.kind, sanitizeLine(c.what), sanitizeLine(strings.Join(c.turns, ",")), sanitizeLine(c.reason))
 		out = append(out, ansi.Truncate(line, w, "…"))
 	}

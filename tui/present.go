@@ -56,6 +56,10 @@ func presentChainDetail(h runs.ChainHeader, steps []runs.BlockStep) ChainDetail 
 		}
 		d.Blocks = append(d.Blocks, b)
 	}
+	for _, f := range h.Faults {
+		d.Faults = append(d.Faults, ScriptedFault{Family: f.Family, AuthorizationID: f.AuthorizationID, Field: f.Field,
+			Description: f.Description, Block: f.BlockIndex, EventBlock: f.EventBlock, SourceTurnIDs: f.SourceTurnIDs})
+	}
 	return d
 }
 
@@ -253,7 +257,9 @@ func loadBlock(ctx context.Context, store ChainReader, d ChainDetail, block int)
 		}
 	}
 	probes, perr := store.ProbesAt(ctx, d.Summary.Key.ID, block)
-	return presentBlock(b, turns, mem, probes, perr), nil
+	bd := presentBlock(b, turns, mem, probes, perr)
+	bd.ActiveFaults = activeFaults(d.Faults, bd)
+	return bd, nil
 }
 
 func loadBlockCmd(store ChainReader, d ChainDetail, block int) tea.Cmd {

@@ -53,6 +53,17 @@ type ChainDetail struct {
 	CitedTurns []string
 	// MissingCorpus names the corpus the ledger views need when the workspace lacks it.
 	MissingCorpus string
+	// Faults are what the scripted writer injected in this chain (none for other writers).
+	Faults []ScriptedFault
+}
+
+// ScriptedFault is one fault the scripted writer injected, with the turns it came from.
+type ScriptedFault struct {
+	Family, AuthorizationID, Field, Description string
+	// Block is the update that wrote the fault, EventBlock the block of the ledger transition
+	// (or of the claim) it came from.
+	Block, EventBlock int
+	SourceTurnIDs     []string
 }
 
 // BlockSummary is one timeline row.
@@ -148,6 +159,8 @@ type BlockDetail struct {
 	Probes   []ProbeRow
 	// ProbesErr explains an empty probes pane (for example a missing corpus).
 	ProbesErr string
+	// ActiveFaults are the scripted writer's faults still in the memory at this block.
+	ActiveFaults []ScriptedFault
 }
 
 // SearchHit is one full-text match.
