@@ -51,6 +51,8 @@ func TestScriptedFaultTurnAmongCandidates(t *testing.T) {
 			}
 			if f.Family == runs.FaultExtraRecord {
 				assertInventedCites(t, b, f)
+			} else {
+				assertEventCites(t, d, f)
 			}
 			earlierOnly = earlierOnly && f.EventBlock < b.Index
 			for _, id := range f.SourceTurnIDs {
@@ -121,4 +123,27 @@ func assertInventedCites(t *testing.T, b BlockDetail, f ScriptedFault) {
 		return
 	}
 	t.Errorf("block %d: the memory holds no %s", b.Index, f.AuthorizationID)
+}
+
+// assertEventCites checks the derived turns of a fault on a ledger transition against the
+// timeline: each is cited by an event of the fault's event block on the fault's record.
+func assertEventCites(t *testing.T, d ChainDetail, f ScriptedFault) {
+	t.Helper()
+	if f.EventBlock < 0 || f.EventBlock > f.Block || f.EventBlock >= len(d.Blocks) {
+		t.Errorf("%s %s: event block %d outside 0..%d", f.Family, f.AuthorizationID, f.EventBlock, f.Block)
+		return
+	}
+	cited := map[string]bool{}
+	for _, e := range d.Blocks[f.EventBlock].Events {
+		if e.AuthorizationID == f.AuthorizationID {
+			for _, id := range e.SourceTurnIDs {
+				cited[id] = true
+			}
+		}
+	}
+	for _, id := range f.SourceTurnIDs {
+		if !cited[id] {
+			t.Errorf("%s %s: turn %s is cited by no event of block %d on the record", f.Family, f.AuthorizationID, id, f.EventBlock)
+		}
+	}
 }
