@@ -116,6 +116,8 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			res, err = s.importCorpusFile(ctx, j.path)
 		case KindWriterMemories:
 			res, err = s.importWriterMemories(ctx, j.path)
+		case KindDiagnosis:
+			res, err = s.ImportDiagnosis(ctx, j.path)
 		default:
 			res, err = s.importRunDir(ctx, j.path, opts)
 		}
@@ -131,7 +133,8 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 }
 
 // classify decides what a path is: a directory is a run; a .jsonl file a corpus; a .json file
-// holding "memories" and "writers" EAL-Bench's packaged writer memories.
+// holding "memories" and "writers" EAL-Bench's packaged writer memories; a .jsonl file whose
+// first row has "judges" and "error_block" a judge-diagnosis file.
 func classify(p string) (string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
@@ -145,6 +148,9 @@ func classify(p string) (string, error) {
 	}
 	switch strings.ToLower(filepath.Ext(p)) {
 	case ".jsonl":
+		if IsDiagnosisFile(p) {
+			return KindDiagnosis, nil
+		}
 		return KindCorpus, nil
 	case ".json":
 		if filepath.Base(p) == rundir.ManifestFile {

@@ -13,7 +13,7 @@ import (
 )
 
 type importCmd struct {
-	Paths           []string `arg:"" optional:"" type:"path" help:"Run directories, corpus files (.jsonl) and writer-memories files (.json). A corpus also derives every imported run that was waiting for it."`
+	Paths           []string `arg:"" optional:"" type:"path" help:"Run directories, corpus files (.jsonl), judge-diagnosis files (.jsonl whose rows carry judges) and writer-memories files (.json). A corpus also derives every imported run that was waiting for it."`
 	DB              string   `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
 	Corpus          []string `name:"corpus" type:"existingfile" help:"Corpus file the runs need (repeatable)."`
 	AllowIncomplete bool     `name:"allow-incomplete" help:"Import runs whose manifest status is not completed (marked incomplete)."`
@@ -89,7 +89,7 @@ func printImport(g *Globals, db string, report runs.ImportReport) {
 		for _, c := range r.Corpora {
 			fmt.Fprintf(g.text(), "  corpus %s: %d cases (%d new)\n", c.CorpusRef, c.Cases, c.New)
 		}
-		if r.Kind != runs.KindCorpus && r.Status == runs.StatusImported {
+		if r.Kind != runs.KindCorpus && r.Kind != runs.KindDiagnosis && r.Status == runs.StatusImported {
 			fmt.Fprintf(g.text(), "  rescore disagreements: %d\n", r.RescoreDisagreements)
 		}
 		for _, u := range r.Unknown {
