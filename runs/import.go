@@ -134,7 +134,8 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 
 // classify decides what a path is: a directory is a run; a .jsonl file a corpus; a .json file
 // holding "memories" and "writers" EAL-Bench's packaged writer memories; a .jsonl file whose
-// first row has "judges" and "error_block" a judge-diagnosis file.
+// first row has "judges" and "error_block", or whose name says "diagnosis" (so a broken first
+// row is reported as a diagnosis error, not a corpus one), a judge-diagnosis file.
 func classify(p string) (string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
@@ -148,7 +149,7 @@ func classify(p string) (string, error) {
 	}
 	switch strings.ToLower(filepath.Ext(p)) {
 	case ".jsonl":
-		if IsDiagnosisFile(p) {
+		if strings.Contains(strings.ToLower(filepath.Base(p)), "diagnosis") || IsDiagnosisFile(p) {
 			return KindDiagnosis, nil
 		}
 		return KindCorpus, nil

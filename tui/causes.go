@@ -156,15 +156,20 @@ func dedupe(xs []string) []string {
 
 // causeLines renders the candidates for the probes pane (only at the first false-authority
 // block, where some probe forms).
+// The judges' diagnoses, when imported for this block, follow as their own lines.
 func (s chainScreen) causeLines(b BlockDetail, w int) []string {
+	st := s.c.styles
 	if b.Index != s.firstFalse() {
-		return nil
+		if len(b.Judges) == 0 {
+			return nil
+		}
+		return append([]string{st.List.Header.Render(ansi.Truncate("judges' diagnosis", w, "…"))}, judgesLines(b, w)...)
 	}
 	causes := candidateCauses(b)
-	st := s.c.styles
 	out := []string{st.List.Header.Render(ansi.Truncate("candidate causes (not a verdict)", w, "…"))}
 	if len(causes) == 0 {
-		return append(out, st.App.Subtle.Render(ansi.Truncate("  none found among this block's events and turns", w, "…")))
+		out = append(out, st.App.Subtle.Render(ansi.Truncate("  none found among this block's events and turns", w, "…")))
+		return append(out, judgesLines(b, w)...)
 	}
 	for _, c := range causes {
 		if c.kind == kindScripted {
@@ -178,6 +183,14 @@ func (s chainScreen) causeLines(b BlockDetail, w int) []string {
 		}
 		line := fmt.Sprintf("  %s %s %s · %s", c.kind, sanitizeLine(c.what), sanitizeLine(strings.Join(c.turns, ",")), sanitizeLine(c.reason))
 		out = append(out, ansi.Truncate(line, w, "…"))
+	}
+	return append(out, judgesLines(b, w)...)
+}
+
+func judgesLines(b BlockDetail, w int) []string {
+	var out []string
+	for _, l := range b.Judges {
+		out = append(out, ansi.Truncate(l.text(), w, "…"))
 	}
 	return out
 }

@@ -30,6 +30,8 @@ type ChainReader interface {
 	BlockTurns(ctx context.Context, ck runs.CaseKey, block int, cite *runs.MemoryRef) ([]runs.Turn, error)
 	MemoryAt(ctx context.Context, key runs.ChainKey, block int) (runs.MemoryVersion, error)
 	ProbesAt(ctx context.Context, key runs.ChainKey, block int) ([]runs.ProbeView, error)
+	// Diagnoses are the imported judges' diagnoses of a writer chain at a block.
+	Diagnoses(ctx context.Context, caseID, conditionID string, writerRunID int64, block int) ([]runs.Diagnosis, error)
 }
 
 // Searcher is the workspace full-text search behind `/` in the chain view.

@@ -259,6 +259,12 @@ func loadBlock(ctx context.Context, store ChainReader, d ChainDetail, block int)
 	probes, perr := store.ProbesAt(ctx, d.Summary.Key.ID, block)
 	bd := presentBlock(b, turns, mem, probes, perr)
 	bd.ActiveFaults = activeFaults(d.Faults, bd)
+	k := d.Summary.Key
+	ds, err := store.Diagnoses(ctx, k.CaseID, k.ConditionID, int64(k.WriterRunID), block)
+	if err != nil {
+		return BlockDetail{}, err
+	}
+	bd.Judges = presentDiagnoses(ds)
 	return bd, nil
 }
 

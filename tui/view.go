@@ -161,6 +161,8 @@ type BlockDetail struct {
 	ProbesErr string
 	// ActiveFaults are the scripted writer's faults still in the memory at this block.
 	ActiveFaults []ScriptedFault
+	// Judges are the imported judges' diagnoses that say the error entered at this block.
+	Judges []JudgesLine
 }
 
 // SearchHit is one full-text match.

@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ealscope/ealscope/runs"
+)
+
+// JudgesLine is what EAL-Bench's judges say about one diagnosed request at a block (an
+// imported diagnosis file row): the most common cause and how many judges gave it, the turns
+// they call misleading or ignored (across judges), and the block they say the error entered.
+type JudgesLine struct {
+	Cause         string
+	Agree, Judges int
+	// EnteredSplit: the judges do not agree whether the error entered at ErrorBlock.
+	EnteredSplit        bool
+	Misleading, Ignored []string
+	ErrorBlock          int
+}
+
+// presentDiagnoses turns the rows into lines, one per distinct reading (a chain's requests
+// at one block usually share the judges' reading, and repeating it says nothing).
+func presentDiagnoses(ds []runs.Diagnosis) []JudgesLine {
+	var out []JudgesLine
+	seen := map[string]bool{}
+	for _, d := range ds {
+		a := runs.JudgeAgreement(d.Judges)
+		l := JudgesLine{Cause: a.Cause, Agree: a.Agree, Judges: a.Judges, EnteredSplit: !a.EnteredAgree, ErrorBlock: d.ErrorBlock}
+		var mis, ign []string
+		for _, j := range d.Judges {
+			mis = append(mis, j.MisleadingMessageIDs...)
+			ign = append(ign, j.IgnoredMessageIDs...)
+		}
+		sort.Strings(mis)
+		sort.Strings(ign)
+		l.Misleading, l.Ignored = dedupe(mis), dedupe(ign)
+		k := fmt.Sprint(l)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// text is the probes-pane line, untrusted ids and causes sanitised.
+func (l JudgesLine) text() string {
+	ids := func(xs []string) string {
+		if len(xs) == 0 {
+			return "none"
+		}
+		return sanitizeLine(strings.Join(xs, ","))
+	}
+	agree := fmt.Sprintf("%d/%d agree", l.Agree, l.Judges)
+	entered := fmt.Sprintf("entered at block %d", l.ErrorBlock)
+	if l.EnteredSplit {
+		entered += " (judges split on it)"
+	}
+	return fmt.Sprintf("  judges: %s (%s) · misleading %s · ignored %s · %s", sanitizeLine(l.Cause), agree, ids(l.Misleading), ids(l.Ignored), entered)
+}
