@@ -60,3 +60,24 @@ func (l JudgesLine) text() string {
 	}
 	return fmt.Sprintf("  judges: %s (%s) · misleading %s · ignored %s · %s", sanitizeLine(l.Cause), agree, ids(l.Misleading), ids(l.Ignored), entered)
 }
+
+// diagnosesOfChain keeps the rows about this chain: the query matches case, condition and
+// writer run, which another run's writer (or domain) can share, so a row must also name the
+// chain's domain and, when the chain knows its EAL-Bench ids, one of them.
+func diagnosesOfChain(ds []runs.Diagnosis, d ChainDetail) []runs.Diagnosis {
+	ids := map[string]bool{}
+	for _, id := range d.EALChainIDs {
+		ids[id] = true
+	}
+	var out []runs.Diagnosis
+	for _, r := range ds {
+		if d.DomainID != "" && r.Domain != d.DomainID {
+			continue
+		}
+		if len(ids) > 0 && !ids[r.ChainID] {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -40,22 +40,26 @@ func TestJudgesLineInProbesPane(t *testing.T) {
 		t.Fatal("the fixture run has no chain with a first false-authority block after block 0")
 	}
 	block := *row.FirstFalseAuthorityBlock
+	h, err := store.Chain(ctx, row.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chainID := "chain_x"
+	if len(h.EALChainIDs) > 0 {
+		chainID = h.EALChainIDs[0]
+	}
 	q := func(v string) string { b, _ := json.Marshal(v); return string(b) }
 	judge := func(name, cause, mis string) string {
 		return fmt.Sprintf(`%s: {"cause": %s, "misleading_message_ids": [%s], "ignored_message_ids": ["t_ign"], "error_entered_here": true, "explanation": "e\u001b[31m"}`, q(name), q(cause), q(mis))
 	}
-	line := fmt.Sprintf(`{"run": %s, "domain": "procurement", "case_id": %s, "condition_id": %s, "writer": %s, "writer_run_id": %d, "chain_id": "chain_x", "arm": null, "probe_id": "p", "request_kind": "submitted", "request": {}, "error_block": %d, "failure": "false_authorization", "loop_block": false, "attempt_statuses": ["accepted"], "judges": {%s, %s, %s}}`,
-		q(row.RunID), q(row.CaseID), q(row.ConditionID), q(row.Writer), row.WriterRunID, block,
+	line := fmt.Sprintf(`{"run": %s, "domain": %s, "case_id": %s, "condition_id": %s, "writer": %s, "writer_run_id": %d, "chain_id": %s, "arm": null, "probe_id": "p", "request_kind": "submitted", "request": {}, "error_block": %d, "failure": "false_authorization", "loop_block": false, "attempt_statuses": ["accepted"], "judges": {%s, %s, %s}}`,
+		q(row.RunID), q(h.DomainID), q(row.CaseID), q(row.ConditionID), q(row.Writer), row.WriterRunID, q(chainID), block,
 		judge("a", "restatement_applied", "t_mis1"), judge("b", "restatement_applied", "t_mis2"), judge("c", "other\u001b[2J", "t_mis1"))
 	path := filepath.Join(t.TempDir(), "diag.jsonl")
 	if err := os.WriteFile(path, []byte(line+"\r\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := store.Import(ctx, []string{path}, runs.ImportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	h, err := store.Chain(ctx, row.Key)
-	if err != nil {
 		t.Fatal(err)
 	}
 	steps, err := store.ChainBlocks(ctx, row.Key)
@@ -82,5 +86,28 @@ func TestJudgesLineInProbesPane(t *testing.T) {
 	}
 	if len(other.Judges) != 0 || strings.Contains(strings.Join(s.causeLines(other, 400), "\n"), "judges:") {
 		t.Fatalf("block %d shows the judges of block %d", block-1, block)
+	}
+}
+
+func TestDiagnosesOfChain(t *testing.T) {
+	rows := []runs.Diagnosis{{Domain: "procurement", ChainID: "c1", Line: 1}, {Domain: "procurement", ChainID: "c2", Line: 2}, {Domain: "finance", ChainID: "c1", Line: 3}}
+	for _, tc := range []struct {
+		name  string
+		d     ChainDetail
+		lines []int
+	}{
+		{"chain ids known", ChainDetail{DomainID: "procurement", EALChainIDs: []string{"c1"}}, []int{1}},
+		{"chain ids unknown", ChainDetail{DomainID: "procurement"}, []int{1, 2}},
+		{"other domain", ChainDetail{DomainID: "cybersecurity", EALChainIDs: []string{"c1"}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []int
+			for _, r := range diagnosesOfChain(rows, tc.d) {
+				got = append(got, r.Line)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.lines) {
+				t.Fatalf("lines %v, want %v", got, tc.lines)
+			}
+		})
 	}
 }

@@ -39,7 +39,8 @@ func presentChain(c runs.ChainRow) ChainSummary {
 }
 
 func presentChainDetail(h runs.ChainHeader, steps []runs.BlockStep) ChainDetail {
-	d := ChainDetail{Summary: presentChain(h.ChainRow), DomainID: h.DomainID, CaseKey: h.CaseKey, CitedTurns: h.CitedTurns}
+	d := ChainDetail{Summary: presentChain(h.ChainRow), DomainID: h.DomainID, CaseKey: h.CaseKey, CitedTurns: h.CitedTurns,
+		EALChainIDs: h.EALChainIDs}
 	if h.MissingCorpus != nil {
 		d.MissingCorpus = h.MissingCorpus.String()
 	}
@@ -264,7 +265,7 @@ func loadBlock(ctx context.Context, store ChainReader, d ChainDetail, block int)
 	if err != nil {
 		return BlockDetail{}, err
 	}
-	bd.Judges = presentDiagnoses(ds)
+	bd.Judges = presentDiagnoses(diagnosesOfChain(ds, d))
 	return bd, nil
 }
 

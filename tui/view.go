@@ -55,6 +55,8 @@ type ChainDetail struct {
 	MissingCorpus string
 	// Faults are what the scripted writer injected in this chain (none for other writers).
 	Faults []ScriptedFault
+	// EALChainIDs are EAL-Bench's ids of this chain (what a diagnosis row names).
+	EALChainIDs []string
 }
 
 // ScriptedFault is one fault the scripted writer injected, with the turns it came from.
