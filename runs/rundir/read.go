@@ -458,7 +458,7 @@ func ParseRows(file, name string, data []byte) ([]Row, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		row, err := parseRow(file, name, sc.line, line, last)
+		row, err := parseRow(file, name, sc.line, line, last, false)
 		if err != nil {
 			return nil, err
 		}
@@ -470,21 +470,29 @@ func ParseRows(file, name string, data []byte) ([]Row, error) {
 // parseRow parses one non-blank line (without its line end) as a row of artifact `name`: a
 // JSON object with a known schema_version whose fields pass validateRow. last says the line
 // is the file's final one and had no line end, so bad JSON there is a truncated write. Row.Raw
-// is left to the caller (the line's buffer may be reused).
-func parseRow(file, name string, lineNo int, line []byte, last bool) (Row, error) {
+// is left to the caller (the line's buffer may be reused). With shallow, the row's tree is
+// shallowTree's (only what the checks read is decoded; it may alias line), for rows that are
+// checked and dropped.
+func parseRow(file, name string, lineNo int, line []byte, last, shallow bool) (Row, error) {
 	if err := CheckUTF8(file, lineNo, line); err != nil {
 		return Row{}, err
 	}
-	tree, err := pyjson.DecodeTree(line)
-	if err != nil {
-		if last {
-			return Row{}, verr(file, lineNo, "", "truncated line (no line end, and the JSON is incomplete: %v)", err)
-		}
-		return Row{}, verr(file, lineNo, "", "invalid JSON: %v", err)
+	var m map[string]any
+	if shallow {
+		m, shallow = shallowTree(name, line)
 	}
-	m, ok := tree.(map[string]any)
-	if !ok {
-		return Row{}, verr(file, lineNo, "", "a row must be a JSON object")
+	if !shallow {
+		tree, err := pyjson.DecodeTree(line)
+		if err != nil {
+			if last {
+				return Row{}, verr(file, lineNo, "", "truncated line (no line end, and the JSON is incomplete: %v)", err)
+			}
+			return Row{}, verr(file, lineNo, "", "invalid JSON: %v", err)
+		}
+		var ok bool
+		if m, ok = tree.(map[string]any); !ok {
+			return Row{}, verr(file, lineNo, "", "a row must be a JSON object")
+		}
 	}
 	if want, versioned := SchemaVersions[name]; versioned {
 		v, err := engine.Int("schema_version", m["schema_version"])
@@ -544,7 +552,7 @@ func verifyArtifact(r io.Reader, file, name string, parse bool, keep *[]Row, idx
 			continue
 		}
 		res.rows++
-		row, err := parseRow(file, name, sc.line, line, last)
+		row, err := parseRow(file, name, sc.line, line, last, keep == nil)
 		if err != nil {
 			res.rowErr = err
 			if err := sc.drain(); err != nil {

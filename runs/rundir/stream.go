@@ -141,6 +141,26 @@ func (r *Run) Rows(name string, fn func(Row) error) error {
 	})
 }
 
+// ImportRows is Rows for the importer: the same rows with the same checks, but each parsed
+// by shallowTree, so the nested values the importer never reads (rawKeys) are left as the
+// row's bytes rather than decoded. Rows kept in Files are served as they are.
+func (r *Run) ImportRows(name string, fn func(Row) error) error {
+	if _, ok := r.Files[name]; ok {
+		return r.Rows(name, fn)
+	}
+	return r.Lines(name, func(line int, raw []byte) error {
+		raw = bytes.Clone(raw)
+		m, ok := shallowTree(name, raw)
+		if !ok {
+			tree, err := pyjson.DecodeTree(raw)
+			if m, ok = tree.(map[string]any); err != nil || !ok {
+				return r.changed(name, fmt.Sprintf("line %d no longer parses as a JSON object", line))
+			}
+		}
+		return fn(Row{Line: line, Tree: m, Raw: raw})
+	})
+}
+
 // Lines calls fn with the number and bytes (without line end) of each non-blank line of a
 // verified artifact, with the same checks as Rows. raw is valid only during the call: Lines
 // is for passes that pick a few fields out of each row (see Rows for whole rows).
