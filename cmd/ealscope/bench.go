@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/ealscope/ealscope/domains"
@@ -34,6 +36,7 @@ type benchImportCmd struct {
 	Repeat     int    `default:"3" help:"Timings of each loader (alternating); the best of each is compared."`
 	Seed       int64  `default:"20260821" help:"Run seed."`
 	JSON       bool   `name:"json" help:"Print the figures as JSON."`
+	CPUProfile string `name:"cpuprofile" type:"path" help:"Write a CPU profile of the first ealscope import to this file (go tool pprof)."`
 }
 
 // benchTiming is one loader's figures.
@@ -90,7 +93,14 @@ func (c *benchImportCmd) Run(g *Globals) error {
 		for _, ours := range order {
 			db := filepath.Join(work, fmt.Sprintf("db-%d-%t.db", i, ours))
 			if ours {
+				stopProfile := func() {}
+				if c.CPUProfile != "" && i == 0 {
+					if stopProfile, err = startCPUProfile(c.CPUProfile); err != nil {
+						return err
+					}
+				}
 				secs, rows, peak, err := timeEalscopeImport(ctx, db, corpus, runDir)
+				stopProfile()
 				if err != nil {
 					return err
 				}
@@ -139,6 +149,7 @@ func (c *benchImportCmd) prepare(ctx context.Context, g *Globals, dir string) (c
 	if _, err := os.Stat(filepath.Join(runDir, rundir.ManifestFile)); err == nil {
 		if _, err := os.Stat(corpus); err == nil {
 			fmt.Fprintf(g.textErr(), "reusing the run in %s (its cases and conditions are those it was made with)\n", dir)
+			c.Cases, c.Conditions = countLines(corpus), "as made"
 			return corpus, runDir, nil
 		}
 	}
@@ -226,12 +237,33 @@ func timeEalscopeImport(ctx context.Context, db, corpus, runDir string) (secs fl
 	return secs, rows, float64(peak) / 1e6, nil
 }
 
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
 func removeDB(db string) {
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if err := os.Remove(db + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintln(os.Stderr, "bench import:", err)
 		}
 	}
+}
+
+// countLines counts a file's lines (a reused corpus's cases), 0 when it cannot be read.
+func countLines(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	return bytes.Count(b, []byte("\n"))
 }
 
 func treeSize(dir string) int64 {

@@ -3,8 +3,6 @@ package rundir
 import (
 	"encoding/json"
 	"unicode/utf8"
-
-	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Shallow row parsing: the one pass that both validates a row's JSON and decodes only what
@@ -88,17 +86,13 @@ func shallowTree(name string, line []byte) (map[string]any, bool) {
 					return nil, false
 				}
 			case '{', '[':
-				if !p.value(1) {
-					return nil, false
-				}
 				if raw[key] {
-					v = json.RawMessage(p.b[vs:p.i])
-				} else {
-					t, err := pyjson.DecodeTree(p.b[vs:p.i])
-					if err != nil {
+					if !p.value(1) {
 						return nil, false
 					}
-					v = t
+					v = json.RawMessage(p.b[vs:p.i])
+				} else if v, ok = p.tree(1); !ok {
+					return nil, false
 				}
 			case 't', 'f', 'n':
 				if !p.literal() {
@@ -218,6 +212,116 @@ func (p *shallowParser) str() (start, end int, escaped, ok bool) {
 
 func isHexDigit(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// tree scans the value at p.i and builds what DecodeTree (UseNumber) makes of it: maps,
+// slices, strings, json.Number, bools and nil.
+func (p *shallowParser) tree(depth int) (any, bool) {
+	if p.i >= len(p.b) {
+		return nil, false
+	}
+	start := p.i
+	switch c := p.b[p.i]; c {
+	case '"':
+		s, e, esc, ok := p.str()
+		if !ok {
+			return nil, false
+		}
+		return decodeStr(p.b[s:e], esc)
+	case '{':
+		if depth > maxShallowDepth {
+			return nil, false
+		}
+		p.i++
+		m := map[string]any{}
+		p.ws()
+		if p.i < len(p.b) && p.b[p.i] == '}' {
+			p.i++
+			return m, true
+		}
+		for {
+			p.ws()
+			ks, ke, kesc, ok := p.str()
+			if !ok {
+				return nil, false
+			}
+			key, ok := decodeStr(p.b[ks:ke], kesc)
+			if !ok {
+				return nil, false
+			}
+			p.ws()
+			if p.i >= len(p.b) || p.b[p.i] != ':' {
+				return nil, false
+			}
+			p.i++
+			p.ws()
+			v, ok := p.tree(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			m[key] = v
+			p.ws()
+			if p.i >= len(p.b) {
+				return nil, false
+			}
+			if p.b[p.i] == ',' {
+				p.i++
+				continue
+			}
+			if p.b[p.i] == '}' {
+				p.i++
+				return m, true
+			}
+			return nil, false
+		}
+	case '[':
+		if depth > maxShallowDepth {
+			return nil, false
+		}
+		p.i++
+		l := []any{}
+		p.ws()
+		if p.i < len(p.b) && p.b[p.i] == ']' {
+			p.i++
+			return l, true
+		}
+		for {
+			p.ws()
+			v, ok := p.tree(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			l = append(l, v)
+			p.ws()
+			if p.i >= len(p.b) {
+				return nil, false
+			}
+			if p.b[p.i] == ',' {
+				p.i++
+				continue
+			}
+			if p.b[p.i] == ']' {
+				p.i++
+				return l, true
+			}
+			return nil, false
+		}
+	case 't', 'f', 'n':
+		if !p.literal() {
+			return nil, false
+		}
+		switch c {
+		case 't':
+			return true, true
+		case 'f':
+			return false, true
+		}
+		return nil, true
+	}
+	if !p.number() {
+		return nil, false
+	}
+	return json.Number(p.b[start:p.i]), true
 }
 
 // value scans any JSON value at p.i; depth is the nesting of the value being scanned.
