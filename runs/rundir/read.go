@@ -540,31 +540,33 @@ func verifyArtifact(r io.Reader, file, name string, parse bool, keep *[]Row, idx
 		res.sha256 = sc.sum()
 		return res, nil
 	}
-	for {
-		line, last, ok, err := sc.next()
-		if err != nil {
-			return res, err
-		}
-		if !ok {
-			break
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+	// Rows are parsed on every core (parseLines) and indexed here in file order; after the
+	// first bad row the rest of the file is only hashed.
+	err := parseLines(sc, true, func(no int, raw []byte, last bool) (Row, error) {
+		return parseRow(file, name, no, raw, last, keep == nil)
+	}, func(l pipeLine, row Row, perr error) error {
+		if res.rowErr != nil {
+			return nil
 		}
 		res.rows++
-		row, err := parseRow(file, name, sc.line, line, last, keep == nil)
-		if err != nil {
-			res.rowErr = err
-			if err := sc.drain(); err != nil {
-				return res, err
-			}
-			break
+		if perr != nil {
+			res.rowErr = perr
+			return nil
 		}
-		idx.add(name, row, line)
+		idx.add(name, row, l.raw)
 		if keep != nil {
-			row.Raw = bytes.Clone(line)
+			row.Raw = l.raw
 			*keep = append(*keep, row)
 		}
+		return nil
+	}, func(err error) error {
+		if res.rowErr != nil {
+			return nil // the rest of the file is only hashed, as before
+		}
+		return err
+	})
+	if err != nil {
+		return res, err
 	}
 	res.sha256 = sc.sum()
 	return res, nil
