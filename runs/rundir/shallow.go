@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -173,41 +174,51 @@ func (p *shallowParser) str() (start, end int, escaped, ok bool) {
 	}
 	p.i++
 	start = p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
+	for {
+		// Jump to the next quote (IndexByte is vectorised), then look for escapes and
+		// control bytes in the stretch before it: most strings have neither.
+		q := bytes.IndexByte(p.b[p.i:], '"')
+		if q < 0 {
+			return 0, 0, false, false
+		}
+		seg := p.b[p.i : p.i+q]
+		bs := bytes.IndexByte(seg, '\\')
+		if bs >= 0 {
+			seg = seg[:bs]
+		}
+		for _, c := range seg {
+			if c < 0x20 {
+				return 0, 0, false, false
+			}
+		}
+		if bs < 0 {
+			p.i += q
 			end = p.i
 			p.i++
 			return start, end, escaped, true
-		case c == '\\':
-			escaped = true
-			if p.i+1 >= len(p.b) {
+		}
+		p.i += bs
+		escaped = true
+		if p.i+1 >= len(p.b) {
+			return 0, 0, false, false
+		}
+		switch p.b[p.i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			p.i += 2
+		case 'u':
+			if p.i+6 > len(p.b) {
 				return 0, 0, false, false
 			}
-			switch p.b[p.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p.i += 2
-			case 'u':
-				if p.i+6 > len(p.b) {
+			for _, h := range p.b[p.i+2 : p.i+6] {
+				if !isHexDigit(h) {
 					return 0, 0, false, false
 				}
-				for _, h := range p.b[p.i+2 : p.i+6] {
-					if !isHexDigit(h) {
-						return 0, 0, false, false
-					}
-				}
-				p.i += 6
-			default:
-				return 0, 0, false, false
 			}
-		case c < 0x20:
-			return 0, 0, false, false
+			p.i += 6
 		default:
-			p.i++
+			return 0, 0, false, false
 		}
 	}
-	return 0, 0, false, false
 }
 
 func isHexDigit(c byte) bool {

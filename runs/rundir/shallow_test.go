@@ -3,6 +3,7 @@ package rundir
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ealscope/ealscope/engine/pyjson"
@@ -95,5 +96,42 @@ func FuzzShallowTree(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		checkShallow(t, ModelContexts, line)
+	})
+}
+
+// benchRowLine is a model_contexts-like row: a few ids and a large nested messages/tools part.
+func benchRowLine() []byte {
+	msgs := make([]any, 0, 8)
+	for i := range 8 {
+		msgs = append(msgs, map[string]any{"role": "user", "content": strings.Repeat("memory text \"quoted\" é ", 20+i)})
+	}
+	row := map[string]any{"context_id": "ctx_0123456789abcdef", "call_id": "call_0123456789abcdef", "stage": "executor",
+		"block_index": json.Number("3"), "messages": msgs, "tools": []any{map[string]any{"type": "function", "name": "submit_order"}},
+		"metadata": map[string]any{"k": "v"}, "schema_version": json.Number("1")}
+	b, err := pyjson.DumpPy(row, pyjson.Canonical)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// BenchmarkRowParse compares the two ways a row is parsed at import.
+func BenchmarkRowParse(b *testing.B) {
+	line := benchRowLine()
+	b.Run("DecodeTree", func(b *testing.B) {
+		b.SetBytes(int64(len(line)))
+		for b.Loop() {
+			if _, err := pyjson.DecodeTree(line); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("shallowTree", func(b *testing.B) {
+		b.SetBytes(int64(len(line)))
+		for b.Loop() {
+			if _, ok := shallowTree(ModelContexts, line); !ok {
+				b.Fatal("refused")
+			}
+		}
 	})
 }
