@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Shallow row parsing: the one pass that both validates a row's JSON and decodes only what
@@ -468,4 +470,18 @@ func (p *shallowParser) number() bool {
 	}
 	p.i = i
 	return true
+}
+
+// DecodeValue is pyjson.DecodeTree (same values: json.Number, maps, slices) through the one
+// scan above, for the importer's hot paths (rows read back for derivation). Anything the
+// scanner does not accept goes to DecodeTree, so errors are DecodeTree's.
+func DecodeValue(raw []byte) (any, error) {
+	p := shallowParser{b: raw}
+	p.ws()
+	if v, ok := p.tree(1); ok {
+		if p.ws(); p.i == len(p.b) {
+			return v, nil
+		}
+	}
+	return pyjson.DecodeTree(raw)
 }

@@ -49,6 +49,9 @@ func checkShallow(t *testing.T, name, line string) {
 	t.Helper()
 	got, ok := shallowTree(name, []byte(line))
 	tree, err := pyjson.DecodeTree([]byte(line))
+	if v, verr := DecodeValue([]byte(line)); (verr == nil) != (err == nil) || !reflect.DeepEqual(v, tree) {
+		t.Fatalf("%q: DecodeValue %#v, %v; DecodeTree %#v, %v", line, v, verr, tree, err)
+	}
 	want, isObj := tree.(map[string]any)
 	if err != nil || !isObj {
 		if ok {
