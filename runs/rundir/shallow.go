@@ -3,6 +3,8 @@ package rundir
 import (
 	"bytes"
 	"encoding/json"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/ealscope/ealscope/engine/pyjson"
@@ -64,7 +66,14 @@ func shallowTree(name string, line []byte) (map[string]any, bool) {
 			if !ok {
 				return nil, false
 			}
-			key, ok := decodeStr(p.b[ks:ke], kesc)
+			key, ok := "", true
+			if kesc {
+				key, ok = decodeStr(p.b[ks:ke], kesc)
+			} else if utf8.Valid(p.b[ks:ke]) {
+				key = internKey(p.b[ks:ke])
+			} else {
+				key, ok = decodeStr(p.b[ks:ke], kesc)
+			}
 			if !ok {
 				return nil, false
 			}
@@ -136,20 +145,94 @@ func shallowTree(name string, line []byte) (map[string]any, bool) {
 	return m, true
 }
 
-// decodeStr is a string's value from its bytes between the quotes: directly when it has no
-// escape and is valid UTF-8, else through encoding/json (which replaces invalid bytes), so
-// the result is always encoding/json's.
+// decodeStr is a string's value from its bytes between the quotes (which str has checked),
+// exactly as encoding/json unquotes it: escapes decoded, a lone or broken surrogate and every
+// invalid UTF-8 byte replaced by U+FFFD.
 func decodeStr(body []byte, escaped bool) (string, bool) {
 	if !escaped && utf8.Valid(body) {
 		return string(body), true
 	}
-	quoted := make([]byte, 0, len(body)+2)
-	quoted = append(append(append(quoted, '"'), body...), '"')
-	var s string
-	if err := json.Unmarshal(quoted, &s); err != nil {
-		return "", false
+	out := make([]byte, 0, len(body))
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(body) {
+				return "", false
+			}
+			switch e := body[i+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := hex4(body[i+2:])
+				if !ok {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if len(body)-i >= 6 && body[i] == '\\' && body[i+1] == 'u' {
+						if r2, ok := hex4(body[i+2:]); ok {
+							if d := utf16.DecodeRune(r, r2); d != unicode.ReplacementChar {
+								out = utf8.AppendRune(out, d)
+								i += 6
+								continue
+							}
+						}
+					}
+					r = unicode.ReplacementChar
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(body[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, utf8.RuneError)
+			} else {
+				out = append(out, body[i:i+size]...)
+			}
+			i += size
+		}
 	}
-	return s, true
+	return string(out), true
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	return r, true
 }
 
 // shallowParser is a strict JSON scanner over one line (RFC 8259, as encoding/json reads it).
@@ -258,7 +341,14 @@ func (p *shallowParser) tree(depth int) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			key, ok := decodeStr(p.b[ks:ke], kesc)
+			key, ok := "", true
+			if kesc {
+				key, ok = decodeStr(p.b[ks:ke], kesc)
+			} else if utf8.Valid(p.b[ks:ke]) {
+				key = internKey(p.b[ks:ke])
+			} else {
+				key, ok = decodeStr(p.b[ks:ke], kesc)
+			}
 			if !ok {
 				return nil, false
 			}

@@ -39,6 +39,9 @@ var shallowSeeds = []string{
 	`{"messages":[{"role":"user","content":"hi"}],"call_id":"c1","n":3}`,
 	`{"a":1} {"b":2}`,
 	`{"big":12345678901234567890123,"f":1E-7}`,
+	`{"lone":"\ud83d","then":"\ud83dx","pair":"\ud83d\u0041","low":"\ude00\ud83d\ude00"}`,
+	"{\"bad\":\"\xff\xfe ok \\n \xe2\x82\"}",
+	`{"ctl":"\b\f\n\r\t\/\\","U":"\u00E9\u00e9"}`,
 }
 
 // checkShallow compares shallowTree with DecodeTree for one line of artifact name: when
