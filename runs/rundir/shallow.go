@@ -259,14 +259,16 @@ func (p *shallowParser) str() (start, end int, escaped, ok bool) {
 	}
 	p.i++
 	start = p.i
+	// Jump to the next quote (IndexByte is vectorised), then walk the escapes before it;
+	// only an escaped quote sends the search further. Each byte is looked at a bounded
+	// number of times, however many escapes the string has.
+	q := bytes.IndexByte(p.b[p.i:], '"')
+	if q < 0 {
+		return 0, 0, false, false
+	}
+	q += p.i
 	for {
-		// Jump to the next quote (IndexByte is vectorised), then look for escapes and
-		// control bytes in the stretch before it: most strings have neither.
-		q := bytes.IndexByte(p.b[p.i:], '"')
-		if q < 0 {
-			return 0, 0, false, false
-		}
-		seg := p.b[p.i : p.i+q]
+		seg := p.b[p.i:q]
 		bs := bytes.IndexByte(seg, '\\')
 		if bs >= 0 {
 			seg = seg[:bs]
@@ -277,9 +279,8 @@ func (p *shallowParser) str() (start, end int, escaped, ok bool) {
 			}
 		}
 		if bs < 0 {
-			p.i += q
-			end = p.i
-			p.i++
+			end = q
+			p.i = q + 1
 			return start, end, escaped, true
 		}
 		p.i += bs
@@ -302,6 +303,13 @@ func (p *shallowParser) str() (start, end int, escaped, ok bool) {
 			p.i += 6
 		default:
 			return 0, 0, false, false
+		}
+		if p.i > q { // the escape was \" (the quote found): look for the next one
+			n := bytes.IndexByte(p.b[p.i:], '"')
+			if n < 0 {
+				return 0, 0, false, false
+			}
+			q = p.i + n
 		}
 	}
 }
