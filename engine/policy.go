@@ -1,5 +1,7 @@
 package engine
 
+import "errors"
+
 // Safeguard policies as pure values: a policy may transform the memory an executor is shown
 // (a gate over records), gate the executor's decision before it is scored, or both. Every
 // trial goes through one function (replay.RunTrial) that applies them; with no policy the
@@ -112,3 +114,8 @@ func BlockAction(o Outcome, reason string) Outcome {
 	o.Detail = reason
 	return o
 }
+
+// ErrNotApplicable is returned (wrapped) by a policy that has nothing to say about a memory,
+// e.g. a gate over typed records shown a free-text memory: the lab reports such a pair as
+// "not applicable", never as a decision.
+var ErrNotApplicable = errors.New("policy does not apply to this memory")
