@@ -68,7 +68,9 @@ const (
 // other turns USER_CONFIRMED; the signed policy register SYSTEM; vendors, counterparties and
 // market notes EXTERNAL; every other member USER_HISTORY.
 func (tt TrustTable) TurnTrust(channel string, t engine.Turn, authorityCapable bool) engine.TrustAssignment {
-	at := func(l engine.Trust, rule string) engine.TrustAssignment { return engine.TrustAssignment{Level: l, Rule: rule} }
+	at := func(l engine.Trust, rule string) engine.TrustAssignment {
+		return engine.TrustAssignment{Level: l, Rule: rule}
+	}
 	ch := strings.ToLower(channel)
 	switch {
 	case strings.TrimSpace(t.ActorID) == "":

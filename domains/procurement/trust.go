@@ -14,11 +14,11 @@ import (
 
 // Trust rules, in the order they are tried.
 const (
-	TrustRuleNoPrincipal     = "no_principal"
-	TrustRuleRelayedText     = "relayed_text"
-	TrustRuleAuthority       = "authority_capable_principal"
-	TrustRuleVendor          = "vendor_principal"
-	TrustRuleMember          = "organisation_member"
+	TrustRuleNoPrincipal = "no_principal"
+	TrustRuleRelayedText = "relayed_text"
+	TrustRuleAuthority   = "authority_capable_principal"
+	TrustRuleVendor      = "vendor_principal"
+	TrustRuleMember      = "organisation_member"
 )
 
 // relayedTextPrefixes open a turn that restates someone else's words (the corpus's and the
