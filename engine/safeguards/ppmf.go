@@ -89,18 +89,19 @@ func GatePPMF(in engine.ActionInput) PPMFVerdict {
 		return v
 	}
 	v.Tool = *in.Outcome.RawToolName
+	if roles.trust.ToolRisk(v.Tool, nil) == engine.RiskNone {
+		v.Decision = blocked(ReasonPPMFUndeclaredTool, fmt.Sprintf("tool %s has no declared risk class", v.Tool))
+		return v
+	}
 	args, _ := in.Outcome.RawToolArguments.(map[string]any)
 	cand, err := roles.trust.CandidateRequest(in.Probe, v.Tool, args)
 	if err != nil {
 		v.Decision = blocked(ReasonPPMFUnresolved, err.Error())
 		return v
 	}
+	// The request may raise the class (a response action that rotates a key).
 	v.Class = roles.trust.ToolRisk(v.Tool, cand)
 	v.Needed = v.Class.RequiredTrust()
-	if v.Class == engine.RiskNone {
-		v.Decision = blocked(ReasonPPMFUndeclaredTool, fmt.Sprintf("tool %s has no declared risk class", v.Tool))
-		return v
-	}
 	prov, err := BindProvenance(in.Domain, in.Case, in.Block, in.Evidence, in.Condition, in.Versions)
 	if err != nil {
 		v.Decision = blocked(ReasonPPMFUnreadable, err.Error())
