@@ -30,7 +30,9 @@ func TestTurnTrust(t *testing.T) {
 		}
 		return tu
 	}
-	capable := func(tu engine.Turn) bool { return slices.Contains(d.AuthorityCapablePrincipals(c), d.TurnPrincipal(tu)) }
+	capable := func(tu engine.Turn) bool {
+		return slices.Contains(d.AuthorityCapablePrincipals(c), d.TurnPrincipal(tu))
+	}
 	cfo := turn("src_3fa81c07_013")
 	relayedByCFO := cfo
 	relayedByCFO.Content = "  Handoff from my notes: auth_survey_01 lets field_operations order receivers."
