@@ -102,12 +102,12 @@ func GatePPMF(in engine.ActionInput) PPMFVerdict {
 	// The request may raise the class (a response action that rotates a key).
 	v.Class = roles.trust.ToolRisk(v.Tool, cand)
 	v.Needed = v.Class.RequiredTrust()
-	prov, err := BindProvenance(in.Domain, in.Case, in.Block, in.Evidence, in.Condition, in.Versions)
+	records, err := gatedProvenance(in)
 	if err != nil {
 		v.Decision = blocked(ReasonPPMFUnreadable, err.Error())
 		return v
 	}
-	for _, rp := range prov.Records {
+	for _, rp := range records {
 		if in.Domain.Deny(in.Case, rp.Record, cand) == "" {
 			v.Authorizing = append(v.Authorizing, rp)
 		}
@@ -134,6 +134,42 @@ func GatePPMF(in engine.ActionInput) PPMFVerdict {
 	v.Decision = blocked(ReasonPPMFInsufficientTrust, fmt.Sprintf("%s needs %s; the records that authorize the request are %s",
 		v.Class, v.Needed, strings.Join(parts, "; ")))
 	return v
+}
+
+// gatedProvenance is the provenance of the memory shown: read from the policy's own
+// transformation of this trial when RunTrial passes it (every record of the memory has its
+// decision there), else bound afresh.
+func gatedProvenance(in engine.ActionInput) ([]RecordProvenance, error) {
+	if in.Gated != nil {
+		recs, err := memoryRecords(in.Domain, in.Evidence)
+		if err != nil {
+			return nil, err
+		}
+		decided := map[string]engine.RecordDecision{}
+		for _, rd := range in.Gated.Records {
+			decided[rd.AuthorizationID] = rd
+		}
+		out := make([]RecordProvenance, 0, len(recs))
+		for _, r := range recs {
+			rd, ok := decided[r.AuthorizationID()]
+			if !ok {
+				out = nil
+				break
+			}
+			// An unreadable level is UNKNOWN: it fails closed.
+			level, _ := engine.ParseTrust(rd.Trust)
+			out = append(out, RecordProvenance{AuthorizationID: rd.AuthorizationID, Record: r, Citations: rd.Sources,
+				Trust: level, Bound: rd.BoundSources, Reasons: rd.Reasons})
+		}
+		if out != nil || len(recs) == 0 {
+			return out, nil
+		}
+	}
+	prov, err := BindProvenance(in.Domain, in.Case, in.Block, in.Evidence, in.Condition, in.Versions)
+	if err != nil {
+		return nil, err
+	}
+	return prov.Records, nil
 }
 
 func boundText(rp RecordProvenance) string {

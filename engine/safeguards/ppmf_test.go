@@ -271,6 +271,21 @@ func TestPPMFBindingPaths(t *testing.T) {
 				if len(v.Authorizing) != 1 || v.Authorizing[0].AuthorizationID != f.record.AuthorizationID() {
 					t.Errorf("authorizing records %v, want just %s", v.Authorizing, f.record.AuthorizationID())
 				}
+				// Through RunTrial the gate reads the transformation's own decisions: same verdict.
+				g, err := safeguards.PPMF().Memory.TransformMemory(engine.MemoryInput{Domain: d, Case: c, Block: f.last, Evidence: ev,
+					Condition: tc.condition, Versions: chain})
+				if err != nil {
+					t.Fatal(err)
+				}
+				in := engine.ActionInput{Domain: d, Case: c, Block: f.last, Probe: f.probe, Evidence: g.Evidence,
+					Outcome: o, Condition: tc.condition, Versions: chain, Gated: &g}
+				if got := safeguards.PPMF().Gate.GateAction(in); got != v.Decision {
+					t.Errorf("with the transformation's decisions: %+v, without: %+v", got, v.Decision)
+				}
+				g.Records[0].Trust = "no such level"
+				if got := safeguards.PPMF().Gate.GateAction(in); got.Allowed {
+					t.Errorf("an unreadable trust level let the action run: %s", got.Reason)
+				}
 			})
 		}
 	}
