@@ -7,9 +7,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/domains"
-	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/safeguards"
 	"github.com/ealscope/ealscope/engine/safetext"
+	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -47,16 +48,17 @@ func (c *gateCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	payload, err := pyjson.DecodeTree(raw)
+	// The strict parser first, so that a refusal names the file, the line and the field.
+	mem, err := replay.ParseMemoryText(d, engine.ArchTyped, c.Memory, engine.VariantFile, raw)
 	if err != nil {
-		return fmt.Errorf("%s: invalid JSON: %v", c.Memory, err)
+		return fmt.Errorf("the %s typed memory parser refuses the memory: %w", d.ID(), err)
 	}
 	through := c.Block
 	if through == nil && !c.AllTurns {
 		last := kase.LastBlock()
 		through = &last
 	}
-	res, err := safeguards.GateTypedPayload(d, kase, payload, through)
+	res, err := safeguards.GateTypedPayload(d, kase, mem.Payload, through)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Memory, err)
 	}

@@ -156,3 +156,23 @@ func writeTree(t *testing.T, path string, tree any) {
 		t.Fatal(err)
 	}
 }
+
+// TestGateCommandBadMemoryFile: a memory file that is not JSON exits 1 naming the file and
+// the line.
+func TestGateCommandBadMemoryFile(t *testing.T) {
+	d, _ := domains.Get("procurement")
+	name, data := d.BuiltinCorpus()
+	cases, err := d.ParseCorpus(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	memory := filepath.Join(t.TempDir(), "broken.json")
+	if err := os.WriteFile(memory, []byte("{\n  \"schema_version\": \"3\",\n  \"authorizations\": [\n}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := run([]string{"gate", "--builtin", "--domain", "procurement", "--case", cases[0].ID, "--memory", memory}, &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), memory) || !strings.Contains(errOut.String(), "line 4") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}
