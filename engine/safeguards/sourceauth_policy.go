@@ -37,14 +37,18 @@ func (sourceAuthorityTransform) TransformMemory(in engine.MemoryInput) (engine.G
 	if _, ok := in.Evidence.Payload.(string); ok {
 		return engine.GatedMemory{}, fmt.Errorf("%w: the source-authority gate reads typed records' citations, not free text", engine.ErrNotApplicable)
 	}
-	// The strict parsers read JSON trees; a payload built in Go (a serialiser's ints) is
-	// taken through JSON once, which leaves a tree read from a file unchanged.
-	payload, err := pyjson.Retree(in.Evidence.Payload)
-	if err != nil {
-		return engine.GatedMemory{}, fmt.Errorf("typed memory: %w", err)
-	}
 	through := in.Block
-	res, err := GateTypedPayload(in.Domain, in.Case, payload, &through)
+	res, err := GateTypedPayload(in.Domain, in.Case, in.Evidence.Payload, &through)
+	if err != nil && !errors.Is(err, ErrNoSourceAuthority) {
+		// The strict parsers read JSON trees: a payload built in Go (a serialiser's ints) is
+		// taken through JSON once and gated again; a tree read from a file is unchanged by
+		// that, so a real refusal stays one.
+		payload, terr := pyjson.Retree(in.Evidence.Payload)
+		if terr != nil {
+			return engine.GatedMemory{}, fmt.Errorf("typed memory: %w", terr)
+		}
+		res, err = GateTypedPayload(in.Domain, in.Case, payload, &through)
+	}
 	if errors.Is(err, ErrNoSourceAuthority) {
 		return engine.GatedMemory{}, fmt.Errorf("%w: %w", engine.ErrNotApplicable, err)
 	}
