@@ -2,6 +2,8 @@ package safeguards_test
 
 import (
 	"bytes"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains"
@@ -57,7 +59,7 @@ func ppmfBenchTrials(b *testing.B, id string, n int) (engine.Domain, []ppmfTrial
 func BenchmarkPPMF1000(b *testing.B) {
 	for _, id := range ppmfDomains {
 		b.Run(id, func(b *testing.B) {
-			d, trials := ppmfBenchTrials(b, id, 1000)
+			d, trials := ppmfBenchTrials(b, id, ppmfBenchCases)
 			p := safeguards.PPMF()
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -83,4 +85,15 @@ func BenchmarkPPMF1000(b *testing.B) {
 			b.ReportMetric(float64(len(trials)), "trials/op")
 		})
 	}
+}
+
+// ppmfBenchCases is the number of generated cases per domain.
+var ppmfBenchCases = benchCasesFromEnv()
+
+// benchCasesFromEnv reads EALSCOPE_PPMF_BENCH_CASES (default 1,000), for profiling smaller runs.
+func benchCasesFromEnv() int {
+	if n, err := strconv.Atoi(os.Getenv("EALSCOPE_PPMF_BENCH_CASES")); err == nil && n > 0 {
+		return n
+	}
+	return 1000
 }

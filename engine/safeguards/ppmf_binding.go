@@ -134,9 +134,14 @@ func memoryRecords(d engine.Domain, ev engine.Evidence) ([]engine.Record, error)
 		}
 		return recs, nil
 	default:
-		tree, err := pyjson.Retree(p)
-		if err != nil {
-			return nil, fmt.Errorf("ppmf: typed memory: %w", err)
+		// A payload read from a run file already is a JSON tree; anything else goes through
+		// JSON once, as the strict readers expect (pyjson.Retree).
+		tree := any(p)
+		if !isJSONTree(p) {
+			var err error
+			if tree, err = pyjson.Retree(p); err != nil {
+				return nil, fmt.Errorf("ppmf: typed memory: %w", err)
+			}
 		}
 		recs, err := d.ParseTyped(tree)
 		if err != nil {
@@ -144,6 +149,29 @@ func memoryRecords(d engine.Domain, ev engine.Evidence) ([]engine.Record, error)
 		}
 		return recs, nil
 	}
+}
+
+// isJSONTree reports a value made only of what pyjson.DecodeTree produces.
+func isJSONTree(v any) bool {
+	switch x := v.(type) {
+	case nil, string, bool, json.Number:
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !isJSONTree(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range x {
+			if !isJSONTree(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // writerInput is the turns a writer of the condition had in its input when it wrote the

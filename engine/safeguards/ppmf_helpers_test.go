@@ -5,6 +5,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // builtinCases are a domain's built-in corpus, parsed.
@@ -22,8 +23,17 @@ func builtinCases(t testing.TB, id string) (engine.Domain, []*engine.Case) {
 	return d, cases
 }
 
-// typedEvidence is a typed memory of records, as the executor is shown it.
+// typedEvidence is a typed memory of records as a run stores it: a JSON tree.
 func typedEvidence(d engine.Domain, recs []engine.Record) engine.Evidence {
+	tree, err := pyjson.Retree(d.TypedPayload(recs))
+	if err != nil {
+		panic(err)
+	}
+	return engine.Evidence{Kind: engine.MemoryEvidence, Payload: tree}
+}
+
+// rawTypedEvidence is the same memory as the domain's serialiser returns it (Go values).
+func rawTypedEvidence(d engine.Domain, recs []engine.Record) engine.Evidence {
 	return engine.Evidence{Kind: engine.MemoryEvidence, Payload: d.TypedPayload(recs)}
 }
 

@@ -449,6 +449,11 @@ func TestPPMFTransformKeepsMemory(t *testing.T) {
 				t.Errorf("%s: faithful record %s trusts %s (%v)", id, r.AuthorizationID, r.Trust, err)
 			}
 		}
+		raw, err := p.Memory.TransformMemory(engine.MemoryInput{Domain: d, Case: c, Block: last, Evidence: rawTypedEvidence(d, recs),
+			Condition: "faithful_typed", Versions: chain})
+		if err != nil || !reflect.DeepEqual(raw.Records, g.Records) {
+			t.Errorf("%s: the serialiser's Go values bind differently from the JSON tree: %v", id, err)
+		}
 		text := engine.Evidence{Kind: engine.MemoryEvidence, Payload: d.FaithfulText(recs)}
 		if g, err := p.Memory.TransformMemory(engine.MemoryInput{Domain: d, Case: c, Block: last, Evidence: text, Condition: "faithful_text"}); err != nil || len(g.Records) != len(recs) {
 			t.Errorf("%s: canonical free text: %v (%d records)", id, err, len(g.Records))
