@@ -151,6 +151,15 @@ func memoryRecords(d engine.Domain, ev engine.Evidence) ([]engine.Record, error)
 	}
 }
 
+// payloadIdentity is the address of a typed payload's map (0 for anything else), so the
+// same stored memory repeated along a chain is recognised without comparing it.
+func payloadIdentity(p any) uintptr {
+	if m, ok := p.(map[string]any); ok && m != nil {
+		return reflect.ValueOf(m).Pointer()
+	}
+	return 0
+}
+
 // isJSONTree reports a value made only of what pyjson.DecodeTree produces.
 func isJSONTree(v any) bool {
 	switch x := v.(type) {
@@ -219,14 +228,22 @@ func BindProvenance(d engine.Domain, c *engine.Case, block int, ev engine.Eviden
 		records map[string]engine.Record
 	}
 	var chain []version
+	var lastPayload uintptr
 	for _, v := range versions {
 		if v.Block >= block {
+			continue
+		}
+		// A chain whose state did not change at a block holds the same payload again: read
+		// it once.
+		if id := payloadIdentity(v.Evidence.Payload); id != 0 && id == lastPayload && len(chain) > 0 {
+			chain = append(chain, version{block: v.Block, records: chain[len(chain)-1].records})
 			continue
 		}
 		recs, err := memoryRecords(d, v.Evidence)
 		if err != nil {
 			return nil, fmt.Errorf("ppmf: memory of block %d in the chain: %w", v.Block, err)
 		}
+		lastPayload = payloadIdentity(v.Evidence.Payload)
 		chain = append(chain, version{block: v.Block, records: byID(recs)})
 	}
 	sort.SliceStable(chain, func(i, j int) bool { return chain[i].block < chain[j].block })

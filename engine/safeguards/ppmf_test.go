@@ -471,3 +471,31 @@ func TestPPMFTransformKeepsMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestPPMFRepeatedPayloadsAlongAChain: a chain that holds the same stored memory at several
+// blocks (no change there) binds exactly as one holding equal copies.
+func TestPPMFRepeatedPayloadsAlongAChain(t *testing.T) {
+	for _, id := range ppmfDomains {
+		d, cases := builtinCases(t, id)
+		c := cases[0]
+		last := c.LastBlock()
+		copies := faithfulChain(t, d, c, last)
+		shared := append([]engine.MemoryVersion(nil), copies...)
+		for k := 1; k <= last; k++ {
+			if reflect.DeepEqual(shared[k].Evidence.Payload, shared[k-1].Evidence.Payload) {
+				shared[k].Evidence = shared[k-1].Evidence
+			}
+		}
+		a, err := safeguards.BindProvenance(d, c, last, copies[last].Evidence, "incremental_typed", copies)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := safeguards.BindProvenance(d, c, last, shared[last].Evidence, "incremental_typed", shared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a.Decisions(), b.Decisions()) {
+			t.Errorf("%s: shared payloads bind differently:\n%+v\n%+v", id, a.Decisions(), b.Decisions())
+		}
+	}
+}
