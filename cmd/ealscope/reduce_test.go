@@ -70,6 +70,10 @@ func TestReduceSharedCases(t *testing.T) {
 				t.Fatal(err)
 			}
 			prev := canonOf(t, sc["initial_records"])
+			canonical, err := eventsource.CanonicalEvents(spec, d, kase)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, b := range sc["batches"].([]any) {
 				bm := b.(map[string]any)
 				name := domainID + "/" + sc["scenario_id"].(string) + "/" + bm["batch_id"].(string)
@@ -80,6 +84,31 @@ func TestReduceSharedCases(t *testing.T) {
 				}
 				if got := canonOf(t, bf.RecordsBefore); got != prev {
 					t.Errorf("%s: records_before is not the previous batch's records_after", name)
+				}
+				// The batch's input is what ealscope derives from the case: the canonical events
+				// of the block, the visible source ids and the addressable record ids.
+				wantArgs := bm["input"].(map[string]any)["arguments"].(map[string]any)["events"]
+				gotArgs := canonical[bf.BlockIndex]
+				if gotArgs == nil {
+					gotArgs = []map[string]any{}
+				}
+				if a, b := canonOf(t, gotArgs), canonOf(t, wantArgs); a != b {
+					t.Errorf("%s: canonical events\n got %s\nwant %s", name, a, b)
+				}
+				before := eventsource.New(spec, d)
+				if err := before.LoadRecords(bf.RecordsBefore); err != nil {
+					t.Fatal(err)
+				}
+				prevState, err := before.VisibleState()
+				if err != nil {
+					t.Fatal(err)
+				}
+				visible, addressable := eventsource.BlockContext(before, prevState, kase, bf.BlockIndex, d.RenderBlock(kase, bf.BlockIndex))
+				if a, b := canonOf(t, nonNilStrings(visible)), canonOf(t, nonNilStrings(bf.Input.VisibleSourceIDs)); a != b {
+					t.Errorf("%s: visible source ids\n got %s\nwant %s", name, a, b)
+				}
+				if a, b := canonOf(t, nonNilStrings(addressable)), canonOf(t, nonNilStrings(bf.Input.AddressableAuthorizationIDs)); a != b {
+					t.Errorf("%s: addressable ids %s, want %s", name, a, b)
 				}
 				out, err := eventsource.Reduce(spec, d, bf, replay.RegexFallbackTokenizer())
 				if err != nil {
@@ -247,4 +276,11 @@ func TestReduceCommand(t *testing.T) {
 	if !bytes.Contains(stderr.Bytes(), []byte("bad.json")) || !bytes.Contains(stderr.Bytes(), []byte("input.visible_source_ids")) {
 		t.Errorf("bad input error does not name the file and field: %s", stderr.String())
 	}
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
