@@ -1,0 +1,112 @@
+package runs
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/replay"
+)
+
+// TestImportEventSourcedRun imports a built-in cybersecurity run holding incremental_typed
+// and bounded_event_sourced_typed chains: both conditions become chains with trials, and the
+// event log and representation metrics read back from the store as the run wrote them.
+func TestImportEventSourcedRun(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "run")
+	st := replay.Settings{Domain: "cybersecurity", Corpus: replay.BuiltinCorpus, Conditions: []string{"incremental_typed", engine.EventSourcedCondition},
+		Writer: "scripted", Executor: "builtin", WriterRuns: 1, ExecutorRuns: 1, Seed: 20260821, FaultRate: 0.35}
+	opts, err := replay.Prepare(st, &replay.Config{Models: map[string]replay.Model{}}, replay.DefaultRetryPolicy(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Out, opts.Concurrency = dir, 2
+	if _, err := replay.Run(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := openStore(t)
+	rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if r.Status != StatusImported || r.RescoreDisagreements != 0 || len(r.Unknown) != 0 {
+		t.Fatalf("%+v", r)
+	}
+	for _, cond := range []string{"incremental_typed", engine.EventSourcedCondition} {
+		n, err := s.ChainCount(ctx, ChainFilter{RunID: r.RunID, Condition: cond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != len(opts.Cases) {
+			t.Errorf("%s: %d chains for %d cases", cond, n, len(opts.Cases))
+		}
+	}
+	fileRows := func(name string) []map[string]any {
+		f, err := os.Open(filepath.Join(dir, name+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var out []map[string]any
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	events, err := s.EventLog(ctx, r.RunID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logRows := fileRows(replay.EventLog)
+	if len(events) != len(logRows) || len(events) == 0 {
+		t.Fatalf("%d events stored, %d in the log", len(events), len(logRows))
+	}
+	ids := map[string]bool{}
+	for _, e := range events {
+		if ids[e.EventID] || e.ConditionID != engine.EventSourcedCondition || len(e.SourceTurnIDs) == 0 {
+			t.Fatalf("event %+v", e)
+		}
+		ids[e.EventID] = true
+	}
+	oneCase, err := s.EventLog(ctx, r.RunID, opts.Cases[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(oneCase) == 0 || len(oneCase) >= len(events) {
+		t.Errorf("%d events for case %s of %d", len(oneCase), opts.Cases[0].ID, len(events))
+	}
+	rows, sum, err := s.RepresentationMetrics(ctx, r.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := fileRows(replay.RepresentationMetrics)
+	falseAuthority := 0
+	for _, m := range metrics {
+		if m["false_authority"] == true {
+			falseAuthority++
+		}
+	}
+	probes, blocks := 0, 0
+	for _, c := range opts.Cases {
+		probes += len(c.Probes)
+		blocks += len(c.Blocks)
+	}
+	if len(rows) != len(metrics) || sum.Requests != probes || sum.Blocks != blocks || sum.FalseAuthority != falseAuthority ||
+		sum.CanonicallyAuthorized+sum.CanonicallyDenied != probes || sum.ValidAuthorityPreserved+sum.RepresentationUndergrants != sum.CanonicallyAuthorized {
+		t.Errorf("summary %+v from %d rows (%d probes, %d blocks, %d false authority)", sum, len(rows), probes, blocks, falseAuthority)
+	}
+	if sum.FalseAuthority == 0 || sum.FailedUpdates == 0 {
+		t.Errorf("the faulted run shows no false authority or no failed update: %+v", sum)
+	}
+}
