@@ -125,6 +125,10 @@ func TestEventSourcedRunFaithful(t *testing.T) {
 			conds := map[string]int{}
 			for _, r := range run.Files[rundir.Trials] {
 				conds[r.Str("condition_id")]++
+				study, _ := r.Tree["metadata"].(map[string]any)["study"].(map[string]any)
+				if kind := study["replay_kind"]; (r.Str("condition_id") == engine.EventSourcedCondition) != (kind == "event_sourced_full") {
+					t.Fatalf("trial of %s has replay_kind %v", r.Str("condition_id"), kind)
+				}
 			}
 			if conds["incremental_typed"] != probes || conds[engine.EventSourcedCondition] != probes {
 				t.Errorf("trials per condition %v, want %d each", conds, probes)
