@@ -106,6 +106,46 @@ func TestImportEventSourcedRun(t *testing.T) {
 		sum.CanonicallyAuthorized+sum.CanonicallyDenied != probes || sum.ValidAuthorityPreserved+sum.RepresentationUndergrants != sum.CanonicallyAuthorized {
 		t.Errorf("summary %+v from %d rows (%d probes, %d blocks, %d false authority)", sum, len(rows), probes, blocks, falseAuthority)
 	}
+	// The store's own formation at the final block (derived at import, engine.Form) names the
+	// same probes as the run's request_formation rows.
+	want := map[string]map[string]bool{}
+	for _, row := range rows {
+		if row.RowType == "request_formation" && row.FalseAuthority {
+			if want[row.CaseID] == nil {
+				want[row.CaseID] = map[string]bool{}
+			}
+			want[row.CaseID][row.ProbeID] = true
+		}
+	}
+	q, err := s.db.QueryContext(ctx, `SELECT c.case_id, cb.formed_probe_ids_json FROM chains c JOIN chain_blocks cb ON cb.chain_pk = c.chain_pk
+		WHERE c.condition_id = ? AND cb.block_index = (SELECT MAX(block_index) FROM chain_blocks WHERE chain_pk = c.chain_pk)`, engine.EventSourcedCondition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for q.Next() {
+		var caseID, formed string
+		if err := q.Scan(&caseID, &formed); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		if err := json.Unmarshal([]byte(formed), &ids); err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) != len(want[caseID]) {
+			t.Errorf("case %s: the store forms %v at the final block, the run's metrics %v", caseID, ids, want[caseID])
+		}
+		for _, id := range ids {
+			if !want[caseID][id] {
+				t.Errorf("case %s: probe %s forms in the store, not in the run's metrics", caseID, id)
+			}
+		}
+		checked++
+	}
+	q.Close()
+	if checked != len(opts.Cases) {
+		t.Errorf("%d event chains checked", checked)
+	}
 	if sum.FalseAuthority == 0 || sum.FailedUpdates == 0 {
 		t.Errorf("the faulted run shows no false authority or no failed update: %+v", sum)
 	}
