@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/ealscope/ealscope/engine"
 )
 
 // Artifacts of the bounded event-sourcing condition (FORMAT.md 8.2). The importer keeps them
@@ -45,6 +47,10 @@ func (s *Store) EventLog(ctx context.Context, runID, caseID string) ([]LoggedEve
 		var e LoggedEvent
 		if err := json.Unmarshal([]byte(raw), &e); err != nil {
 			return err
+		}
+		if e.ConditionID == "" {
+			// EAL-Bench's own event logs name no condition: a run holds only this one.
+			e.ConditionID = engine.EventSourcedCondition
 		}
 		if caseID == "" || e.CaseID == caseID {
 			out = append(out, e)
@@ -126,6 +132,9 @@ func (s *Store) RepresentationMetrics(ctx context.Context, runID string) ([]Repr
 		var r RepresentationRow
 		if err := json.Unmarshal([]byte(raw), &r); err != nil {
 			return err
+		}
+		if r.ConditionID == "" {
+			r.ConditionID = engine.EventSourcedCondition
 		}
 		switch r.RowType {
 		case "state_transition":
