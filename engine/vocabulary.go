@@ -86,6 +86,13 @@ func ParseConditions(list string) ([]Condition, error) {
 		if id == "" {
 			continue
 		}
+		if id == "all" {
+			// "all,bounded_event_sourced_typed": the eight and a safeguard condition.
+			for _, c := range Conditions {
+				want[c.ID] = true
+			}
+			continue
+		}
 		if _, ok := ConditionByID(id); !ok {
 			known := KnownConditions()
 			names := make([]string, len(known))
