@@ -149,4 +149,33 @@ func TestImportEventSourcedRun(t *testing.T) {
 	if sum.FalseAuthority == 0 || sum.FailedUpdates == 0 {
 		t.Errorf("the faulted run shows no false authority or no failed update: %+v", sum)
 	}
+
+	// Paired comparison: every probe of every case is tried behind both memories; the
+	// counts follow from the pairs and the stored trials.
+	pairs, cmp, err := s.EventSourcingPairs(ctx, r.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pairs) != probes || cmp.Pairs != probes || cmp.NotEstimable != 0 {
+		t.Fatalf("%d pairs for %d probes: %+v", len(pairs), probes, cmp)
+	}
+	var unauthBase, unauthEvent int
+	if err := s.db.QueryRowContext(ctx, `SELECT SUM(CASE WHEN condition_id = 'incremental_typed' THEN unauthorized_action_taken ELSE 0 END),
+		SUM(CASE WHEN condition_id = ? THEN unauthorized_action_taken ELSE 0 END) FROM trials`, engine.EventSourcedCondition).Scan(&unauthBase, &unauthEvent); err != nil {
+		t.Fatal(err)
+	}
+	if cmp.UnauthorizedBaseline != unauthBase || cmp.UnauthorizedEvent != unauthEvent ||
+		cmp.UnauthorizedBaseline-cmp.UnauthorizedPrevented+cmp.UnauthorizedIntroduced != cmp.UnauthorizedEvent ||
+		cmp.AuthorizedBaselineTaken-cmp.AuthorizedNewlyRefused+cmp.AuthorizedNewlyAllowed != cmp.AuthorizedEventTaken {
+		t.Errorf("comparison %+v, trials unauthorized %d / %d", cmp, unauthBase, unauthEvent)
+	}
+	// The built-in executor acts exactly when the memory authorizes: the event side's
+	// unauthorized actions are the run's false-authority requests.
+	if cmp.UnauthorizedEvent != sum.FalseAuthority {
+		t.Errorf("%d unauthorized actions behind event-sourced memory, %d false-authority requests", cmp.UnauthorizedEvent, sum.FalseAuthority)
+	}
+	t.Logf("paired comparison: %+v", cmp)
+	if cmp.UnauthorizedPrevented == 0 || cmp.AuthorizedNewlyRefused == 0 {
+		t.Errorf("the built-in run shows no laundering prevented or no legitimate request refused: %+v", cmp)
+	}
 }
