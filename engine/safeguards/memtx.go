@@ -176,7 +176,7 @@ func (m memtxPolicy) replay(d engine.Domain, c *engine.Case, block int, ev engin
 		chain = append(chain, engine.MemoryVersion{Block: block, Evidence: ev})
 	}
 	// Sources are appended while versions are read; the store reads them through run.
-	run.store = MTXNewStore(m.params, nil)
+	run.store = NewMTXStore(m.params, nil)
 	prev := ""
 	lastSeq := -1
 	for _, v := range chain {

@@ -184,8 +184,8 @@ type MTXStore struct {
 	actions []MTXActionLog
 }
 
-// MTXNewStore makes an empty store over a source table (shared, never copied).
-func MTXNewStore(p MemTXParams, sources []MTXSource) *MTXStore {
+// NewMTXStore makes an empty store over a source table (shared, never copied).
+func NewMTXStore(p MemTXParams, sources []MTXSource) *MTXStore {
 	return &MTXStore{params: p, sources: sources, seq: -1}
 }
 
@@ -574,6 +574,9 @@ func (s *MTXStore) commitWrite(w MTXWrite, ev mtxEvidenceResult) MTXOutcome {
 // cascade is I2: after a revocation every non-terminal descendant is inactive
 // (quarantined) and every action taken under the record or a descendant is logged as leaked.
 func (s *MTXStore) cascade(root int) {
+	if s.params.broken == "cascade" {
+		return
+	}
 	hit := map[int]bool{root: true}
 	for i := range s.recs {
 		if i == root || !s.recs[i].committed {
