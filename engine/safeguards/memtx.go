@@ -61,7 +61,7 @@ type memtxRun struct {
 
 // TransformMemory implements engine.MemoryTransform.
 func (m memtxPolicy) TransformMemory(in engine.MemoryInput) (engine.GatedMemory, error) {
-	run, err := m.replay(in.Domain, in.Case, in.Block, in.Evidence, in.Versions)
+	run, err := m.replay(in.Domain, in.Case, in.Block, in.Evidence, true, in.Versions)
 	if err != nil {
 		return engine.GatedMemory{}, err
 	}
@@ -110,9 +110,31 @@ func (m memtxPolicy) GateAction(in engine.ActionInput) engine.GateDecision {
 		// tool arguments: no action-safe record can be shown to authorize it.
 		return engine.GateDecision{Allowed: false, Reason: "memtx:" + TxReasonNoActionSafe + ":action_differs_from_request"}
 	}
-	run, err := m.replay(in.Domain, in.Case, in.Block, in.Evidence, in.Versions)
+	// The gate is shown the memory the transformation let through, not the one written: the
+	// chain is replayed and that memory merged on top (no retractions, pending writes kept),
+	// and a record may act only if the transformation's own decision on it was committed with
+	// nothing pending (at most outside its window at the block's end, which the action's own
+	// instant decides).
+	run, err := m.replay(in.Domain, in.Case, in.Block, in.Evidence, len(in.Versions) == 0, in.Versions)
 	if err != nil {
 		return engine.GateDecision{Allowed: false, Reason: "memtx:not_estimable:" + err.Error()}
+	}
+	eligible := func(id string) bool { return true }
+	if in.Gated != nil {
+		ok := map[string]bool{}
+		for _, r := range in.Gated.Records {
+			if r.State != MTXStateCommitted && r.State != MTXStateActionSafe {
+				continue
+			}
+			clean := true
+			for _, why := range r.Reasons {
+				if why != TxReasonNotValidNow {
+					clean = false
+				}
+			}
+			ok[r.AuthorizationID] = clean
+		}
+		eligible = func(id string) bool { return ok[id] }
 	}
 	// The action runs at its own instant (the request's action time, when the domain names
 	// one and it is later than the block's end): logical now moves there first.
@@ -125,7 +147,8 @@ func (m memtxPolicy) GateAction(in engine.ActionInput) engine.GateDecision {
 	}
 	snap := run.store.Read(MTXIsolationFor(MTXTierExternalAction))
 	dec := run.store.Act(snap, func(v MTXVersion) bool {
-		return in.Domain.Deny(in.Case, v.Payload.(engine.Record), in.Probe.Request) == ""
+		rec := v.Payload.(engine.Record)
+		return eligible(rec.AuthorizationID()) && in.Domain.Deny(in.Case, rec, in.Probe.Request) == ""
 	})
 	if dec.Allowed {
 		return engine.GateDecision{Allowed: true, Reason: "memtx:" + dec.Reason + ":" + run.ids[dec.Record]}
@@ -140,7 +163,11 @@ func (m memtxPolicy) GateAction(in engine.ActionInput) engine.GateDecision {
 
 // replay runs the chain's versions through 0..block as transactions. Without versions the
 // memory is one transaction at block from nothing (engine.MemoryInput).
-func (m memtxPolicy) replay(d engine.Domain, c *engine.Case, block int, ev engine.Evidence, versions []engine.MemoryVersion) (*memtxRun, error) {
+//
+// final is the memory at block; when it differs from the last version it is one more
+// transaction, holding every difference from the store (finalFull: dropped records are
+// retracted) or merged on top (new and changed records only).
+func (m memtxPolicy) replay(d engine.Domain, c *engine.Case, block int, ev engine.Evidence, finalFull bool, versions []engine.MemoryVersion) (*memtxRun, error) {
 	if ev.Kind != engine.MemoryEvidence {
 		return nil, fmt.Errorf("memtx reads typed memory records, not %s evidence: %w", evidenceKindName(ev.Kind), engine.ErrNotApplicable)
 	}
@@ -170,16 +197,19 @@ func (m memtxPolicy) replay(d engine.Domain, c *engine.Case, block int, ev engin
 	if err != nil {
 		return nil, fmt.Errorf("memtx: memory at block %d: %w", block, err)
 	}
+	finalIndex := -1
 	if n := len(chain); n == 0 {
 		chain = []engine.MemoryVersion{{Block: block, Evidence: ev}}
+		finalIndex = 0
 	} else if last, err := pyjson.CanonicalJSON(chain[n-1].Evidence.Payload); err != nil || last != final {
 		chain = append(chain, engine.MemoryVersion{Block: block, Evidence: ev})
+		finalIndex = n
 	}
 	// Sources are appended while versions are read; the store reads them through run.
 	run.store = NewMTXStore(m.params, nil)
 	prev := ""
 	lastSeq := -1
-	for _, v := range chain {
+	for i, v := range chain {
 		if v.Evidence.Kind != engine.MemoryEvidence {
 			continue
 		}
@@ -191,7 +221,7 @@ func (m memtxPolicy) replay(d engine.Domain, c *engine.Case, block int, ev engin
 			continue // no_change: no update, no transaction
 		}
 		prev = text
-		if err := run.transaction(v.Block, v.Evidence.Payload); err != nil {
+		if err := run.transaction(v.Block, v.Evidence.Payload, i != finalIndex || finalFull); err != nil {
 			return nil, err
 		}
 		lastSeq = v.Block
@@ -235,7 +265,7 @@ func (r *memtxRun) recordIndex(id string) int {
 }
 
 // transaction stages every difference between the version written at block and the store.
-func (r *memtxRun) transaction(block int, payload any) error {
+func (r *memtxRun) transaction(block int, payload any, full bool) error {
 	tree, err := pyjson.Retree(payload)
 	if err != nil {
 		return fmt.Errorf("memtx: memory at block %d: %w", block, err)
@@ -269,7 +299,7 @@ func (r *memtxRun) transaction(block int, payload any) error {
 		}
 	}
 	r.store.sources = r.sources
-	r.store.Begin(block, now, true)
+	r.store.Begin(block, now, full)
 	citesOf := map[int][]int{}
 	for _, p := range puts {
 		citesOf[p.idx] = p.ver.Citations
@@ -283,7 +313,7 @@ func (r *memtxRun) transaction(block int, payload any) error {
 	}
 	for i := range r.ids {
 		st := r.store.state(i)
-		if present[i] || !st.committed || st.state == MTXStateRevoked || st.state == MTXStateSuperseded {
+		if !full || present[i] || !st.committed || st.state == MTXStateRevoked || st.state == MTXStateSuperseded {
 			continue
 		}
 		// A dropped record is withdrawn: superseded when a record of this version names it
