@@ -39,6 +39,7 @@ type CLI struct {
 	Export   exportCmd   `cmd:"" help:"Write a chain's story as Markdown, a self-contained HTML page or SVG frames (one per step)."`
 	Replay   replayCmd   `cmd:"" help:"Re-run the executor on a chain's case with written, oracle-exact, edited or file memory; store, score and attribute every arm."`
 	Annotate annotateCmd `cmd:"" help:"Label free-text memories as typed states: the annotation screen, set, agreement, export and import of EAL-Bench annotation child runs."`
+	Verify   verifyCmd   `cmd:"" help:"Machine-check a safeguard's invariants (memtx: I1 and I2 over random traces and an exhaustive bounded enumeration)."`
 }
 
 // exitError carries a specific exit code (e.g. "some cases are invalid") without printing
