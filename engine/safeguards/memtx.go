@@ -56,7 +56,9 @@ type memtxRun struct {
 	classes map[string]int
 	capable map[string]bool
 	latest  map[int]engine.Record // the record as last written
-	schema  engine.RecordSchema
+	// versions caches the reading of a record by its canonical JSON.
+	versions map[string]cachedVersion
+	schema   engine.RecordSchema
 }
 
 // TransformMemory implements engine.MemoryTransform.
@@ -183,7 +185,7 @@ func (m memtxPolicy) replay(d engine.Domain, c *engine.Case, block int, ev engin
 	}
 	run := &memtxRun{d: d, c: c, rules: rules, index: map[string]int{}, srcKey: map[string]int{},
 		values: map[string]int32{}, classes: map[string]int{"": 0}, capable: map[string]bool{},
-		latest: map[int]engine.Record{}, schema: d.Schema()}
+		latest: map[int]engine.Record{}, schema: d.Schema(), versions: map[string]cachedVersion{}}
 	for _, p := range rules.AuthorityCapablePrincipals(c) {
 		run.capable[p] = true
 	}
@@ -266,13 +268,16 @@ func (r *memtxRun) recordIndex(id string) int {
 
 // transaction stages every difference between the version written at block and the store.
 func (r *memtxRun) transaction(block int, payload any, full bool) error {
-	tree, err := pyjson.Retree(payload)
+	// Chain payloads are JSON trees already; one built in Go is taken through JSON first.
+	records, err := r.d.ParseTyped(payload)
 	if err != nil {
-		return fmt.Errorf("memtx: memory at block %d: %w", block, err)
-	}
-	records, err := r.d.ParseTyped(tree)
-	if err != nil {
-		return fmt.Errorf("memtx: memory at block %d: %w", block, err)
+		tree, terr := pyjson.Retree(payload)
+		if terr != nil {
+			return fmt.Errorf("memtx: memory at block %d: %w", block, terr)
+		}
+		if records, err = r.d.ParseTyped(tree); err != nil {
+			return fmt.Errorf("memtx: memory at block %d: %w", block, err)
+		}
 	}
 	now, err := r.now(block)
 	if err != nil {
@@ -366,6 +371,35 @@ func (r *memtxRun) version(rec engine.Record, block int) (MTXVersion, error) {
 		return MTXVersion{}, errors.New("record does not serialise as one typed record")
 	}
 	tree, _ := auths[0].(map[string]any)
+	// A record written again unchanged reads the same, unless a turn it cites was not yet
+	// visible when it was first read (consecutive versions share most records).
+	key, err := pyjson.CanonicalJSON(tree)
+	if err != nil {
+		return MTXVersion{}, err
+	}
+	if c, ok := r.versions[key]; ok && !c.future {
+		v := c.ver
+		v.Payload = rec
+		return v, nil
+	}
+	v, err := r.readVersion(rec, tree, block)
+	if err != nil {
+		return MTXVersion{}, err
+	}
+	future := false
+	for _, i := range v.Citations {
+		future = future || r.sources[i].Problem == TxReasonFutureProvenance
+	}
+	r.versions[key] = cachedVersion{ver: v, future: future}
+	return v, nil
+}
+
+type cachedVersion struct {
+	ver    MTXVersion
+	future bool
+}
+
+func (r *memtxRun) readVersion(rec engine.Record, tree map[string]any, block int) (MTXVersion, error) {
 	v := MTXVersion{Supersedes: -1, Payload: rec}
 	for _, f := range r.schema.Fields {
 		if f.Role == engine.RoleID {
@@ -423,12 +457,16 @@ func (r *memtxRun) timestamp(tree map[string]any, role engine.FieldRole) (int64,
 // source is a cited turn as the platform knows it at the transaction's block: its principal
 // (the domain's SourceAuthorityRules, never the memory's text), visibility and block.
 func (r *memtxRun) source(turn string, block int) int {
-	key := strconv.Itoa(block) + "\x00" + turn
+	t, ok := r.c.Turn(turn)
+	// A visible turn reads the same at every block; a turn not yet visible is keyed apart.
+	key := turn
+	if ok && t.BlockIndex > block {
+		key = turn + "\x00future"
+	}
 	if i, ok := r.srcKey[key]; ok {
 		return i
 	}
 	src := MTXSource{Turn: turn, Block: -1}
-	t, ok := r.c.Turn(turn)
 	switch {
 	case !ok:
 		src.Problem = TxReasonUnknownProvenance

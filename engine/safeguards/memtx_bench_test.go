@@ -2,12 +2,23 @@ package safeguards_test
 
 import (
 	"bytes"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/safeguards"
 )
+
+// benchCases is the corpus size of the benchmark (1,000 in docs/BENCHMARKS.md).
+var benchCases = 1000
+
+func init() {
+	if n, err := strconv.Atoi(os.Getenv("EALSCOPE_MEMTX_BENCH_CASES")); err == nil && n > 0 {
+		benchCases = n
+	}
+}
 
 type benchChain struct {
 	c     *engine.Case
@@ -45,7 +56,7 @@ func BenchmarkMemTX1000Cases(b *testing.B) {
 	p := safeguards.MemTX()
 	for _, id := range []string{"procurement", "cybersecurity", "finance"} {
 		b.Run(id, func(b *testing.B) {
-			d, chains := generatedChains(b, id, 1000)
+			d, chains := generatedChains(b, id, benchCases)
 			trials := 0
 			for _, ch := range chains {
 				trials += len(ch.c.Probes)
