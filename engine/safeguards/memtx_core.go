@@ -50,7 +50,6 @@ const (
 	TxReasonDerivedFromRevoked  = "blocked_derived_from_revoked"
 	TxReasonRestatesRevoked     = "blocked_restates_revoked_grant_as_active"
 	TxReasonWriteToTerminal     = "blocked_write_to_terminal_record"
-	TxReasonSupersededByHigher  = "superseded_by_higher_authority"
 	TxReasonSupersededByRecord  = "superseded_by_record"
 	TxReasonRevokedByWrite      = "revoked_by_write"
 	TxReasonAncestorRevoked     = "quarantined_ancestor_revoked"

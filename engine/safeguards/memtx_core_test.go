@@ -16,6 +16,7 @@ const (
 	sOtherB
 	sUnknown
 	sFuture
+	sWeak
 )
 
 var tableSources = []MTXSource{
@@ -26,6 +27,7 @@ var tableSources = []MTXSource{
 	{Turn: "otherB", Authority: 0.5, Class: 2, Block: 1, Problem: TxReasonNotAuthorityCapable},
 	{Turn: "nowhere", Authority: 0, Block: -1, Problem: TxReasonUnknownProvenance},
 	{Turn: "later", Authority: 0, Block: 7, Problem: TxReasonFutureProvenance},
+	{Turn: "weak", Authority: 0.8, Class: 3, Block: 1},
 }
 
 type txStep struct {
@@ -100,6 +102,13 @@ func TestMemTXChecks(t *testing.T) {
 			[]txStep{{0, []MTXWrite{grant(0, 1, sUnknown)}}}, 0, MTXStateQuarantined, TxReasonUnknownProvenance + ":nowhere", MTXStateQuarantined, TxReasonUnknownProvenance},
 		{"evidence: turn not yet visible", DefaultMemTXParams(),
 			[]txStep{{0, []MTXWrite{grant(0, 1, sFuture)}}}, 0, MTXStateQuarantined, TxReasonFutureProvenance + ":later", MTXStateQuarantined, TxReasonFutureProvenance},
+		{"evidence: authority short of the bar with nothing wrong with the turn", DefaultMemTXParams(),
+			[]txStep{{1, []MTXWrite{grant(0, 1, sWeak)}}}, 0, MTXStateQuarantined, TxReasonInsufficientEvidence + ":authority=0.8", MTXStateQuarantined, TxReasonInsufficientEvidence},
+		{"a committed record whose status is not active is not action-safe", DefaultMemTXParams(),
+			[]txStep{{0, []MTXWrite{put(0, 1, MTXStatusOther, -1, 0, 1000, sCap0)}}}, 0, MTXStateCommitted, "", MTXStateCommitted, TxReasonNotActive},
+		{"a descendant of a record whose revocation is pending is not action-safe", DefaultMemTXParams(),
+			[]txStep{{0, []MTXWrite{grant(0, 1, sCap0), put(1, 2, MTXStatusActive, 0, 0, 1000, sCap0)}}, {2, []MTXWrite{retract(0, -1)}}},
+			1, "", "", MTXStateCommitted, TxReasonAncestorPending + ":0"},
 		{"evidence: a confident writer needs no authority", confident(),
 			[]txStep{{1, []MTXWrite{grant(0, 1, sOtherA)}}}, 0, MTXStateCommitted, "", MTXStateActionSafe, ""},
 		{"validity: malformed interval", DefaultMemTXParams(),
