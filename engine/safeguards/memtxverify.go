@@ -35,7 +35,7 @@ type MemTXVerifyConfig struct {
 
 // DefaultMemTXVerify is the full-size run (`ealscope verify memtx`).
 func DefaultMemTXVerify() MemTXVerifyConfig {
-	return MemTXVerifyConfig{Traces: 10000, TraceLength: 40, Bound: 8, Seed: 20260821}
+	return MemTXVerifyConfig{Traces: 10000, TraceLength: 40, Bound: 7, Seed: 20260821}
 }
 
 // MemTXVerifyReport is what a run found.
@@ -77,6 +77,8 @@ type writeTemplate struct {
 	source   int
 	interval int // 0 open now, 1 opens later, 2 over
 	noSource bool
+	// successor: a retraction in favour of the next record of the line.
+	successor bool
 }
 
 var verifyTemplates = []writeTemplate{
@@ -89,12 +91,16 @@ var verifyTemplates = []writeTemplate{
 	{kind: MTXPut, value: 2, status: MTXStatusActive, source: srcNew, interval: 2},
 	{kind: MTXRetract, noSource: true},
 	{kind: MTXRetract, source: srcNew},
+	{kind: MTXRetract, source: srcNew, successor: true},
 }
 
 func (t writeTemplate) write(rec int) MTXWrite {
 	w := MTXWrite{Record: rec, Kind: t.kind, Successor: -1}
 	if !t.noSource {
 		w.Sources = []int{t.source}
+	}
+	if t.successor && rec+1 < vRecords {
+		w.Successor = rec + 1
 	}
 	if t.kind == MTXPut {
 		v := MTXVersion{Slots: []int32{t.value}, Status: t.status, IntervalOK: true, Supersedes: rec - 1,
@@ -117,6 +123,9 @@ type vOp struct {
 	kind     int // 0 begin, 1 stage, 2 commit, 3 snapshot, 4 act on held snapshot, 5 act fresh
 	rec, tpl int
 	q        int32
+	// full: the transaction holds every difference from the store (pending writes of records
+	// it does not write are dropped), as the EAL adapter's transactions do.
+	full bool
 }
 
 const (
@@ -148,7 +157,7 @@ func enabled(s vState) []vOp {
 	var ops []vOp
 	if s.store.open == nil {
 		if s.store.seq < 8 {
-			ops = append(ops, vOp{kind: opBegin})
+			ops = append(ops, vOp{kind: opBegin}, vOp{kind: opBegin, full: true})
 		}
 	} else {
 		if len(s.store.open.writes) < 2 {
@@ -188,7 +197,7 @@ func (v *verifier) step(s vState, op vOp) vState {
 	st := n.store
 	switch op.kind {
 	case opBegin:
-		st.Begin(st.seq+1, int64(st.seq+1)*10, false)
+		st.Begin(st.seq+1, int64(st.seq+1)*10, op.full)
 	case opStage:
 		st.Stage(verifyTemplates[op.tpl].write(op.rec))
 	case opCommit:
@@ -329,6 +338,9 @@ func hashState(s vState) uint64 {
 	put(st.now)
 	if st.open != nil {
 		put(1)
+		if st.open.Full {
+			put(2)
+		}
 		for _, w := range st.open.writes {
 			put(int64(w.Record))
 			put(int64(w.Kind))
