@@ -14,7 +14,10 @@ import (
 )
 
 // constructors lists every policy the lab knows, in the order tables show them.
-var constructors = []func() engine.Policy{MemTX}
+var constructors = []func() engine.Policy{
+	SourceAuthorityGate,
+	MemTX,
+}
 
 // All returns a fresh value of every known policy, in table order.
 func All() []engine.Policy {

@@ -158,50 +158,37 @@ func GateTypedPayload(d engine.Domain, c *engine.Case, payload any, through *int
 // ApplySourceAuthorityGate is gate.py's apply_cited_source_authority_gate on parsed records:
 // the records are serialised (the normalised memory whose order record_index counts), each
 // is judged by its citations, and the kept rows are parsed and serialised again as the
-// gated state.
+// gated state. Records may come from a looser reader than the strict parser (an annotation
+// state whose record cites nothing: missing_provenance); only the kept rows must parse.
 func ApplySourceAuthorityGate(d engine.Domain, c *engine.Case, records []engine.Record, through *int) (*SourceAuthorityGateResult, error) {
 	rules, ok := d.(engine.SourceAuthorityRules)
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", d.ID(), ErrNoSourceAuthority)
 	}
-	// The domain's serialiser builds Go values; the strict parsers read JSON trees (numbers
-	// as json.Number), so every serialised memory goes through JSON once.
-	normalized, err := jsonTree(d.TypedPayload(records))
-	if err != nil {
-		return nil, err
-	}
-	rows, ok := normalized["authorizations"].([]any)
-	if !ok {
-		return nil, fmt.Errorf("typed memory authorizations must be a list")
-	}
-	// Read the records back from the normalised memory, as the gate reads its rows.
-	parsed, err := d.ParseTyped(normalized)
-	if err != nil {
-		return nil, fmt.Errorf("re-parsing the normalised memory: %w", err)
-	}
-	if len(parsed) != len(rows) {
-		return nil, fmt.Errorf("normalised memory has %d rows but parses to %d records", len(rows), len(parsed))
-	}
+	// The normalised memory is the domain's serialisation of the records: one row per record,
+	// in order, so record i is row i, and its citations are the domain's reading of the field
+	// the gate reads from that row (RecordCitations).
 	idx := resolveSources(rules, c, through)
 	res := &SourceAuthorityGateResult{SchemaVersion: GateSchemaVersion, ThroughBlockIndex: through,
-		InputRecordCount: len(rows)}
-	var kept []any
-	for i, r := range parsed {
+		InputRecordCount: len(records)}
+	var kept []engine.Record
+	for i, r := range records {
 		passed, reason, cites := idx.evaluateCitations(rules.RecordCitations(r))
 		if passed {
-			kept = append(kept, rows[i])
+			kept = append(kept, r)
 		}
 		res.Decisions = append(res.Decisions, RecordGateDecision{RecordIndex: i, AuthorizationID: r.AuthorizationID(),
 			Passed: passed, Reason: reason, Citations: cites})
 	}
 	res.RetainedRecordCount = len(kept)
-	gated := make(map[string]any, len(normalized))
-	for k, v := range normalized {
-		gated[k] = v
-	}
-	gated["authorizations"] = append([]any{}, kept...)
-	res.Retained, err = d.ParseTyped(gated)
+	// {**normalized, "authorizations": retained} is the serialisation of the kept records; it is
+	// parsed and serialised again. The serialiser builds Go values and the strict parsers read
+	// JSON trees (numbers as json.Number), so each serialisation goes through JSON once.
+	gated, err := jsonTree(d.TypedPayload(kept))
 	if err != nil {
+		return nil, err
+	}
+	if res.Retained, err = d.ParseTyped(gated); err != nil {
 		return nil, fmt.Errorf("re-parsing the gated memory: %w", err)
 	}
 	if res.GatedState, err = jsonTree(d.TypedPayload(res.Retained)); err != nil {
