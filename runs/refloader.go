@@ -25,7 +25,9 @@ import (
 // all in one transaction. It checks no row, resolves no reference, derives nothing and builds
 // no index: it is the floor a researcher compares ealscope's import against (`ealscope bench
 // import`). It uses the same SQLite driver and the same WAL / synchronous=NORMAL settings as
-// the workspace, so the two timings differ only in what each loader does.
+// the workspace, so the two timings differ only in what each loader does. It is meant for the
+// runs `ealscope bench import` generates: it does not confine manifest paths to the directory
+// or bound file sizes as rundir does.
 type ReferenceLoad struct {
 	Files int   `json:"files"`
 	Rows  int   `json:"rows"`
