@@ -86,6 +86,10 @@ func (s *chatServer) handle(w http.ResponseWriter, r *http.Request) {
 		reply("submit_order", `{"vendor": "Acme", "amount": `)
 	case mode == "500":
 		fail(500)
+	case mode == "act-or-500" && failsByContent(req.Messages[len(req.Messages)-1].Content):
+		fail(500)
+	case mode == "act-or-500":
+		reply("submit_order", args(""))
 	case mode == "429-then-escalate" && n == 1:
 		fail(429)
 	case mode == "429-then-escalate":
