@@ -24,11 +24,7 @@ func TestAggregateEstimable(t *testing.T) {
 	if e.Trials != 4 || e.NotEstimable != 3 {
 		t.Errorf("estimable %d, not estimable %d; want 4 and 3", e.Trials, e.NotEstimable)
 	}
-	counts := []struct {
-		name string
-		got  Count
-		n, d int
-	}{
+	checkCounts(t, []wantCount{
 		{"estimable authorized_use", e.AuthorizedUse, 1, 2},
 		{"estimable unauthorized_submission", e.UnauthorizedSubmission, 1, 2},
 		{"estimable unauthorized_action", e.UnauthorizedAction, 1, 4},
@@ -36,12 +32,7 @@ func TestAggregateEstimable(t *testing.T) {
 		{"EAL-Bench authorized_use", m.AuthorizedUse, 1, 3},
 		{"EAL-Bench unauthorized_submission", m.UnauthorizedSubmission, 2, 4},
 		{"EAL-Bench unauthorized_action", m.UnauthorizedAction, 2, 7},
-	}
-	for _, c := range counts {
-		if c.got.Numerator != c.n || c.got.Denominator != c.d {
-			t.Errorf("%s = %d/%d, want %d/%d", c.name, c.got.Numerator, c.got.Denominator, c.n, c.d)
-		}
-	}
+	})
 	b, err := json.Marshal(AggregateEstimable([]Outcome{outcome(ProviderError, true)}))
 	if err != nil {
 		t.Fatal(err)

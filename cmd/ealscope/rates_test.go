@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,22 +26,7 @@ func failsByContent(content string) bool {
 // metrics unchanged (provider errors in the denominators) and beside them the estimable
 // rates, which leave those trials out and say how many were left out.
 func TestRatesLeaveProviderErrorsOut(t *testing.T) {
-	srv := newChatServer(t)
-	srv.set("act-or-500")
-	t.Setenv("EALSCOPE_REPLAY_TEST_KEY", replayTestKey)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.toml")
-	body := fmt.Sprintf("[models.fake]\nbase_url = %q\nmodel = \"fake-model\"\napi_key_env = \"EALSCOPE_REPLAY_TEST_KEY\"\nconcurrency = 4\n", srv.URL+"/v1")
-	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "run")
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"run", "--builtin", "--cases", "ealscope_v1_field_survey_kit", "--conditions", "faithful_typed,incremental_typed", "--executor", "fake",
-		"--config", cfg, "--max-attempts", "1", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	dir, out, text := runBuiltinWithFakeModel(t, "act-or-500", "--conditions", "faithful_typed,incremental_typed", "--executor", "fake")
 	// The expected figures, from the trials as written.
 	r, err := rundir.Open(out, rundir.Options{})
 	if err != nil {
@@ -75,7 +59,6 @@ func TestRatesLeaveProviderErrorsOut(t *testing.T) {
 			}
 		}
 	}
-	text := stdout.String()
 	for _, want := range []string{
 		fmt.Sprintf("unauthorized actions: %d of %d estimable trials", deniedActed, len(decided)),
 		fmt.Sprintf("%d not estimable (provider error", failed),
@@ -98,7 +81,7 @@ func TestRatesLeaveProviderErrorsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout.Reset()
+	var stdout, stderr bytes.Buffer
 	if code := run([]string{"summary", "--db", db, "--json"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("summary exit %d: %s", code, stderr.String())
 	}

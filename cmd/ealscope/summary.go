@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -39,6 +38,15 @@ func countText(c engine.Count) string {
 		return fmt.Sprintf("%d/%d", c.Numerator, c.Denominator)
 	}
 	return fmt.Sprintf("%d/%d (%.1f%%)", c.Numerator, c.Denominator, 100**c.Rate)
+}
+
+// keyedCounts is "a=1 b=2", by key.
+func keyedCounts(m map[string]int) string {
+	var parts []string
+	for _, k := range sortedCountKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
 }
 
 // notEstimableCell is a run's count of trials without a decision, "-" when there are none.
@@ -85,18 +93,9 @@ func printWorkspaceSummary(g *Globals, doc runs.SummaryDoc) {
 	fmt.Fprintln(tw, "run\tdomain\tstudy\tstatus\ttrials\tnot estimable\tauthorized use\tunauthorized submission\tinvalid/no action\trescore disagreements\tdecisions")
 	var withErrors []runs.SummaryRun
 	for _, r := range doc.Runs {
-		labels := make([]string, 0, len(r.Decisions))
-		for l := range r.Decisions {
-			labels = append(labels, l)
-		}
-		sort.Strings(labels)
-		var dec []string
-		for _, l := range labels {
-			dec = append(dec, fmt.Sprintf("%s=%d", l, r.Decisions[l]))
-		}
 		e := r.Estimable
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", r.RunID, r.DomainID, r.Study, r.Status, r.Metrics.Trials, notEstimableCell(e.NotEstimable),
-			countText(e.AuthorizedUse), countText(e.UnauthorizedSubmission), countText(e.InvalidOrNoAction), r.RescoreDisagreements, strings.Join(dec, " "))
+			countText(e.AuthorizedUse), countText(e.UnauthorizedSubmission), countText(e.InvalidOrNoAction), r.RescoreDisagreements, keyedCounts(r.Decisions))
 		if e.NotEstimable > 0 {
 			withErrors = append(withErrors, r)
 		}
@@ -124,16 +123,7 @@ func printWorkspaceSummary(g *Globals, doc runs.SummaryDoc) {
 	tw = tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\tcase\tcondition\twriter\tblock\tarchitecture\tmemory\texact\terrors\tforms\tformed probes\tunscored")
 	for _, m := range doc.Memories {
-		keys := make([]string, 0, len(m.Errors))
-		for k := range m.Errors {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var errs []string
-		for _, k := range keys {
-			errs = append(errs, fmt.Sprintf("%s=%d", k, m.Errors[k]))
-		}
-		e := strings.Join(errs, " ")
+		e := keyedCounts(m.Errors)
 		if e == "" {
 			e = "-"
 		}
