@@ -34,8 +34,7 @@ func TestBuiltinCorpusRegenerates(t *testing.T) {
 func builtinCases(t *testing.T) []*engine.Case {
 	t.Helper()
 	d := Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package finance
 
 import (
+	"github.com/ealscope/ealscope/engine"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/internal/ealtest"
@@ -10,8 +11,7 @@ import (
 // built-in corpus (ealtest.BenchFaithfulScoring).
 func BenchmarkReplayFidelityFormation(b *testing.B) {
 	d := Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		b.Fatal(err)
 	}
