@@ -1,5 +1,7 @@
 package engine
 
+import "errors"
+
 // Safeguard policies as pure values: a policy may transform the memory an executor is shown
 // (a gate over records), gate the executor's decision before it is scored, or both. Every
 // trial goes through one function (replay.RunTrial) that applies them; with no policy the
@@ -20,10 +22,25 @@ type Policy struct {
 	Gate ActionGate
 }
 
-// MemoryInput is what a memory transformation sees: the memory as written at a block.
+// MemoryInput is what a memory transformation sees: the memory as written at a block, and
+// the chain it belongs to.
 type MemoryInput struct {
 	Domain   Domain
 	Case     *Case
+	Block    int
+	Evidence Evidence
+	// Condition is the writer condition that wrote the memory (incremental_typed, ...).
+	Condition string
+	// Versions are the chain's memory versions at blocks 0..Block in block order, the last
+	// one being Evidence; policies that judge an update against what came before (a commit
+	// discipline, platform provenance) read them. nil when the caller has only one version
+	// (a hand-edited or file memory): such a policy must then treat Evidence as written at
+	// Block from nothing.
+	Versions []MemoryVersion
+}
+
+// MemoryVersion is the memory a writer chain held after one block.
+type MemoryVersion struct {
 	Block    int
 	Evidence Evidence
 }
@@ -35,6 +52,13 @@ type RecordDecision struct {
 	Reasons         []string `json:"reasons"`
 	// Sources are the turns the record cites, as the policy read them.
 	Sources []string `json:"sources"`
+	// State is the record's lifecycle state under a policy that keeps one (MemTX: raw,
+	// tentative, validated, committed, action_safe, quarantined, superseded, revoked).
+	State string `json:"state,omitempty"`
+	// Trust is the record's trust level under a provenance policy (PPMF's lattice), and
+	// BoundSources the turns its provenance was bound to.
+	Trust        string   `json:"trust,omitempty"`
+	BoundSources []string `json:"bound_sources,omitempty"`
 }
 
 // GatedMemory is the memory a transformation lets through, with a decision per record.
@@ -57,6 +81,11 @@ type ActionInput struct {
 	Probe    Probe
 	Evidence Evidence
 	Outcome  Outcome
+	// Condition and Versions are as in MemoryInput (Versions nil when only one is known).
+	Condition string
+	Versions  []MemoryVersion
+	// Gated is the policy's own memory decision for this trial, when it has a transformation.
+	Gated *GatedMemory
 }
 
 // GateDecision is an action gate's verdict.
@@ -85,3 +114,8 @@ func BlockAction(o Outcome, reason string) Outcome {
 	o.Detail = reason
 	return o
 }
+
+// ErrNotApplicable is returned (wrapped) by a policy that has nothing to say about a memory,
+// e.g. a gate over typed records shown a free-text memory: the lab reports such a pair as
+// "not applicable", never as a decision.
+var ErrNotApplicable = errors.New("policy does not apply to this memory")

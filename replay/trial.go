@@ -25,6 +25,10 @@ type TrialSpec struct {
 	// sees the memory, its gate on the decision before scoring. nil: the trial is exactly
 	// EAL-Bench's.
 	Policy *engine.Policy
+	// Condition and Versions tell the policy which writer chain the memory came from
+	// (engine.MemoryInput); unused without a policy.
+	Condition string
+	Versions  []engine.MemoryVersion
 }
 
 // Trial is a made trial.
@@ -46,7 +50,8 @@ func RunTrial(ctx context.Context, ex Executor, spec TrialSpec) (Trial, bool, er
 	var t Trial
 	ev := spec.Evidence
 	if spec.Policy != nil && spec.Policy.Memory != nil {
-		g, err := spec.Policy.Memory.TransformMemory(engine.MemoryInput{Domain: spec.Domain, Case: spec.Case, Block: spec.OracleBlock, Evidence: ev})
+		g, err := spec.Policy.Memory.TransformMemory(engine.MemoryInput{Domain: spec.Domain, Case: spec.Case,
+			Block: spec.OracleBlock, Evidence: ev, Condition: spec.Condition, Versions: spec.Versions})
 		if err != nil {
 			return t, true, fmt.Errorf("policy %s on probe %s: %w", spec.Policy.ID, spec.Probe.ID, err)
 		}
@@ -74,7 +79,7 @@ func RunTrial(ctx context.Context, ex Executor, spec TrialSpec) (Trial, bool, er
 	}
 	if spec.Policy != nil && spec.Policy.Gate != nil && engine.IsAction(t.Outcome.Decision) {
 		g := spec.Policy.Gate.GateAction(engine.ActionInput{Domain: spec.Domain, Case: spec.Case, Block: spec.OracleBlock,
-			Probe: spec.Probe, Evidence: ev, Outcome: t.Outcome})
+			Probe: spec.Probe, Evidence: ev, Outcome: t.Outcome, Condition: spec.Condition, Versions: spec.Versions, Gated: t.Gated})
 		t.Gate = &g
 		if !g.Allowed {
 			t.Outcome = engine.BlockAction(t.Outcome, g.Reason)

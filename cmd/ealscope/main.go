@@ -30,6 +30,7 @@ type CLI struct {
 	Check    checkCmd    `cmd:"" help:"Validate a corpus and print each probe's oracle verdict at the final block."`
 	Gen      genCmd      `cmd:"" help:"Generate a seeded synthetic corpus of valid cases (for scale tests)."`
 	Fidelity fidelityCmd `cmd:"" help:"Score one typed memory payload against the ledger at a block."`
+	Gate     gateCmd     `cmd:"" help:"Apply EAL-Bench's cited-source authority gate to one typed memory and print its SourceAuthorityGateResult."`
 	Run      runCmd      `cmd:"" help:"Produce a run directory: writer chains, frozen evidence and executor trials (built-in parts or OpenAI-compatible models)."`
 	Import   importCmd   `cmd:"" help:"Verify and import run directories, corpora and writer-memories files into the workspace."`
 	Summary  summaryCmd  `cmd:"" help:"Summarise the runs, chains and memories of the workspace."`
@@ -39,6 +40,7 @@ type CLI struct {
 	Export   exportCmd   `cmd:"" help:"Write a chain's story as Markdown, a self-contained HTML page or SVG frames (one per step)."`
 	Replay   replayCmd   `cmd:"" help:"Re-run the executor on a chain's case with written, oracle-exact, edited or file memory; store, score and attribute every arm."`
 	Annotate annotateCmd `cmd:"" help:"Label free-text memories as typed states: the annotation screen, set, agreement, export and import of EAL-Bench annotation child runs."`
+	Reduce   reduceCmd   `cmd:"" help:"Apply one event batch with the bounded event-sourcing reducer and print the events, the reduced state or the rejection."`
 }
 
 // exitError carries a specific exit code (e.g. "some cases are invalid") without printing
