@@ -41,6 +41,7 @@ type CLI struct {
 	Replay   replayCmd   `cmd:"" help:"Re-run the executor on a chain's case with written, oracle-exact, edited or file memory; store, score and attribute every arm."`
 	Annotate annotateCmd `cmd:"" help:"Label free-text memories as typed states: the annotation screen, set, agreement, export and import of EAL-Bench annotation child runs."`
 	Reduce   reduceCmd   `cmd:"" help:"Apply one event batch with the bounded event-sourcing reducer and print the events, the reduced state or the rejection."`
+	Verify   verifyCmd   `cmd:"" help:"Machine-check a safeguard's invariants (memtx: I1 and I2 over random traces and an exhaustive bounded enumeration)."`
 }
 
 // exitError carries a specific exit code (e.g. "some cases are invalid") without printing
