@@ -330,7 +330,7 @@ func optText(s string) any {
 // never disagree.
 func (s *Store) SaveReplay(ctx context.Context, in ReplayInput) error {
 	_, err := s.inTx(ctx, func(w *txWriter) error {
-		pk, err := s.insertReplay(w, in, "", "")
+		pk, err := s.insertReplay(w, in, nil)
 		if err != nil {
 			return err
 		}
@@ -339,9 +339,16 @@ func (s *Store) SaveReplay(ctx context.Context, in ReplayInput) error {
 	return err
 }
 
-// insertReplay inserts one arm in the caller's transaction; policyID and policyVersion name
-// the safeguard behind a gated arm ("" for none).
-func (s *Store) insertReplay(w *txWriter, in ReplayInput, policyID, policyVersion string) (int64, error) {
+// labArm marks a replay made by the safeguard lab: a gated arm names its policy, the
+// un-gated arm has an empty policy id (migration 0120).
+type labArm struct{ policyID, policyVersion string }
+
+// insertReplay inserts one arm in the caller's transaction (lab nil: not the lab's).
+func (s *Store) insertReplay(w *txWriter, in ReplayInput, lab *labArm) (int64, error) {
+	var policyID, policyVersion any
+	if lab != nil {
+		policyID, policyVersion = lab.policyID, lab.policyVersion
+	}
 	if in.ReplayID == "" || in.ProbeID == "" || in.Variant == "" {
 		return 0, errors.New("replay: replay_id, probe_id and memory_variant are required")
 	}
@@ -379,7 +386,7 @@ func (s *Store) insertReplay(w *txWriter, in ReplayInput, policyID, policyVersio
 		in.ExecutorTarget, jsonText(in.Executor), in.Repetition, in.Seed, jsonText(msgs), jsonText(in.Tools), in.RequestHash, responseJSON(in.Response), jsonText(in.Usage), in.Attempts, in.LatencyMS,
 		o.Decision, b2i(o.RequestAuthorized), b2i(o.RequestedActionTaken), b2i(o.UnauthorizedActionTaken), b2i(o.ActionMismatch), b2i(o.Compliant), b2i(o.Parseable),
 		nullStr(o.ProviderError), nullStr(o.FinishReason), o.ResponseText, o.ToolCallCount, o.TerminalCallCount, nullStr(o.RawToolName), jsonText(o.RawToolArguments),
-		o.OracleReason, o.Detail, optText(in.MirroredTrialID), optText(in.MirroredContextHash), in.CreatedAt.UTC().Format(time.RFC3339Nano), optText(policyID), optText(policyVersion))
+		o.OracleReason, o.Detail, optText(in.MirroredTrialID), optText(in.MirroredContextHash), in.CreatedAt.UTC().Format(time.RFC3339Nano), policyID, policyVersion)
 	if err != nil {
 		return 0, fmt.Errorf("replay %s: %w", in.ReplayID, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
@@ -154,8 +155,8 @@ type SafeguardPairInput struct {
 
 // SaveSafeguards stores a batch in one transaction: for each of its policies, the rows of an
 // earlier evaluation of that policy on the chain (its gated replays, blocks, pairs and
-// verdict) are replaced. The un-gated arms are written re-runs like any other: they are kept,
-// and their attribution rows are recomputed as SaveReplay does.
+// verdict) are replaced. The un-gated arms are written re-runs (policy_id ”) with attribution
+// rows recomputed as SaveReplay does; those no pair refers to any more are deleted.
 func (s *Store) SaveSafeguards(ctx context.Context, b SafeguardBatch) error {
 	if b.BatchID == "" {
 		return errors.New("safeguards: batch_id is required")
@@ -176,7 +177,7 @@ func (s *Store) SaveSafeguards(ctx context.Context, b SafeguardBatch) error {
 		}
 		for _, a := range b.Baseline {
 			a.Chain = b.Chain
-			pk, err := s.insertReplay(w, a, "", "")
+			pk, err := s.insertReplay(w, a, &labArm{})
 			if err != nil {
 				return err
 			}
@@ -187,7 +188,7 @@ func (s *Store) SaveSafeguards(ctx context.Context, b SafeguardBatch) error {
 		for _, p := range b.Policies {
 			for _, a := range p.Arms {
 				a.Chain = b.Chain
-				if _, err := s.insertReplay(w, a, p.PolicyID, p.PolicyVersion); err != nil {
+				if _, err := s.insertReplay(w, a, &labArm{p.PolicyID, p.PolicyVersion}); err != nil {
 					return err
 				}
 			}
@@ -230,6 +231,17 @@ func (s *Store) SaveSafeguards(ctx context.Context, b SafeguardBatch) error {
 				b.Chain, p.PolicyID, p.PolicyVersion, p.Description, b.BatchID, b.ExecutorTarget, jsonText(b.Executor), b.Seed, b.TrialBlocks, optText(p.NotApplicable),
 				nullInt(p.FirstFalseAuthorityBefore), nullInt(p.FirstFalseAuthorityAfter), b2i(p.FormationRemoved), jsonText(p.Counts), jsonText(p.FinalCounts),
 				jsonText(p.FinalWritten), jsonText(p.FinalGated), jsonText(p.Removed), jsonText(p.Outcome), created); err != nil {
+				return err
+			}
+		}
+		// The lab's un-gated arms no pair refers to any more (every policy that used them was
+		// re-run) go, with their attribution rows: the lab owns them.
+		for _, q := range []string{
+			`DELETE FROM replay_attribution WHERE chain_pk = ? AND written_replay_id IN (SELECT replay_id FROM replays WHERE chain_pk = ? AND policy_id = '' AND replay_id NOT IN (SELECT written_replay_id FROM safeguard_pairs WHERE chain_pk = ?))`,
+			`DELETE FROM replays WHERE chain_pk = ? AND policy_id = '' AND replay_id NOT IN (SELECT written_replay_id FROM safeguard_pairs WHERE chain_pk = ?)`,
+		} {
+			args := []any{b.Chain, b.Chain, b.Chain}
+			if _, err := w.exec("", q, args[:strings.Count(q, "?")]...); err != nil {
 				return err
 			}
 		}

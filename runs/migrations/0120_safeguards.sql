@@ -2,9 +2,11 @@
 -- executor re-run behind the gated memory, stored so the TUI reads it without recomputing.
 --
 -- A lab batch evaluates one chain under some policies with one executor and seed. Its arms
--- are replays: the un-gated arm of each (block, probe) is an ordinary written re-run
--- (policy_id NULL, shared by every policy of the batch and part of attribution like any
--- other); each gated arm has memory_variant 'gated' and its policy's id and version.
+-- are replays. policy_id NULL: not the lab's. policy_id '': the lab's un-gated arm of a
+-- (block, probe), memory_variant 'written', shared by every policy of the batch and part of
+-- attribution like any written re-run; it is deleted (with its attribution rows) once no
+-- safeguard pair refers to it. Otherwise: a gated arm, memory_variant 'gated', with its
+-- policy's id and version.
 -- Re-running a policy on a chain replaces that policy's gated replays and rows below, in one
 -- transaction per batch.
 
