@@ -114,6 +114,7 @@ type Model struct {
 
 // New builds the root model. It does no I/O: the first queries run as commands from Init.
 func New(opts Options) (Model, error) {
+	opts = opts.withLab()
 	keys := DefaultKeyMap()
 	if err := keys.Remap(opts.Keys); err != nil {
 		return Model{}, err

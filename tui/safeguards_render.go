@@ -83,6 +83,9 @@ func sourceText(t SourceTurn) string {
 	if t.Speaker == "" {
 		return sanitizeLine(t.ID) + " (not in the case)"
 	}
+	if t.Capability != "" {
+		return fmt.Sprintf("%s (%s, block %d, %s)", sanitizeLine(t.ID), sanitizeLine(t.Speaker), t.Block, t.Capability)
+	}
 	return fmt.Sprintf("%s (%s, block %d)", sanitizeLine(t.ID), sanitizeLine(t.Speaker), t.Block)
 }
 
@@ -175,6 +178,8 @@ func effectText(st *Styles, e string) string {
 		return st.Chain.Forms.Render("! REFUSED (authorized request)")
 	case effectNotEstimable:
 		return st.App.Error.Render("? not estimable")
+	case effectEnabled:
+		return st.Chain.Forms.Render("! ENABLED (acted only behind the gated memory)")
 	}
 	return st.App.Subtle.Render("= no change")
 }

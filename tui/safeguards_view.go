@@ -61,11 +61,14 @@ type SafeguardRecord struct {
 	BoundSources []SourceTurn
 }
 
-// SourceTurn is a turn a record cites: its id, and its speaker when the case has the turn
-// ("" for an id the case does not have, which the gate calls unknown provenance).
+// SourceTurn is a turn a record cites: its id, and the principal it speaks for when the case
+// has the turn ("" for an id the case does not have, which the gate calls unknown
+// provenance). Capability is "authority-capable", "not authority-capable", or "" when the
+// domain declares no source-authority rules.
 type SourceTurn struct {
 	ID, Speaker string
 	Block       int
+	Capability  string
 }
 
 // SafeguardProbe is one probe's trial behind the written memory and behind the gated one.
@@ -97,6 +100,7 @@ const (
 	effectPrevented    = "prevented"
 	effectRefused      = "refused"
 	effectNotEstimable = "not estimable"
+	effectEnabled      = "enabled"
 )
 
 // SafeguardTable is the run-level table: one row per policy and condition.

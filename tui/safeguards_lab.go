@@ -1,0 +1,147 @@
+package tui
+
+// The lab over a workspace: the chain's memory versions read from the store, replay's lab
+// (replay.EvaluateChain) run on them with every policy of engine/safeguards, and the answer
+// turned into the pane's display rows. Evaluations made in this session are kept per chain,
+// so reopening the pane (or stepping blocks) never re-runs the executor.
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/safeguards"
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/runs"
+)
+
+// labWorkspace is what the lab reads from the workspace; *runs.Store satisfies it.
+type labWorkspace interface {
+	ChainBlocks(ctx context.Context, key runs.ChainKey) ([]runs.BlockStep, error)
+	RerunSource(ctx context.Context, key runs.ChainKey, block int) (runs.RerunSource, error)
+	Chains(ctx context.Context, f runs.ChainFilter) ([]runs.ChainRow, error)
+}
+
+var _ labWorkspace = (*runs.Store)(nil)
+
+// labSeed is the executor seed of every lab arm (EAL-Bench's analysis seed, as the re-run
+// panel's): both arms of a pair share it, so they differ only in memory.
+const labSeed = 20260821
+
+// workspaceLab implements SafeguardLab over a workspace.
+type workspaceLab struct {
+	ws     labWorkspace
+	models *replay.Config
+
+	mu     sync.Mutex
+	chains map[runs.ChainKey]SafeguardChain
+}
+
+// newWorkspaceLab is the lab over store, or nil when store is no workspace.
+func newWorkspaceLab(store Store, models *replay.Config) SafeguardLab {
+	ws, ok := store.(labWorkspace)
+	if !ok {
+		return nil
+	}
+	return &workspaceLab{ws: ws, models: models, chains: map[runs.ChainKey]SafeguardChain{}}
+}
+
+func (l *workspaceLab) StoredChain(ctx context.Context, key ChainKey) (SafeguardChain, bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c, ok := l.chains[key.ID]
+	return c, ok, nil
+}
+
+// executor builds the named executor for a domain: the built-in one, or a configured model.
+func (l *workspaceLab) executor(d engine.Domain, name string) (replay.Executor, error) {
+	if name == "" || name == "builtin" {
+		return replay.NewBuiltinExecutor(d, labSeed), nil
+	}
+	if l.models == nil {
+		return nil, fmt.Errorf("no model %q is configured (the config file's [models] table)", name)
+	}
+	m, ok := l.models.Models[name]
+	if !ok {
+		return nil, fmt.Errorf("no model %q is configured (the config file's [models] table)", name)
+	}
+	return replay.NewModelExecutor(d, replay.NewModelClient(m, replay.DefaultRetryPolicy(), nil)), nil
+}
+
+// chainSource reads a chain's memory after every block that has one, with the formation
+// verdicts computed at import (they cover free text read through accepted annotations).
+func chainSource(ctx context.Context, ws labWorkspace, key ChainKey) (replay.SafeguardChain, error) {
+	steps, err := ws.ChainBlocks(ctx, key.ID)
+	if err != nil {
+		return replay.SafeguardChain{}, err
+	}
+	var ch replay.SafeguardChain
+	for _, st := range steps {
+		if st.MemoryID == "" {
+			continue
+		}
+		src, err := ws.RerunSource(ctx, key.ID, st.BlockIndex)
+		if err != nil {
+			return ch, err
+		}
+		if ch.Case == nil {
+			ch = replay.SafeguardChain{Domain: src.Domain, Case: src.Case, Condition: src.Chain.ConditionID,
+				Architecture: src.Architecture, ChainRef: fmt.Sprintf("%s/%d", src.Chain.RunID, int64(key.ID)),
+				OperationalContext: map[string]string{}}
+			for _, p := range src.Probes {
+				if oc := replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage); oc != "" {
+					ch.OperationalContext[p.Probe.ID] = oc
+				}
+			}
+		}
+		f := &replay.FormationVerdict{Estimable: len(src.Probes) > 0, FormedProbeIDs: []string{}}
+		for _, p := range src.Probes {
+			f.Estimable = f.Estimable && p.FormationEstimable
+			if p.Formed {
+				f.Formed, f.FormedProbeIDs = true, append(f.FormedProbeIDs, p.Probe.ID)
+			}
+		}
+		if !f.Estimable {
+			f = nil // computed by the lab from the payload (typed memory) or not estimable
+		}
+		ch.Versions = append(ch.Versions, replay.SafeguardVersion{Block: st.BlockIndex, MemoryID: src.MemoryID, Payload: src.Payload, Formation: f})
+	}
+	if ch.Case == nil {
+		return ch, fmt.Errorf("chain %s/%s has no memory version to evaluate", sanitizeLine(key.CaseID), sanitizeLine(key.ConditionID))
+	}
+	return ch, nil
+}
+
+func (l *workspaceLab) EvaluateChain(ctx context.Context, key ChainKey, executor string, progress func(done, total int)) (SafeguardChain, error) {
+	ch, err := chainSource(ctx, l.ws, key)
+	if err != nil {
+		return SafeguardChain{}, err
+	}
+	ex, err := l.executor(ch.Domain, executor)
+	if err != nil {
+		return SafeguardChain{}, err
+	}
+	// The pane steps through blocks, so it re-runs at every block that has a memory.
+	ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, Policies: safeguards.All(), Executor: ex, Seed: labSeed,
+		Blocks: replay.TrialsAtEveryBlock, Progress: progress})
+	if err != nil {
+		return SafeguardChain{}, err
+	}
+	if ev.Cancelled {
+		return SafeguardChain{}, context.Canceled
+	}
+	out := presentSafeguards(ch, ev, executor)
+	l.mu.Lock()
+	l.chains[key.ID] = out
+	l.mu.Unlock()
+	return out, nil
+}
+
+func (l *workspaceLab) StoredRun(ctx context.Context, runID string) (SafeguardTable, bool, error) {
+	return SafeguardTable{}, false, nil
+}
+
+func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, progress func(done, total int)) (SafeguardTable, error) {
+	return SafeguardTable{}, fmt.Errorf("the run-level lab is not wired yet")
+}
