@@ -58,6 +58,10 @@ type SafeguardChain struct {
 	Architecture string
 	// ChainRef names the chain in replay and batch ids ("run/chain key").
 	ChainRef string
+	// WriterTarget and WriterRunID identify the writer run (the resampling unit with the
+	// case, and FORMAT.md 8.2's pairing key of event-sourced chains).
+	WriterTarget string
+	WriterRunID  int64
 	// Versions are the chain's current memory after each block that has one, in block order
 	// (a no_change block repeats the previous payload).
 	Versions []SafeguardVersion
@@ -225,6 +229,8 @@ type PolicyEvaluation struct {
 	Blocks        []SafeguardBlock `json:"blocks"`
 	Pairs         []SafeguardPair  `json:"pairs"`
 	Counts        PolicyCounts     `json:"counts"`
+	// FinalCounts are Counts over the final block's pairs only (what the run table reads).
+	FinalCounts PolicyCounts `json:"final_counts"`
 	// FirstFalseAuthorityBefore/After are the chain's first false-authority block on the
 	// written and on the gated memory (nil: none, or not estimable anywhere).
 	FirstFalseAuthorityBefore *int `json:"first_false_authority_before"`
@@ -242,14 +248,19 @@ type PolicyEvaluation struct {
 // ChainEvaluation is the lab's answer for one chain: per policy, what it stops and what it
 // costs.
 type ChainEvaluation struct {
-	BatchID      string                 `json:"batch_id"`
-	CaseID       string                 `json:"case_id"`
-	Condition    string                 `json:"condition_id"`
-	Architecture string                 `json:"architecture"`
-	ChainRef     string                 `json:"chain_ref"`
-	FinalBlock   int                    `json:"final_block"`
-	Executor     rundir.ModelProvenance `json:"executor"`
-	Seed         int64                  `json:"seed"`
+	BatchID      string `json:"batch_id"`
+	CaseID       string `json:"case_id"`
+	Condition    string `json:"condition_id"`
+	Architecture string `json:"architecture"`
+	ChainRef     string `json:"chain_ref"`
+	WriterTarget string `json:"writer_target"`
+	WriterRunID  int64  `json:"writer_run_id"`
+	FinalBlock   int    `json:"final_block"`
+	// FinalFormation is the written memory's formation at the final block (not estimable
+	// when the chain has no memory there).
+	FinalFormation FormationVerdict       `json:"final_formation"`
+	Executor       rundir.ModelProvenance `json:"executor"`
+	Seed           int64                  `json:"seed"`
 	// Baseline are the un-gated arms, one per (trial block, probe), shared by every policy.
 	Baseline []*SafeguardArm    `json:"-"`
 	Policies []PolicyEvaluation `json:"policies"`
@@ -314,7 +325,7 @@ func EvaluateChain(ctx context.Context, spec SafeguardSpec) (*ChainEvaluation, e
 	prov := spec.Executor.Provenance(spec.Seed)
 	ev := &ChainEvaluation{
 		CaseID: ch.Case.ID, Condition: ch.Condition, Architecture: ch.Architecture, ChainRef: ch.ChainRef,
-		FinalBlock: ch.Case.LastBlock(), Executor: prov, Seed: spec.Seed, CreatedAt: now().UTC(),
+		WriterTarget: ch.WriterTarget, WriterRunID: ch.WriterRunID, FinalBlock: ch.Case.LastBlock(), Executor: prov, Seed: spec.Seed, CreatedAt: now().UTC(),
 	}
 	ev.BatchID = pyjson.StableID24("safeguards", ch.ChainRef, ch.Case.ID, ch.Condition, prov.TargetID, strconv.FormatInt(spec.Seed, 10),
 		strconv.FormatInt(ev.CreatedAt.UnixNano(), 10))
@@ -334,6 +345,10 @@ func EvaluateChain(ctx context.Context, spec SafeguardSpec) (*ChainEvaluation, e
 		} else if writtenForm[i], err = formationOf(ch.Domain, ch.Case, v.Block, m); err != nil {
 			return nil, err
 		}
+	}
+	ev.FinalFormation = FormationVerdict{FormedProbeIDs: []string{}}
+	if last := len(ch.Versions) - 1; ch.Versions[last].Block == ch.Case.LastBlock() {
+		ev.FinalFormation = writtenForm[last]
 	}
 	// Memory transformations, policy by policy, version by version.
 	gated := make([][]gatedVersion, len(spec.Policies))
@@ -529,6 +544,13 @@ func EvaluateChain(ctx context.Context, spec SafeguardSpec) (*ChainEvaluation, e
 			}
 		}
 		pe.Counts = CountPairs(pe.Pairs)
+		var final []SafeguardPair
+		for _, p := range pe.Pairs {
+			if p.BlockIndex == ch.Case.LastBlock() {
+				final = append(final, p)
+			}
+		}
+		pe.FinalCounts = CountPairs(final)
 		ev.Policies = append(ev.Policies, pe)
 	}
 	return ev, nil
