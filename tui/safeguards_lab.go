@@ -8,6 +8,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/ealscope/ealscope/engine"
@@ -36,6 +37,11 @@ type workspaceLab struct {
 
 	mu     sync.Mutex
 	chains map[runs.ChainKey]SafeguardChain
+	// runs holds, per run, the summaries of the chains a run evaluation finished (by chain
+	// ref), so a cancelled batch keeps them and the next one adds to them.
+	runs map[string]map[string]replay.SafeguardChainSummary
+	// skipped are the chains of a run the lab could not evaluate, with why.
+	skipped map[string][]string
 }
 
 // newWorkspaceLab is the lab over store, or nil when store is no workspace.
@@ -44,7 +50,8 @@ func newWorkspaceLab(store Store, models *replay.Config) SafeguardLab {
 	if !ok {
 		return nil
 	}
-	return &workspaceLab{ws: ws, models: models, chains: map[runs.ChainKey]SafeguardChain{}}
+	return &workspaceLab{ws: ws, models: models, chains: map[runs.ChainKey]SafeguardChain{},
+		runs: map[string]map[string]replay.SafeguardChainSummary{}, skipped: map[string][]string{}}
 }
 
 func (l *workspaceLab) StoredChain(ctx context.Context, key ChainKey) (SafeguardChain, bool, error) {
@@ -87,8 +94,8 @@ func chainSource(ctx context.Context, ws labWorkspace, key ChainKey) (replay.Saf
 		}
 		if ch.Case == nil {
 			ch = replay.SafeguardChain{Domain: src.Domain, Case: src.Case, Condition: src.Chain.ConditionID,
-				Architecture: src.Architecture, ChainRef: fmt.Sprintf("%s/%d", src.Chain.RunID, int64(key.ID)),
-				OperationalContext: map[string]string{}}
+				Architecture: src.Architecture, ChainRef: chainRef(src.Chain.RunID, key.ID),
+				WriterTarget: src.Chain.Writer, WriterRunID: src.Chain.WriterRunID, OperationalContext: map[string]string{}}
 			for _, p := range src.Probes {
 				if oc := replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage); oc != "" {
 					ch.OperationalContext[p.Probe.ID] = oc
@@ -138,10 +145,102 @@ func (l *workspaceLab) EvaluateChain(ctx context.Context, key ChainKey, executor
 	return out, nil
 }
 
+// chainRef names a chain in the lab's ids and in the run's summaries.
+func chainRef(runID string, key runs.ChainKey) string { return fmt.Sprintf("%s/%d", runID, int64(key)) }
+
+// labTableNote says how the run table's intervals are drawn (engine/bootstrap.go).
+var labTableNote = fmt.Sprintf("at each chain's final block; paired bootstrap of the difference, chains (case, writer, writer run) resampled, seed %d, %d draws",
+	engine.BootstrapSeed, engine.BootstrapDraws)
+
 func (l *workspaceLab) StoredRun(ctx context.Context, runID string) (SafeguardTable, bool, error) {
-	return SafeguardTable{}, false, nil
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	done := l.runs[runID]
+	if len(done) == 0 {
+		return SafeguardTable{}, false, nil
+	}
+	return l.tableLocked(runID), true, nil
 }
 
+// tableLocked builds the run's table from the finished chains, in chain-ref order (l.mu held).
+func (l *workspaceLab) tableLocked(runID string) SafeguardTable {
+	done := l.runs[runID]
+	refs := make([]string, 0, len(done))
+	for r := range done {
+		refs = append(refs, r)
+	}
+	sort.Strings(refs)
+	sums := make([]replay.SafeguardChainSummary, len(refs))
+	for i, r := range refs {
+		sums[i] = done[r]
+	}
+	t := presentSafeguardTable(replay.SafeguardTableOf(sums))
+	t.RunID, t.Chains, t.Note = runID, len(sums), labTableNote
+	t.Skipped = append([]string(nil), l.skipped[runID]...)
+	return t
+}
+
+// EvaluateRun evaluates every chain of the run with a memory (conditions without a writer
+// have none: they are listed as skipped), at the final block, keeping each chain as it
+// finishes.
 func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, progress func(done, total int)) (SafeguardTable, error) {
-	return SafeguardTable{}, fmt.Errorf("the run-level lab is not wired yet")
+	rows, err := l.ws.Chains(ctx, runs.ChainFilter{RunID: runID})
+	if err != nil {
+		return SafeguardTable{}, err
+	}
+	var chains []replay.SafeguardChain
+	skips := map[string]int{}
+	for _, r := range rows {
+		k := presentChain(r).Key
+		if r.Memories == 0 {
+			skips["no memory ("+r.ConditionID+")"]++
+			continue
+		}
+		ch, err := chainSource(ctx, l.ws, k)
+		if err != nil {
+			if ctx.Err() != nil {
+				return SafeguardTable{}, ctx.Err()
+			}
+			skips[err.Error()]++
+			continue
+		}
+		chains = append(chains, ch)
+	}
+	var skipped []string
+	for why, n := range skips {
+		skipped = append(skipped, fmt.Sprintf("%d chains: %s", n, why))
+	}
+	sort.Strings(skipped)
+	if len(chains) == 0 {
+		return SafeguardTable{}, fmt.Errorf("run %s has no chain with a memory to evaluate", sanitizeLine(runID))
+	}
+	ex, err := l.executor(chains[0].Domain, executor)
+	if err != nil {
+		return SafeguardTable{}, err
+	}
+	l.mu.Lock()
+	if l.runs[runID] == nil {
+		l.runs[runID] = map[string]replay.SafeguardChainSummary{}
+	}
+	l.skipped[runID] = skipped
+	l.mu.Unlock()
+	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, Policies: safeguards.All(), Executor: ex, Seed: labSeed,
+		Blocks: replay.TrialsAtFinalBlock, Progress: progress,
+		Save: func(_ context.Context, ev *replay.ChainEvaluation) error {
+			l.mu.Lock()
+			l.runs[runID][ev.ChainRef] = ev.Summary()
+			l.mu.Unlock()
+			return nil
+		}})
+	if err != nil {
+		return SafeguardTable{}, err
+	}
+	if res.Cancelled {
+		return SafeguardTable{}, context.Canceled
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.tableLocked(runID)
+	t.Executor = executor
+	return t, nil
 }

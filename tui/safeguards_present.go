@@ -159,3 +159,26 @@ func labTrial(a *replay.SafeguardArm) SafeguardTrial {
 	}
 	return t
 }
+
+// presentSafeguardTable turns the lab's run table into the screen's rows.
+func presentSafeguardTable(rows []engine.SafeguardRow) SafeguardTable {
+	var t SafeguardTable
+	for _, r := range rows {
+		t.Rows = append(t.Rows, SafeguardRow{Policy: r.PolicyID, Condition: r.Condition, Chains: r.Chains,
+			Unauthorized: presentRate(r.UnauthorizedAction), AuthorizedSuccess: presentRate(r.AuthorizedSuccess), Formation: presentRate(r.Formation),
+			Prevented: r.Prevented, Refused: r.Refused, NotEstimable: r.NotEstimable, NotApplicable: r.NotApplicable,
+			ChainsStopped: r.ChainsStopped, ChainsRefused: r.ChainsRefused})
+	}
+	return t
+}
+
+func presentRate(m engine.SafeguardMetric) SafeguardRate {
+	r := SafeguardRate{NumBefore: m.Written.Numerator, DenBefore: m.Written.Denominator, NumAfter: m.Gated.Numerator, DenAfter: m.Gated.Denominator}
+	if m.Written.Rate != nil && m.Gated.Rate != nil && m.Difference != nil {
+		r.Estimable, r.Before, r.After, r.Diff = true, *m.Written.Rate, *m.Gated.Rate, *m.Difference
+	}
+	if m.Interval != nil {
+		r.HasInterval, r.DiffLow, r.DiffHigh = true, m.Interval.Low, m.Interval.High
+	}
+	return r
+}

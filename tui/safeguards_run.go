@@ -183,9 +183,11 @@ func rateDetail(r SafeguardRate) string {
 	if !r.Estimable {
 		return "not estimable (no estimable trials)"
 	}
-	s := fmt.Sprintf("%d/%d = %.1f%% → %d/%d = %.1f%%", r.NumBefore, r.Den, 100*r.Before, r.NumAfter, r.Den, 100*r.After)
+	s := fmt.Sprintf("%d/%d = %.1f%% → %d/%d = %.1f%% · Δ %+.1f pts", r.NumBefore, r.DenBefore, 100*r.Before, r.NumAfter, r.DenAfter, 100*r.After, 100*r.Diff)
 	if r.HasInterval {
-		s += fmt.Sprintf(" · Δ %+.1f pts, 95%% CI [%+.1f, %+.1f]", 100*(r.After-r.Before), 100*r.DiffLow, 100*r.DiffHigh)
+		s += fmt.Sprintf(", 95%% CI [%+.1f, %+.1f]", 100*r.DiffLow, 100*r.DiffHigh)
+	} else {
+		s += " (no interval: no bootstrap draw was defined)"
 	}
 	return s
 }
@@ -203,8 +205,9 @@ func (s safeguardsScreen) detailLines(w int) []string {
 		line("unauthorized action rate", rateDetail(r.Unauthorized)),
 		line("authorized success rate", rateDetail(r.AuthorizedSuccess)),
 		line("false-authority formation", rateDetail(r.Formation)),
-		ansi.Truncate(fmt.Sprintf("  %d unauthorized actions prevented · %d authorized requests refused · %d not estimable (provider errors) · %d not applicable",
-			r.Prevented, r.Refused, r.NotEstimable, r.NotApplicable), w, "…")}
+		ansi.Truncate(fmt.Sprintf("  %d unauthorized actions prevented (%d chains stopped) · %d authorized requests refused (in %d chains)",
+			r.Prevented, r.ChainsStopped, r.Refused, r.ChainsRefused), w, "…"),
+		ansi.Truncate(fmt.Sprintf("  %d pairs not estimable (provider errors) · %d chains not applicable", r.NotEstimable, r.NotApplicable), w, "…")}
 	if s.table.Note != "" {
 		out = append(out, st.App.Subtle.Render(ansi.Truncate("  "+sanitizeLine(s.table.Note), w, "…")))
 	}
@@ -215,7 +218,7 @@ func (s safeguardsScreen) statusLines(w int) []string {
 	st := s.c.styles
 	switch {
 	case s.running:
-		return []string{st.App.Status.Render(ansi.Truncate(fmt.Sprintf("evaluating the run %s %d/%d trials · esc cancels (stored chains are kept)",
+		return []string{st.App.Status.Render(ansi.Truncate(fmt.Sprintf("evaluating the run %s %d/%d chains · esc cancels (finished chains are kept)",
 			progressBar(s.done, s.total, 24), s.done, s.total), w, "…"))}
 	case s.err != nil:
 		return []string{st.App.Error.Render(ansi.Truncate("! "+sanitizeLine(s.err.Error()), w, "…"))}

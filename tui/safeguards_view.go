@@ -124,15 +124,17 @@ type SafeguardRow struct {
 	Unauthorized, AuthorizedSuccess, Formation SafeguardRate
 	Prevented, Refused, NotEstimable           int
 	NotApplicable                              int
+	// ChainsStopped / ChainsRefused: chains with at least one prevented action / refused
+	// authorized request.
+	ChainsStopped, ChainsRefused int
 }
 
 // SafeguardRate is a rate before and after the policy, with its counts and the 95% interval
-// of the paired difference (after minus before). Estimable is false when the denominator
-// is empty.
+// of the paired difference (after minus before). Estimable is false when either rate has no
+// denominator.
 type SafeguardRate struct {
-	Before, After          float64
-	NumBefore, NumAfter    int
-	Den                    int
-	DiffLow, DiffHigh      float64
-	Estimable, HasInterval bool
+	NumBefore, DenBefore, NumAfter, DenAfter int
+	Before, After, Diff                      float64
+	DiffLow, DiffHigh                        float64
+	Estimable, HasInterval                   bool
 }
