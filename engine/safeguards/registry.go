@@ -14,7 +14,9 @@ import (
 )
 
 // constructors lists every policy the lab knows, in the order tables show them.
-var constructors []func() engine.Policy
+var constructors = []func() engine.Policy{
+	SourceAuthorityGate,
+}
 
 // All returns a fresh value of every known policy, in table order.
 func All() []engine.Policy {

@@ -158,7 +158,8 @@ func GateTypedPayload(d engine.Domain, c *engine.Case, payload any, through *int
 // ApplySourceAuthorityGate is gate.py's apply_cited_source_authority_gate on parsed records:
 // the records are serialised (the normalised memory whose order record_index counts), each
 // is judged by its citations, and the kept rows are parsed and serialised again as the
-// gated state.
+// gated state. Records may come from a looser reader than the strict parser (an annotation
+// state whose record cites nothing: missing_provenance); only the kept rows must parse.
 func ApplySourceAuthorityGate(d engine.Domain, c *engine.Case, records []engine.Record, through *int) (*SourceAuthorityGateResult, error) {
 	rules, ok := d.(engine.SourceAuthorityRules)
 	if !ok {
@@ -174,19 +175,16 @@ func ApplySourceAuthorityGate(d engine.Domain, c *engine.Case, records []engine.
 	if !ok {
 		return nil, fmt.Errorf("typed memory authorizations must be a list")
 	}
-	// Read the records back from the normalised memory, as the gate reads its rows.
-	parsed, err := d.ParseTyped(normalized)
-	if err != nil {
-		return nil, fmt.Errorf("re-parsing the normalised memory: %w", err)
-	}
-	if len(parsed) != len(rows) {
-		return nil, fmt.Errorf("normalised memory has %d rows but parses to %d records", len(rows), len(parsed))
+	// The serialiser writes one row per record, in order, so record i is row i; its citations
+	// are the domain's reading of the same field the gate reads from the row.
+	if len(records) != len(rows) {
+		return nil, fmt.Errorf("normalised memory has %d rows for %d records", len(rows), len(records))
 	}
 	idx := resolveSources(rules, c, through)
 	res := &SourceAuthorityGateResult{SchemaVersion: GateSchemaVersion, ThroughBlockIndex: through,
 		InputRecordCount: len(rows)}
 	var kept []any
-	for i, r := range parsed {
+	for i, r := range records {
 		passed, reason, cites := idx.evaluateCitations(rules.RecordCitations(r))
 		if passed {
 			kept = append(kept, rows[i])
