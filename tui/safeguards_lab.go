@@ -120,7 +120,7 @@ func chainSource(ctx context.Context, ws labWorkspace, key ChainKey) (replay.Saf
 	return ch, nil
 }
 
-func (l *workspaceLab) EvaluateChain(ctx context.Context, key ChainKey, executor string, progress func(done, total int)) (SafeguardChain, error) {
+func (l *workspaceLab) EvaluateChain(ctx context.Context, key ChainKey, executor string, progress LabProgress) (SafeguardChain, error) {
 	ch, err := chainSource(ctx, l.ws, key)
 	if err != nil {
 		return SafeguardChain{}, err
@@ -131,7 +131,7 @@ func (l *workspaceLab) EvaluateChain(ctx context.Context, key ChainKey, executor
 	}
 	// The pane steps through blocks, so it re-runs at every block that has a memory.
 	ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, Policies: safeguards.All(), Executor: ex, Seed: labSeed,
-		Blocks: replay.TrialsAtEveryBlock, Progress: progress})
+		Blocks: replay.TrialsAtEveryBlock, Progress: func(done, total int) { progress("trials", done, total) }})
 	if err != nil {
 		return SafeguardChain{}, err
 	}
@@ -183,14 +183,15 @@ func (l *workspaceLab) tableLocked(runID string) SafeguardTable {
 // EvaluateRun evaluates every chain of the run with a memory (conditions without a writer
 // have none: they are listed as skipped), at the final block, keeping each chain as it
 // finishes.
-func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, progress func(done, total int)) (SafeguardTable, error) {
+func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, progress LabProgress) (SafeguardTable, error) {
 	rows, err := l.ws.Chains(ctx, runs.ChainFilter{RunID: runID})
 	if err != nil {
 		return SafeguardTable{}, err
 	}
 	var chains []replay.SafeguardChain
 	skips := map[string]int{}
-	for _, r := range rows {
+	for i, r := range rows {
+		progress("reading chains", i, len(rows))
 		k := presentChain(r).Key
 		if r.Memories == 0 {
 			skips["no memory ("+r.ConditionID+")"]++
@@ -225,7 +226,7 @@ func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, 
 	l.skipped[runID] = skipped
 	l.mu.Unlock()
 	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, Policies: safeguards.All(), Executor: ex, Seed: labSeed,
-		Blocks: replay.TrialsAtFinalBlock, Progress: progress,
+		Blocks: replay.TrialsAtFinalBlock, Progress: func(done, total int) { progress("chains", done, total) },
 		Save: func(_ context.Context, ev *replay.ChainEvaluation) error {
 			l.mu.Lock()
 			l.runs[runID][ev.ChainRef] = ev.Summary()

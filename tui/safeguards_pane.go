@@ -28,12 +28,16 @@ type SafeguardLab interface {
 	StoredChain(ctx context.Context, key ChainKey) (c SafeguardChain, ok bool, err error)
 	// EvaluateChain applies every policy to the chain and re-runs the executor ("builtin" or
 	// a configured model's name) behind each gated memory, storing the result.
-	EvaluateChain(ctx context.Context, key ChainKey, executor string, progress func(done, total int)) (SafeguardChain, error)
+	EvaluateChain(ctx context.Context, key ChainKey, executor string, progress LabProgress) (SafeguardChain, error)
 	// StoredRun is the run's stored table (ok false: no chain evaluated yet).
 	StoredRun(ctx context.Context, runID string) (t SafeguardTable, ok bool, err error)
 	// EvaluateRun evaluates every chain of the run, storing each as it finishes.
-	EvaluateRun(ctx context.Context, runID, executor string, progress func(done, total int)) (SafeguardTable, error)
+	EvaluateRun(ctx context.Context, runID, executor string, progress LabProgress) (SafeguardTable, error)
 }
+
+// LabProgress reports a running evaluation: its phase ("reading chains", "trials",
+// "chains") and done of total in that phase.
+type LabProgress func(phase string, done, total int)
 
 // labExecutors are the executors an evaluation may use: the built-in one, then the config
 // file's models by name.
@@ -72,6 +76,7 @@ type safeguardsPanel struct {
 	running     bool
 	cancel      context.CancelFunc
 	done, total int
+	phase       string
 	note        string
 }
 
@@ -107,7 +112,7 @@ func (p *safeguardsPanel) evaluate() tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	p.running, p.cancel, p.done, p.total, p.err, p.note = true, cancel, 0, 0, nil, ""
 	lab, key, exec := p.lab, p.chain, labExecutors(p.models)[p.exec]
-	return startLabTask(ctx, p.owner(), p.seq, func(ctx context.Context, progress func(int, int)) (any, error) {
+	return startLabTask(ctx, p.owner(), p.seq, func(ctx context.Context, progress LabProgress) (any, error) {
 		return lab.EvaluateChain(ctx, key, exec, progress)
 	})
 }
@@ -133,7 +138,7 @@ func (p *safeguardsPanel) Update(msg tea.Msg) tea.Cmd {
 		if msg.owner != p.owner() || msg.seq != p.seq {
 			return nil
 		}
-		p.done, p.total = msg.p.done, msg.p.total
+		p.phase, p.done, p.total = msg.p.phase, msg.p.done, msg.p.total
 		return waitLabProgress(msg.owner, msg.seq, msg.events)
 	case labDoneMsg:
 		if msg.owner != p.owner() || msg.seq != p.seq {
@@ -296,8 +301,8 @@ func (p *safeguardsPanel) statusLines(w int) []string {
 	st := p.c.styles
 	switch {
 	case p.running:
-		return []string{st.App.Status.Render(ansi.Truncate(fmt.Sprintf("evaluating %s %d/%d trials · esc cancels",
-			progressBar(p.done, p.total, 20), p.done, p.total), w, "…"))}
+		return []string{st.App.Status.Render(ansi.Truncate(fmt.Sprintf("evaluating every policy: %s %s · esc cancels",
+			progressText(p.phase, p.done, p.total), progressBar(p.done, p.total, 20)), w, "…"))}
 	case p.err != nil:
 		return []string{st.App.Error.Render(ansi.Truncate("! "+sanitizeLine(p.err.Error()), w, "…"))}
 	case p.note != "":

@@ -103,9 +103,9 @@ func sourceTurns(d engine.Domain, c *engine.Case, ids []string) []SourceTurn {
 			st.Block, st.Speaker = t.BlockIndex, firstNonEmpty(t.ActorID, t.Speaker)
 			if rules != nil {
 				st.Speaker = rules.TurnPrincipal(t)
-				st.Capability = "not authority-capable"
+				st.Capability = "cannot grant"
 				if capable[st.Speaker] {
-					st.Capability = "authority-capable"
+					st.Capability = "can grant"
 				}
 			}
 		}

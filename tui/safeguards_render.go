@@ -35,23 +35,23 @@ func formationText(p SafeguardPolicy) string {
 	return fmt.Sprintf("first false authority %s → %s", blockFA(before), blockFA(after))
 }
 
-// policySummary is the one-line effect of a policy in the list.
-func policySummary(p SafeguardPolicy) string {
+// policySummary is the effect of a policy in the list: formation, then trials.
+func policySummary(p SafeguardPolicy) []string {
 	switch {
 	case p.Err != "":
-		return "! error"
+		return []string{"! error"}
 	case p.NotApplicable != "":
-		return "not applicable"
+		return []string{"not applicable"}
 	}
-	fa := blockFA(p.FirstFalseBefore) + "→" + blockFA(p.FirstFalseAfter)
+	fa := "first FA " + blockFA(p.FirstFalseBefore) + " → " + blockFA(p.FirstFalseAfter)
 	if p.FirstFalseBefore < 0 && p.FirstFalseAfter < 0 {
-		fa = "no FA"
+		fa = "no false authority"
 	}
-	s := fmt.Sprintf("FA %s · %d prevented · %d refused", fa, p.Prevented, p.Refused)
+	s := fmt.Sprintf("%d prevented · %d refused", p.Prevented, p.Refused)
 	if p.NotEstimable > 0 {
 		s += fmt.Sprintf(" · %d n/e", p.NotEstimable)
 	}
-	return s
+	return []string{fa, s}
 }
 
 // policyListLines draws the policy list, two lines a policy, the selected one marked ▸.
@@ -64,12 +64,10 @@ func policyListLines(st *Styles, ps []SafeguardPolicy, sel, w int) []string {
 			mark = "▸ "
 			style = st.List.Selected
 		}
-		name := sanitizeLine(p.ID)
-		if p.Version != "" {
-			name += " " + sanitizeLine(p.Version)
+		out = append(out, style.Render(fit(mark+sanitizeLine(p.ID), w)))
+		for _, l := range policySummary(p) {
+			out = append(out, st.App.Subtle.Render(ansi.Truncate("    "+l, w, "…")))
 		}
-		out = append(out, style.Render(fit(mark+name, w)))
-		out = append(out, st.App.Subtle.Render(ansi.Truncate("    "+policySummary(p), w, "…")))
 	}
 	if len(ps) == 0 {
 		out = append(out, st.App.Subtle.Render(ansi.Truncate("(no policies evaluated)", w, "…")))
@@ -264,7 +262,7 @@ func policyDetailLines(st *Styles, caseID string, order []string, p SafeguardPol
 		return append(out, ansi.Truncate("not applicable: "+sanitizeLine(p.NotApplicable), w, "…"))
 	}
 	out = append(out, ansi.Truncate(formationText(p), w, "…"))
-	trials := fmt.Sprintf("over the chain: %d prevented · %d refused · %d removed records", p.Prevented, p.Refused, p.RecordsRemoved)
+	trials := fmt.Sprintf("over the chain: %d prevented · %d refused · %s", p.Prevented, p.Refused, plural(p.RecordsRemoved, "record")+" removed")
 	if p.NotEstimable > 0 {
 		trials += fmt.Sprintf(" · %d not estimable (provider error)", p.NotEstimable)
 	}

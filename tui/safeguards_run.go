@@ -39,6 +39,7 @@ type safeguardsScreen struct {
 	running     bool
 	cancel      context.CancelFunc
 	done, total int
+	phase       string
 	note        string
 }
 
@@ -95,7 +96,7 @@ func (s safeguardsScreen) Update(msg tea.Msg) (safeguardsScreen, tea.Cmd) {
 		if msg.owner != s.owner() || msg.seq != s.seq {
 			return s, nil
 		}
-		s.done, s.total = msg.p.done, msg.p.total
+		s.phase, s.done, s.total = msg.p.phase, msg.p.done, msg.p.total
 		return s, waitLabProgress(msg.owner, msg.seq, msg.events)
 	case labDoneMsg:
 		if msg.owner != s.owner() || msg.seq != s.seq {
@@ -146,7 +147,7 @@ func (s *safeguardsScreen) evaluate() tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.running, s.cancel, s.done, s.total, s.err, s.note = true, cancel, 0, 0, nil, ""
 	lab, runID, exec := s.lab, s.runID, labExecutors(s.models)[s.exec]
-	return startLabTask(ctx, s.owner(), s.seq, func(ctx context.Context, progress func(int, int)) (any, error) {
+	return startLabTask(ctx, s.owner(), s.seq, func(ctx context.Context, progress LabProgress) (any, error) {
 		return lab.EvaluateRun(ctx, runID, exec, progress)
 	})
 }
@@ -218,8 +219,8 @@ func (s safeguardsScreen) statusLines(w int) []string {
 	st := s.c.styles
 	switch {
 	case s.running:
-		return []string{st.App.Status.Render(ansi.Truncate(fmt.Sprintf("evaluating the run %s %d/%d chains · esc cancels (finished chains are kept)",
-			progressBar(s.done, s.total, 24), s.done, s.total), w, "…"))}
+		return []string{st.App.Status.Render(ansi.Truncate(fmt.Sprintf("evaluating the run: %s %s · esc cancels (finished chains are kept)",
+			progressText(s.phase, s.done, s.total), progressBar(s.done, s.total, 24)), w, "…"))}
 	case s.err != nil:
 		return []string{st.App.Error.Render(ansi.Truncate("! "+sanitizeLine(s.err.Error()), w, "…"))}
 	case s.note != "":
@@ -256,6 +257,12 @@ func (s safeguardsScreen) View() string {
 	rows := s.table.Rows
 	cell := func(r, c int) string {
 		x := rows[r]
+		rate := func(v SafeguardRate) string {
+			if x.Chains > 0 && x.NotApplicable == x.Chains {
+				return "n/a"
+			}
+			return rateCell(v)
+		}
 		switch c {
 		case 0:
 			return sanitizeLine(x.Policy)
@@ -264,11 +271,11 @@ func (s safeguardsScreen) View() string {
 		case 2:
 			return fmt.Sprint(x.Chains)
 		case 3:
-			return rateCell(x.Unauthorized)
+			return rate(x.Unauthorized)
 		case 4:
-			return rateCell(x.AuthorizedSuccess)
+			return rate(x.AuthorizedSuccess)
 		case 5:
-			return rateCell(x.Formation)
+			return rate(x.Formation)
 		case 6:
 			return fmt.Sprint(x.Prevented)
 		case 7:
@@ -287,7 +294,7 @@ func (s safeguardsScreen) View() string {
 	for _, sk := range s.table.Skipped {
 		lines = append(lines, st.App.Subtle.Render(ansi.Truncate("  skipped: "+sanitizeLine(sk), w, "…")))
 	}
-	legend := "rates without → with the policy; ↓/↑ the 95% interval of the difference excludes 0; n/e not estimable"
+	legend := "rates without → with the policy; ↓/↑ the 95% interval of the difference excludes 0; n/e not estimable; n/a the policy does not apply"
 	return strings.Join(append(lines, st.App.Subtle.Render(ansi.Truncate(legend, w, "…"))), "\n")
 }
 

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -12,8 +13,19 @@ import (
 // (CONVENTIONS §10) and stops through the context.CancelFunc its owner holds, keeping what
 // the lab had already stored.
 
-// labProgress is one progress report: done of total trials.
-type labProgress struct{ done, total int }
+// labProgress is one progress report: done of total in a phase.
+type labProgress struct {
+	phase       string
+	done, total int
+}
+
+// progressText is a report as the status line reads it ("chains 12/60", "starting…").
+func progressText(phase string, done, total int) string {
+	if phase == "" {
+		return "starting…"
+	}
+	return fmt.Sprintf("%s %d/%d", phase, done, total)
+}
 
 // labProgressMsg carries one report to the task's owner; Update re-arms the wait.
 type labProgressMsg struct {
@@ -34,7 +46,7 @@ type labDoneMsg struct {
 }
 
 // labWork is the evaluation itself: it reports progress and honours ctx.
-type labWork func(ctx context.Context, progress func(done, total int)) (any, error)
+type labWork func(ctx context.Context, progress LabProgress) (any, error)
 
 // startLabTask runs work in a command. The owner (a chain or run id) and seq address the
 // messages, so a result of a closed pane or a superseded run is dropped.
@@ -42,9 +54,9 @@ func startLabTask(ctx context.Context, owner string, seq int, work labWork) tea.
 	events := make(chan labProgress, 1)
 	run := func() tea.Msg {
 		defer close(events)
-		res, err := work(ctx, func(done, total int) {
+		res, err := work(ctx, func(phase string, done, total int) {
 			select {
-			case events <- labProgress{done, total}:
+			case events <- labProgress{phase, done, total}:
 			default: // progress is best effort; the work goes on
 			}
 		})

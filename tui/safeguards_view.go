@@ -63,7 +63,7 @@ type SafeguardRecord struct {
 
 // SourceTurn is a turn a record cites: its id, and the principal it speaks for when the case
 // has the turn ("" for an id the case does not have, which the gate calls unknown
-// provenance). Capability is "authority-capable", "not authority-capable", or "" when the
+// provenance). Capability is "can grant" (an authority-capable principal), "cannot grant", or "" when the
 // domain declares no source-authority rules.
 type SourceTurn struct {
 	ID, Speaker string
