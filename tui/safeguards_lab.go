@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/engine/safeguards"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
@@ -21,6 +22,8 @@ import (
 type labWorkspace interface {
 	ChainBlocks(ctx context.Context, key runs.ChainKey) ([]runs.BlockStep, error)
 	RerunSource(ctx context.Context, key runs.ChainKey, block int) (runs.RerunSource, error)
+	MemoryAt(ctx context.Context, key runs.ChainKey, block int) (runs.MemoryVersion, error)
+	Chain(ctx context.Context, key runs.ChainKey) (runs.ChainHeader, error)
 	Chains(ctx context.Context, f runs.ChainFilter) ([]runs.ChainRow, error)
 }
 
@@ -76,52 +79,84 @@ func (l *workspaceLab) executor(d engine.Domain, name string) (replay.Executor, 
 	return replay.NewModelExecutor(d, replay.NewModelClient(m, replay.DefaultRetryPolicy(), nil)), nil
 }
 
+// caseSource is a parsed case with its domain and EAL-Bench's operational context per probe.
+type caseSource struct {
+	domain   engine.Domain
+	c        *engine.Case
+	contexts map[string]string
+}
+
 // chainSource reads a chain's memory after every block that has one, with the formation
-// verdicts computed at import (they cover free text read through accepted annotations).
-func chainSource(ctx context.Context, ws labWorkspace, key ChainKey) (replay.SafeguardChain, error) {
+// verdicts computed at import (they cover free text read through accepted annotations). The
+// case, its domain and the operational contexts are read once (at the final block).
+//
+// cases, when not nil, keeps each case read (with its operational contexts) by run and case
+// id: the chains of a run share their cases, and parsing one is most of a chain's cost.
+func chainSource(ctx context.Context, ws labWorkspace, key ChainKey, cases map[string]caseSource) (replay.SafeguardChain, error) {
 	steps, err := ws.ChainBlocks(ctx, key.ID)
 	if err != nil {
 		return replay.SafeguardChain{}, err
 	}
-	var ch replay.SafeguardChain
+	h, err := ws.Chain(ctx, key.ID)
+	if err != nil {
+		return replay.SafeguardChain{}, err
+	}
+	ck := h.RunID + "\x00" + h.CaseID
+	cs, ok := cases[ck]
+	if !ok {
+		src, err := ws.RerunSource(ctx, key.ID, -1)
+		if err != nil {
+			return replay.SafeguardChain{}, err
+		}
+		cs = caseSource{domain: src.Domain, c: src.Case, contexts: map[string]string{}}
+		for _, p := range src.Probes {
+			if oc := replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage); oc != "" {
+				cs.contexts[p.Probe.ID] = oc
+			}
+		}
+		if cases != nil {
+			cases[ck] = cs
+		}
+	}
+	ch := replay.SafeguardChain{Domain: cs.domain, Case: cs.c, Condition: h.ConditionID,
+		Architecture: h.Architecture, ChainRef: chainRef(h.RunID, key.ID),
+		WriterTarget: h.Writer, WriterRunID: h.WriterRunID, OperationalContext: cs.contexts}
+	payloads := map[string]any{} // a no_change block repeats its memory: decode it once
 	for _, st := range steps {
 		if st.MemoryID == "" {
 			continue
 		}
-		src, err := ws.RerunSource(ctx, key.ID, st.BlockIndex)
+		m, err := ws.MemoryAt(ctx, key.ID, st.BlockIndex)
 		if err != nil {
 			return ch, err
 		}
-		if ch.Case == nil {
-			ch = replay.SafeguardChain{Domain: src.Domain, Case: src.Case, Condition: src.Chain.ConditionID,
-				Architecture: src.Architecture, ChainRef: chainRef(src.Chain.RunID, key.ID),
-				WriterTarget: src.Chain.Writer, WriterRunID: src.Chain.WriterRunID, OperationalContext: map[string]string{}}
-			for _, p := range src.Probes {
-				if oc := replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage); oc != "" {
-					ch.OperationalContext[p.Probe.ID] = oc
+		payload, ok := payloads[m.MemoryID]
+		if !ok {
+			payload = m.Payload
+			if m.Architecture == engine.ArchTyped {
+				if payload, err = pyjson.DecodeTree([]byte(m.Payload)); err != nil {
+					return ch, fmt.Errorf("memory %s: stored payload: %w", sanitizeLine(m.MemoryID), err)
 				}
 			}
+			payloads[m.MemoryID] = payload
 		}
-		f := &replay.FormationVerdict{Estimable: len(src.Probes) > 0, FormedProbeIDs: []string{}}
-		for _, p := range src.Probes {
-			f.Estimable = f.Estimable && p.FormationEstimable
-			if p.Formed {
-				f.Formed, f.FormedProbeIDs = true, append(f.FormedProbeIDs, p.Probe.ID)
-			}
+		if ch.Architecture == "" {
+			ch.Architecture = m.Architecture
 		}
-		if !f.Estimable {
-			f = nil // computed by the lab from the payload (typed memory) or not estimable
+		var f *replay.FormationVerdict
+		if m.FormsFalseAuthority != nil {
+			f = &replay.FormationVerdict{Estimable: true, Formed: *m.FormsFalseAuthority, FormedProbeIDs: append([]string{}, m.FormedProbeIDs...)}
 		}
-		ch.Versions = append(ch.Versions, replay.SafeguardVersion{Block: st.BlockIndex, MemoryID: src.MemoryID, Payload: src.Payload, Formation: f})
+		ch.Versions = append(ch.Versions, replay.SafeguardVersion{Block: st.BlockIndex, MemoryID: m.MemoryID, Payload: payload, Formation: f})
 	}
-	if ch.Case == nil {
+	if len(ch.Versions) == 0 {
 		return ch, fmt.Errorf("chain %s/%s has no memory version to evaluate", sanitizeLine(key.CaseID), sanitizeLine(key.ConditionID))
 	}
 	return ch, nil
 }
 
 func (l *workspaceLab) EvaluateChain(ctx context.Context, key ChainKey, executor string, progress LabProgress) (SafeguardChain, error) {
-	ch, err := chainSource(ctx, l.ws, key)
+	ch, err := chainSource(ctx, l.ws, key, nil)
 	if err != nil {
 		return SafeguardChain{}, err
 	}
@@ -189,6 +224,7 @@ func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, 
 		return SafeguardTable{}, err
 	}
 	var chains []replay.SafeguardChain
+	cases := map[string]caseSource{}
 	skips := map[string]int{}
 	for i, r := range rows {
 		progress("reading chains", i, len(rows))
@@ -197,7 +233,7 @@ func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, 
 			skips["no memory ("+r.ConditionID+")"]++
 			continue
 		}
-		ch, err := chainSource(ctx, l.ws, k)
+		ch, err := chainSource(ctx, l.ws, k, cases)
 		if err != nil {
 			if ctx.Err() != nil {
 				return SafeguardTable{}, ctx.Err()
