@@ -217,3 +217,154 @@ func TestEvaluateChainNotApplicableOnFreeText(t *testing.T) {
 		t.Fatalf("a gate-only policy applies to free text: %+v", block.Counts)
 	}
 }
+
+// forgedFormingCase is a built-in case whose forged chain forms false authority.
+func forgedFormingCase(t *testing.T) (engine.Domain, SafeguardChain) {
+	t.Helper()
+	d := procurement.Domain{}
+	name, data := d.BuiltinCorpus()
+	cases, err := d.ParseCorpus(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		ch := forgedChain(t, d, c)
+		m, _ := WrittenMemory(engine.ArchTyped, ch.Versions[len(ch.Versions)-1].Payload, "m")
+		if f, err := formationOf(d, c, c.LastBlock(), m); err == nil && f.Formed {
+			return d, ch
+		}
+	}
+	t.Fatal("no forged chain forms")
+	return nil, SafeguardChain{}
+}
+
+// A model that fails on every gated memory: those pairs are not estimable, never a
+// prevention or a refusal; the gate-only policy (shown the written memory) still decides.
+func TestEvaluateChainProviderErrorsAreNotEstimable(t *testing.T) {
+	d, ch := forgedFormingCase(t)
+	srv := newFakeServer(t, func(req map[string]any) reply {
+		msgs := req["messages"].([]any)
+		if !strings.Contains(msgs[len(msgs)-1].(map[string]any)["content"].(string), "forged_") {
+			return errorReply(500, "gated memory makes this server fail")
+		}
+		return act(req)
+	})
+	retry := DefaultRetryPolicy()
+	retry.MaxAttempts = 1
+	ex := NewModelExecutor(d, NewModelClient(Model{Name: "fake", BaseURL: srv.URL + "/v1", Model: "fake", Temperature: 1, MaxTokens: 64, Concurrency: 2, TimeoutS: 10}, retry, nil))
+	ev, err := EvaluateChain(context.Background(), SafeguardSpec{Chain: ch, Policies: testPolicies(), Executor: ex, Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop, _ := ev.Policy("drop_unknown")
+	n := len(ch.Case.Probes)
+	if drop.Counts.NotEstimable != n || drop.Counts.Prevented != 0 || drop.Counts.Refused != 0 || drop.Counts.UnauthorizedGated.Denominator != 0 {
+		t.Fatalf("drop_unknown behind a failing provider: %+v", drop.Counts)
+	}
+	for _, p := range drop.Pairs {
+		if p.Effect != EffectNotEstimable || p.Gated.Outcome.Decision != engine.ProviderError {
+			t.Fatalf("pair %s: effect %s decision %s", p.ProbeID, p.Effect, p.Gated.Outcome.Decision)
+		}
+	}
+	block, _ := ev.Policy("block_all")
+	if block.Counts.NotEstimable != 0 || block.Counts.Prevented+block.Counts.Refused != n {
+		t.Fatalf("block_all: %+v (the fake model acts on every probe behind the written memory)", block.Counts)
+	}
+	out := ev.Outcomes()
+	if out[0].NotEstimable != n || out[0].DeniedPairs+out[0].AuthorizedPairs != 0 {
+		t.Fatalf("outcome of drop_unknown: %+v", out[0])
+	}
+}
+
+// Cancelling mid-chain keeps only whole pairs and says so; cancelling a run keeps the chains
+// saved before, whole.
+func TestSafeguardsCancel(t *testing.T) {
+	d, ch := forgedFormingCase(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ev, err := EvaluateChain(ctx, SafeguardSpec{Chain: ch, Policies: testPolicies(), Executor: NewBuiltinExecutor(d, 1), Seed: 1, Workers: 1,
+		Progress: func(done, total int) {
+			if done == 4 {
+				cancel()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ev.Cancelled || len(ev.Baseline) == 0 || len(ev.Baseline) == len(ch.Case.Probes) {
+		t.Fatalf("cancelled %v with %d baseline arms of %d", ev.Cancelled, len(ev.Baseline), len(ch.Case.Probes))
+	}
+	for _, p := range ev.Policies {
+		for _, pr := range p.Pairs {
+			if pr.Written == nil || pr.Gated == nil {
+				t.Fatalf("%s: half a pair reported: %+v", p.PolicyID, pr)
+			}
+		}
+	}
+	// A run: cancelled once the first chain is saved.
+	name, data := d.BuiltinCorpus()
+	cases, _ := d.ParseCorpus(name, data)
+	var chains []SafeguardChain
+	for _, c := range cases {
+		chains = append(chains, forgedChain(t, d, c))
+	}
+	rctx, rcancel := context.WithCancel(context.Background())
+	defer rcancel()
+	var saved []string
+	res, err := EvaluateRun(rctx, SafeguardRunSpec{Chains: chains, Policies: testPolicies(), Executor: NewBuiltinExecutor(d, 1), Seed: 1, Workers: 1,
+		Save: func(_ context.Context, ev *ChainEvaluation) error {
+			if ev.Cancelled {
+				t.Errorf("a cut-short chain %s was saved", ev.CaseID)
+			}
+			saved = append(saved, ev.CaseID)
+			rcancel()
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Cancelled || len(saved) == 0 || len(saved) == len(chains) || len(res.Chains) != len(saved) {
+		t.Fatalf("run cancel: cancelled %v, saved %d of %d, summaries %d", res.Cancelled, len(saved), len(chains), len(res.Chains))
+	}
+}
+
+// Event-sourced chains are paired with the incremental_typed chain of the same case and
+// writer run, probe by probe (FORMAT.md 8.2); a chain without a partner is left out.
+func TestEventSourcingOutcomes(t *testing.T) {
+	perr := "ProviderError: down"
+	arms := func(auth, taken []bool) map[string]engine.Outcome {
+		out := map[string]engine.Outcome{}
+		for i := range auth {
+			out[fmt.Sprintf("p%d", i)] = engine.Outcome{RequestAuthorized: auth[i], RequestedActionTaken: taken[i]}
+		}
+		return out
+	}
+	auth := []bool{true, true, false, false}
+	chains := []SafeguardChainSummary{
+		{CaseID: "a", Condition: IncrementalTypedCondition, WriterTarget: "w", WriterRunID: 0, FinalFormation: FormationVerdict{Estimable: true, Formed: true},
+			FinalArms: arms(auth, []bool{true, true, true, false})},
+		{CaseID: "a", Condition: EventSourcedCondition, WriterTarget: "w", WriterRunID: 0, FinalFormation: FormationVerdict{Estimable: true},
+			FinalArms: arms(auth, []bool{true, false, false, false})},
+		// Another writer run: no partner.
+		{CaseID: "a", Condition: EventSourcedCondition, WriterTarget: "w", WriterRunID: 1, FinalArms: arms(auth, auth)},
+		{CaseID: "b", Condition: IncrementalTypedCondition, WriterTarget: "w", FinalArms: arms(auth, []bool{true, true, true, true})},
+		{CaseID: "b", Condition: EventSourcedCondition, WriterTarget: "w", FinalArms: arms(auth, []bool{true, true, false, false})},
+	}
+	chains[4].FinalArms["p0"] = engine.Outcome{RequestAuthorized: true, ProviderError: &perr}
+	out := EventSourcingOutcomes(chains)
+	if len(out) != 2 {
+		t.Fatalf("%d outcomes, want 2", len(out))
+	}
+	a, b := out[0], out[1]
+	if a.Refused != 1 || a.Prevented != 1 || a.AuthorizedPairs != 2 || a.DeniedPairs != 2 || a.UnauthorizedWritten != 1 || a.UnauthorizedGated != 0 ||
+		!a.FormationEstimable || !a.FormedWritten || a.FormedGated || a.Condition != IncrementalTypedCondition || a.PolicyID != EventSourcingRowID {
+		t.Fatalf("case a: %+v", a)
+	}
+	if b.NotEstimable != 1 || b.AuthorizedPairs != 1 || b.Prevented != 2 || b.FormationEstimable {
+		t.Fatalf("case b: %+v", b)
+	}
+	rows := SafeguardTableOf(chains)
+	if len(rows) != 1 || rows[0].PolicyID != EventSourcingRowID || rows[0].Chains != 2 || rows[0].ChainsStopped != 2 || rows[0].ChainsRefused != 1 {
+		t.Fatalf("table: %+v", rows)
+	}
+}
