@@ -19,7 +19,7 @@ import (
 // to remove. It returns the chain and the invented record's id.
 func launderedChain(t testing.TB) (ChainKey, string) {
 	t.Helper()
-	s, runID := testStore(t)
+	s, runID := labStore(t)
 	ctx := context.Background()
 	rows, err := s.Chains(ctx, runs.ChainFilter{RunID: runID, Forming: true, Sort: runs.SortByFirstFalseAuthority})
 	if err != nil {
@@ -54,7 +54,7 @@ func launderedChain(t testing.TB) (ChainKey, string) {
 // cites), and the executor escalate behind the gated memory where it acted behind the
 // written one.
 func TestFlowSafeguardsGateRemovesLaunderedRecord(t *testing.T) {
-	s, runID := testStore(t)
+	s, runID := labStore(t)
 	k, invented := launderedChain(t)
 	tm := startProgram(t, Options{Store: s, Start: Start{Chain: &k, Block: -1}})
 	waitOutput(t, tm, "FIRST FALSE AUTHORITY")
@@ -103,7 +103,7 @@ func TestSafeguardsPaneSanitises(t *testing.T) {
 		After: SafeguardTrial{Decision: "escalate", GateReason: "gate\x1b[5m"}, Effect: effectPrevented}}
 	var lines []string
 	lines = append(lines, recordLines(&st, recs, 80)...)
-	lines = append(lines, probeOutcomeLines(&st, "c", probes, 80)...)
+	lines = append(lines, probeOutcomeLines(&st, "c", probes, "", 80)...)
 	p := SafeguardPolicy{ID: "pol\x1b[31m", Version: "v\x1b", Description: "desc\x1b[2J", FirstFalseBefore: 1, FirstFalseAfter: -1,
 		Blocks: []SafeguardBlock{{Index: 1, Records: recs, Probes: probes}}}
 	lines = append(lines, policyDetailLines(&st, "c", nil, p, 1, 80)...)

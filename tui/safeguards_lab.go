@@ -1,33 +1,23 @@
 package tui
 
-// The lab over a workspace: the chain's memory versions read from the store, replay's lab
-// (replay.EvaluateChain) run on them with every policy of engine/safeguards, and the answer
-// turned into the pane's display rows. Evaluations made in this session are kept per chain,
-// so reopening the pane (or stepping blocks) never re-runs the executor.
+// The lab over a workspace: replay's lab (replay.EvaluateChain, replay.EvaluateRun) run on the
+// chains the workspace holds, with every policy of engine/safeguards, its results stored
+// through runs (the same rows `ealscope safeguards` writes), and read back for the pane and
+// the run screen, so what is shown is what is stored and reopening never re-runs anything.
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
-	"sync"
 
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/engine/safeguards"
 	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/replay/rerunstore"
 	"github.com/ealscope/ealscope/runs"
 )
-
-// labWorkspace is what the lab reads from the workspace; *runs.Store satisfies it.
-type labWorkspace interface {
-	ChainBlocks(ctx context.Context, key runs.ChainKey) ([]runs.BlockStep, error)
-	RerunSource(ctx context.Context, key runs.ChainKey, block int) (runs.RerunSource, error)
-	MemoryAt(ctx context.Context, key runs.ChainKey, block int) (runs.MemoryVersion, error)
-	Chain(ctx context.Context, key runs.ChainKey) (runs.ChainHeader, error)
-	Chains(ctx context.Context, f runs.ChainFilter) ([]runs.ChainRow, error)
-}
-
-var _ labWorkspace = (*runs.Store)(nil)
 
 // labSeed is the executor seed of every lab arm (EAL-Bench's analysis seed, as the re-run
 // panel's): both arms of a pair share it, so they differ only in memory.
@@ -35,33 +25,17 @@ const labSeed = 20260821
 
 // workspaceLab implements SafeguardLab over a workspace.
 type workspaceLab struct {
-	ws     labWorkspace
+	store  *runs.Store
 	models *replay.Config
-
-	mu     sync.Mutex
-	chains map[runs.ChainKey]SafeguardChain
-	// runs holds, per run, the summaries of the chains a run evaluation finished (by chain
-	// ref), so a cancelled batch keeps them and the next one adds to them.
-	runs map[string]map[string]replay.SafeguardChainSummary
-	// skipped are the chains of a run the lab could not evaluate, with why.
-	skipped map[string][]string
 }
 
 // newWorkspaceLab is the lab over store, or nil when store is no workspace.
 func newWorkspaceLab(store Store, models *replay.Config) SafeguardLab {
-	ws, ok := store.(labWorkspace)
-	if !ok {
+	s, ok := store.(*runs.Store)
+	if !ok || s == nil {
 		return nil
 	}
-	return &workspaceLab{ws: ws, models: models, chains: map[runs.ChainKey]SafeguardChain{},
-		runs: map[string]map[string]replay.SafeguardChainSummary{}, skipped: map[string][]string{}}
-}
-
-func (l *workspaceLab) StoredChain(ctx context.Context, key ChainKey) (SafeguardChain, bool, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	c, ok := l.chains[key.ID]
-	return c, ok, nil
+	return &workspaceLab{store: s, models: models}
 }
 
 // executor builds the named executor for a domain: the built-in one, or a configured model.
@@ -69,103 +43,72 @@ func (l *workspaceLab) executor(d engine.Domain, name string) (replay.Executor, 
 	if name == "" || name == "builtin" {
 		return replay.NewBuiltinExecutor(d, labSeed), nil
 	}
-	if l.models == nil {
-		return nil, fmt.Errorf("no model %q is configured (the config file's [models] table)", name)
+	if l.models != nil {
+		if m, ok := l.models.Models[name]; ok {
+			return replay.NewModelExecutor(d, replay.NewModelClient(m, replay.DefaultRetryPolicy(), nil)), nil
+		}
 	}
-	m, ok := l.models.Models[name]
-	if !ok {
-		return nil, fmt.Errorf("no model %q is configured (the config file's [models] table)", name)
-	}
-	return replay.NewModelExecutor(d, replay.NewModelClient(m, replay.DefaultRetryPolicy(), nil)), nil
+	return nil, fmt.Errorf("no model %q is configured (the config file's [models] table)", sanitizeLine(name))
 }
 
-// caseSource is a parsed case with its domain and EAL-Bench's operational context per probe.
-type caseSource struct {
-	domain   engine.Domain
-	c        *engine.Case
-	contexts map[string]string
+// policyRank orders stored policies as the registry lists them (unknown ids after, by id).
+func policyRank(id string) int {
+	for i, known := range safeguards.IDs() {
+		if known == id {
+			return i
+		}
+	}
+	return 1 << 20
 }
 
-// chainSource reads a chain's memory after every block that has one, with the formation
-// verdicts computed at import (they cover free text read through accepted annotations). The
-// case, its domain and the operational contexts are read once (at the final block).
-//
-// cases, when not nil, keeps each case read (with its operational contexts) by run and case
-// id: the chains of a run share their cases, and parsing one is most of a chain's cost.
-func chainSource(ctx context.Context, ws labWorkspace, key ChainKey, cases map[string]caseSource) (replay.SafeguardChain, error) {
-	steps, err := ws.ChainBlocks(ctx, key.ID)
+func (l *workspaceLab) StoredChain(ctx context.Context, key ChainKey) (SafeguardChain, bool, error) {
+	evals, err := l.store.SafeguardsForChain(ctx, key.ID)
+	if err != nil || len(evals) == 0 {
+		return SafeguardChain{}, false, err
+	}
+	sort.SliceStable(evals, func(i, j int) bool { return policyRank(evals[i].PolicyID) < policyRank(evals[j].PolicyID) })
+	ch, err := rerunstore.LoadSafeguardChain(ctx, l.store, key.ID)
 	if err != nil {
-		return replay.SafeguardChain{}, err
+		return SafeguardChain{}, false, err
 	}
-	h, err := ws.Chain(ctx, key.ID)
-	if err != nil {
-		return replay.SafeguardChain{}, err
-	}
-	ck := h.RunID + "\x00" + h.CaseID
-	cs, ok := cases[ck]
-	if !ok {
-		src, err := ws.RerunSource(ctx, key.ID, -1)
+	out := SafeguardChain{Executor: evals[0].Executor, Baseline: labBaseline, TrialBlocks: evals[0].TrialBlocks}
+	for _, e := range evals {
+		blocks, err := l.store.SafeguardBlocks(ctx, key.ID, e.PolicyID)
 		if err != nil {
-			return replay.SafeguardChain{}, err
+			return SafeguardChain{}, false, err
 		}
-		cs = caseSource{domain: src.Domain, c: src.Case, contexts: map[string]string{}}
-		for _, p := range src.Probes {
-			if oc := replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage); oc != "" {
-				cs.contexts[p.Probe.ID] = oc
-			}
-		}
-		if cases != nil {
-			cases[ck] = cs
-		}
-	}
-	ch := replay.SafeguardChain{Domain: cs.domain, Case: cs.c, Condition: h.ConditionID,
-		Architecture: h.Architecture, ChainRef: chainRef(h.RunID, key.ID),
-		WriterTarget: h.Writer, WriterRunID: h.WriterRunID, OperationalContext: cs.contexts}
-	payloads := map[string]any{} // a no_change block repeats its memory: decode it once
-	for _, st := range steps {
-		if st.MemoryID == "" {
-			continue
-		}
-		m, err := ws.MemoryAt(ctx, key.ID, st.BlockIndex)
+		pairs, err := l.store.SafeguardPairs(ctx, key.ID, e.PolicyID)
 		if err != nil {
-			return ch, err
+			return SafeguardChain{}, false, err
 		}
-		payload, ok := payloads[m.MemoryID]
-		if !ok {
-			payload = m.Payload
-			if m.Architecture == engine.ArchTyped {
-				if payload, err = pyjson.DecodeTree([]byte(m.Payload)); err != nil {
-					return ch, fmt.Errorf("memory %s: stored payload: %w", sanitizeLine(m.MemoryID), err)
-				}
-			}
-			payloads[m.MemoryID] = payload
+		p, err := presentStoredPolicy(ch, e, blocks, pairs)
+		if err != nil {
+			return SafeguardChain{}, false, err
 		}
-		if ch.Architecture == "" {
-			ch.Architecture = m.Architecture
-		}
-		var f *replay.FormationVerdict
-		if m.FormsFalseAuthority != nil {
-			f = &replay.FormationVerdict{Estimable: true, Formed: *m.FormsFalseAuthority, FormedProbeIDs: append([]string{}, m.FormedProbeIDs...)}
-		}
-		ch.Versions = append(ch.Versions, replay.SafeguardVersion{Block: st.BlockIndex, MemoryID: m.MemoryID, Payload: payload, Formation: f})
+		out.Policies = append(out.Policies, p)
 	}
-	if len(ch.Versions) == 0 {
-		return ch, fmt.Errorf("chain %s/%s has no memory version to evaluate", sanitizeLine(key.CaseID), sanitizeLine(key.ConditionID))
-	}
-	return ch, nil
+	return out, true, nil
 }
 
+// EvaluateChain evaluates the chain at every block that has a memory (the pane steps
+// through blocks), stores it, and reads it back. A cancelled evaluation stores nothing.
 func (l *workspaceLab) EvaluateChain(ctx context.Context, key ChainKey, executor string, progress LabProgress) (SafeguardChain, error) {
-	ch, err := chainSource(ctx, l.ws, key, nil)
+	ch, err := rerunstore.LoadSafeguardChain(ctx, l.store, key.ID)
 	if err != nil {
 		return SafeguardChain{}, err
+	}
+	if len(ch.Versions) == 0 {
+		return SafeguardChain{}, fmt.Errorf("this chain has no memory at any block: nothing to gate")
+	}
+	policies := safeguards.All()
+	if len(policies) == 0 {
+		return SafeguardChain{}, errors.New("no safeguard policies are registered")
 	}
 	ex, err := l.executor(ch.Domain, executor)
 	if err != nil {
 		return SafeguardChain{}, err
 	}
-	// The pane steps through blocks, so it re-runs at every block that has a memory.
-	ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, Policies: safeguards.All(), Executor: ex, Seed: labSeed,
+	ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, Policies: policies, Executor: ex, Seed: labSeed,
 		Blocks: replay.TrialsAtEveryBlock, Progress: func(done, total int) { progress("trials", done, total) }})
 	if err != nil {
 		return SafeguardChain{}, err
@@ -173,111 +116,167 @@ func (l *workspaceLab) EvaluateChain(ctx context.Context, key ChainKey, executor
 	if ev.Cancelled {
 		return SafeguardChain{}, context.Canceled
 	}
-	out := presentSafeguards(ch, ev, executor)
-	l.mu.Lock()
-	l.chains[key.ID] = out
-	l.mu.Unlock()
-	return out, nil
+	if err := l.store.SaveSafeguards(context.WithoutCancel(ctx), rerunstore.SafeguardBatchOf(key.ID, ev, replay.TrialsAtEveryBlock)); err != nil {
+		return SafeguardChain{}, err
+	}
+	out, _, err := l.StoredChain(context.WithoutCancel(ctx), key)
+	return out, err
 }
 
-// chainRef names a chain in the lab's ids and in the run's summaries.
-func chainRef(runID string, key runs.ChainKey) string { return fmt.Sprintf("%s/%d", runID, int64(key)) }
-
 // labTableNote says how the run table's intervals are drawn (engine/bootstrap.go).
-var labTableNote = fmt.Sprintf("at each chain's final block; paired bootstrap of the difference, chains (case, writer, writer run) resampled, seed %d, %d draws",
+var labTableNote = fmt.Sprintf("at each chain's final block; paired bootstrap of the difference with chains (case, writer run) resampled, seed %d, %d draws",
 	engine.BootstrapSeed, engine.BootstrapDraws)
 
 func (l *workspaceLab) StoredRun(ctx context.Context, runID string) (SafeguardTable, bool, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	done := l.runs[runID]
-	if len(done) == 0 {
-		return SafeguardTable{}, false, nil
+	rows, sums, err := rerunstore.StoredSafeguardTable(ctx, l.store, runID)
+	if err != nil || len(sums) == 0 {
+		return SafeguardTable{}, false, err
 	}
-	return l.tableLocked(runID), true, nil
+	planned, err := l.store.SafeguardChains(ctx, runID)
+	if err != nil {
+		return SafeguardTable{}, false, err
+	}
+	t := presentSafeguardTable(rows)
+	t.RunID, t.Chains, t.Planned, t.Note = runID, len(sums), len(planned), labTableNote
+	return t, true, nil
 }
 
-// tableLocked builds the run's table from the finished chains, in chain-ref order (l.mu held).
-func (l *workspaceLab) tableLocked(runID string) SafeguardTable {
-	done := l.runs[runID]
-	refs := make([]string, 0, len(done))
-	for r := range done {
-		refs = append(refs, r)
-	}
-	sort.Strings(refs)
-	sums := make([]replay.SafeguardChainSummary, len(refs))
-	for i, r := range refs {
-		sums[i] = done[r]
-	}
-	t := presentSafeguardTable(replay.SafeguardTableOf(sums))
-	t.RunID, t.Chains, t.Note = runID, len(sums), labTableNote
-	t.Skipped = append([]string(nil), l.skipped[runID]...)
-	return t
-}
-
-// EvaluateRun evaluates every chain of the run with a memory (conditions without a writer
-// have none: they are listed as skipped), at the final block, keeping each chain as it
-// finishes.
+// EvaluateRun evaluates every writer chain of the run with a memory at the final block,
+// storing each chain as it finishes (a cancelled batch keeps those), and reads the table
+// back from the store.
 func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, progress LabProgress) (SafeguardTable, error) {
-	rows, err := l.ws.Chains(ctx, runs.ChainFilter{RunID: runID})
+	progress("reading chains", 0, 1)
+	chains, keys, skipped, err := rerunstore.LoadSafeguardRun(ctx, l.store, runID)
 	if err != nil {
 		return SafeguardTable{}, err
 	}
-	var chains []replay.SafeguardChain
-	cases := map[string]caseSource{}
-	skips := map[string]int{}
-	for i, r := range rows {
-		progress("reading chains", i, len(rows))
-		k := presentChain(r).Key
-		if r.Memories == 0 {
-			skips["no memory ("+r.ConditionID+")"]++
-			continue
-		}
-		ch, err := chainSource(ctx, l.ws, k, cases)
-		if err != nil {
-			if ctx.Err() != nil {
-				return SafeguardTable{}, ctx.Err()
-			}
-			skips[err.Error()]++
-			continue
-		}
-		chains = append(chains, ch)
-	}
-	var skipped []string
-	for why, n := range skips {
-		skipped = append(skipped, fmt.Sprintf("%d chains: %s", n, why))
-	}
-	sort.Strings(skipped)
 	if len(chains) == 0 {
-		return SafeguardTable{}, fmt.Errorf("run %s has no chain with a memory to evaluate", sanitizeLine(runID))
+		return SafeguardTable{}, fmt.Errorf("run %s has no writer chain with a memory: nothing to gate", sanitizeLine(runID))
+	}
+	policies := safeguards.All()
+	if len(policies) == 0 {
+		return SafeguardTable{}, errors.New("no safeguard policies are registered")
 	}
 	ex, err := l.executor(chains[0].Domain, executor)
 	if err != nil {
 		return SafeguardTable{}, err
 	}
-	l.mu.Lock()
-	if l.runs[runID] == nil {
-		l.runs[runID] = map[string]replay.SafeguardChainSummary{}
-	}
-	l.skipped[runID] = skipped
-	l.mu.Unlock()
-	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, Policies: safeguards.All(), Executor: ex, Seed: labSeed,
+	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, Policies: policies, Executor: ex, Seed: labSeed,
 		Blocks: replay.TrialsAtFinalBlock, Progress: func(done, total int) { progress("chains", done, total) },
-		Save: func(_ context.Context, ev *replay.ChainEvaluation) error {
-			l.mu.Lock()
-			l.runs[runID][ev.ChainRef] = ev.Summary()
-			l.mu.Unlock()
-			return nil
-		}})
+		Save: rerunstore.SaveSafeguards(l.store, keys, replay.TrialsAtFinalBlock)})
 	if err != nil {
 		return SafeguardTable{}, err
 	}
 	if res.Cancelled {
 		return SafeguardTable{}, context.Canceled
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	t := l.tableLocked(runID)
-	t.Executor = executor
-	return t, nil
+	t, _, err := l.StoredRun(context.WithoutCancel(ctx), runID)
+	t.Executor = ex.Provenance(labSeed).TargetID
+	if skipped > 0 {
+		t.Skipped = append(t.Skipped, fmt.Sprintf("%d writer chains have no memory at any block: nothing to gate", skipped))
+	}
+	return t, err
+}
+
+// presentStoredPolicy turns one policy's stored evaluation of a chain into the pane's rows.
+func presentStoredPolicy(ch replay.SafeguardChain, e runs.StoredSafeguard, blocks []runs.StoredSafeguardBlock, pairs []runs.StoredSafeguardPair) (SafeguardPolicy, error) {
+	var counts replay.PolicyCounts
+	if err := json.Unmarshal(e.Counts, &counts); err != nil {
+		return SafeguardPolicy{}, fmt.Errorf("safeguard %s: counts: %w", sanitizeLine(e.PolicyID), err)
+	}
+	var removed []replay.RemovedRecord
+	if err := json.Unmarshal(e.Removed, &removed); err != nil {
+		return SafeguardPolicy{}, fmt.Errorf("safeguard %s: removed records: %w", sanitizeLine(e.PolicyID), err)
+	}
+	p := SafeguardPolicy{ID: e.PolicyID, Version: e.PolicyVersion, Description: e.Description, NotApplicable: e.NotApplicable,
+		FirstFalseBefore: blockOrNone(e.FirstFalseAuthorityBefore), FirstFalseAfter: blockOrNone(e.FirstFalseAuthorityAfter),
+		Prevented: counts.Prevented, Refused: counts.Refused, NotEstimable: counts.NotEstimable, Trials: counts.Pairs, RecordsRemoved: len(removed)}
+	written := map[int]replay.SafeguardVersion{}
+	for _, v := range ch.Versions {
+		written[v.Block] = v
+	}
+	for _, b := range blocks {
+		sb := SafeguardBlock{Index: b.BlockIndex, NotApplicable: b.NotApplicable,
+			FormsBefore: b.WrittenFormation.Estimable && b.WrittenFormation.Formed, FormsAfter: b.GatedFormation.Estimable && b.GatedFormation.Formed}
+		v := written[b.BlockIndex]
+		sb.Written = labMemory(v.MemoryID, b.BlockIndex, ch.Architecture, v.Payload, b.WrittenHash)
+		if b.NotApplicable == "" {
+			gated, err := gatedPayload(ch.Architecture, b.GatedPayload)
+			if err != nil {
+				return p, fmt.Errorf("safeguard %s block %d: gated payload: %w", sanitizeLine(e.PolicyID), b.BlockIndex, err)
+			}
+			sb.Gated = labMemory("gated:"+e.PolicyID, b.BlockIndex, ch.Architecture, gated, b.GatedHash)
+		}
+		for _, r := range b.Records {
+			sb.Records = append(sb.Records, SafeguardRecord{AuthorizationID: r.AuthorizationID, Kept: r.Kept, Reasons: r.Reasons,
+				Sources: sourceTurns(ch.Domain, ch.Case, r.Sources), State: r.State, Trust: r.Trust,
+				BoundSources: sourceTurns(ch.Domain, ch.Case, r.BoundSources)})
+		}
+		for _, pair := range pairs {
+			if pair.BlockIndex == b.BlockIndex {
+				sb.Probes = append(sb.Probes, storedProbe(pair))
+			}
+		}
+		if len(sb.Probes) == 0 && e.TrialBlocks == "final" {
+			sb.NoTrials = "evaluated at the final block only: r re-evaluates at every block"
+		}
+		p.Blocks = append(p.Blocks, sb)
+	}
+	return p, nil
+}
+
+// gatedPayload parses a stored gated memory: typed memory is canonical JSON, free text as is.
+func gatedPayload(arch, stored string) (any, error) {
+	if stored == "" {
+		return nil, nil
+	}
+	if arch != engine.ArchTyped {
+		return stored, nil
+	}
+	m := presentMemory("", 0, arch, stored, "")
+	if m.Payload == nil {
+		return nil, fmt.Errorf("not canonical JSON")
+	}
+	return m.Payload, nil
+}
+
+// storedProbe is one stored pair of arms as the pane shows it.
+func storedProbe(pair runs.StoredSafeguardPair) SafeguardProbe {
+	sp := SafeguardProbe{ProbeID: pair.ProbeID, Authorized: pair.RequestAuthorized, Effect: presentEffect(pair.Effect),
+		Before: storedTrial(&pair.Written, nil), After: storedTrial(pair.Gated, pair.Gate)}
+	sp.FormsBefore = storedFormed(&pair.Written)
+	if pair.Gated != nil {
+		sp.FormsAfter = storedFormed(pair.Gated)
+	}
+	return sp
+}
+
+func storedFormed(r *runs.Replay) *bool {
+	if !r.FormationEstimable {
+		return nil
+	}
+	f := r.MemoryFormed
+	return &f
+}
+
+func storedTrial(r *runs.Replay, gate *engine.GateDecision) SafeguardTrial {
+	if r == nil {
+		return SafeguardTrial{Missing: true}
+	}
+	t := SafeguardTrial{Decision: r.Decision, Compliant: r.Compliant, Unauthorized: r.UnauthorizedActionTaken}
+	if r.ProviderError != nil {
+		t.ProviderError = *r.ProviderError
+	}
+	if r.RawToolName != nil {
+		t.ToolName = *r.RawToolName
+		if r.RawToolArguments != nil {
+			if b, err := json.Marshal(r.RawToolArguments); err == nil {
+				t.ToolArgs = jsonCell(b)
+			}
+		}
+	}
+	if gate != nil && !gate.Allowed {
+		t.GateReason = gate.Reason
+	}
+	return t
 }

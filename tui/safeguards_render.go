@@ -184,10 +184,14 @@ func effectText(st *Styles, e string) string {
 
 // probeOutcomeLines draws each probe's outcome behind the written memory and behind the gated
 // one, probes the policy changed first.
-func probeOutcomeLines(st *Styles, caseID string, ps []SafeguardProbe, w int) []string {
+func probeOutcomeLines(st *Styles, caseID string, ps []SafeguardProbe, noTrials string, w int) []string {
 	out := []string{st.List.Header.Render(ansi.Truncate("probes: behind the written memory → behind the gated memory", w, "…"))}
 	if len(ps) == 0 {
-		return append(out, st.App.Subtle.Render("  (no trials at this block)"))
+		why := "no trials at this block"
+		if noTrials != "" {
+			why = noTrials
+		}
+		return append(out, st.App.Subtle.Render(ansi.Truncate("  ("+why+")", w, "…")))
 	}
 	verdict := func(ok bool) string {
 		if ok {
@@ -286,7 +290,7 @@ func policyDetailLines(st *Styles, caseID string, order []string, p SafeguardPol
 	}
 	out = append(out, recordLines(st, b.Records, w)...)
 	out = append(out, "")
-	out = append(out, probeOutcomeLines(st, caseID, b.Probes, w)...)
+	out = append(out, probeOutcomeLines(st, caseID, b.Probes, b.NoTrials, w)...)
 	out = append(out, "")
 	return append(out, gatedDiffLines(st, order, *b, w)...)
 }

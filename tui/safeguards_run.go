@@ -234,7 +234,7 @@ func (s safeguardsScreen) View() string {
 	w := s.c.width
 	head := st.App.Title.Render("safeguards") + st.App.Subtle.Render(" · run "+sanitizeLine(s.runID))
 	if s.table != nil {
-		head += st.App.Subtle.Render(fmt.Sprintf(" · %d chains evaluated", s.table.Chains))
+		head += st.App.Subtle.Render(fmt.Sprintf(" · %d of %d writer chains evaluated", s.table.Chains, s.table.Planned))
 		if s.table.Executor != "" {
 			head += st.App.Subtle.Render(" · executor " + sanitizeLine(s.table.Executor))
 		}

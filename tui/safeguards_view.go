@@ -11,6 +11,9 @@ type SafeguardChain struct {
 	// Executor is the executor the gated trials ran with ("builtin" or a model entry), and
 	// Baseline says where the un-gated trial each is compared with came from.
 	Executor, Baseline string
+	// TrialBlocks is "every" (trials at every block with a memory) or "final" (a run's batch,
+	// or `ealscope safeguards` without --blocks every: trials at the final block only).
+	TrialBlocks string
 }
 
 // SafeguardPolicy is one policy's effect on the chain.
@@ -45,6 +48,8 @@ type SafeguardBlock struct {
 	Probes                  []SafeguardProbe
 	// NotApplicable and Err are as in SafeguardPolicy, for this block alone.
 	NotApplicable, Err string
+	// NoTrials says why the block has no trials (an evaluation at the final block only).
+	NoTrials string
 }
 
 // SafeguardRecord is the policy's decision on one remembered record.
@@ -108,9 +113,10 @@ type SafeguardTable struct {
 	RunID    string
 	Executor string
 	Rows     []SafeguardRow
-	// Chains is how many chains the lab evaluated, Skipped how many it could not (with why).
-	Chains  int
-	Skipped []string
+	// Chains is how many chains the lab evaluated of the Planned writer chains; Skipped says
+	// which it could not, and why.
+	Chains, Planned int
+	Skipped         []string
 	// Note explains how intervals were drawn (seed, draws, resampling unit).
 	Note string
 }
