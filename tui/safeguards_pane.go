@@ -129,7 +129,10 @@ func (p *safeguardsPanel) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if !msg.ok {
-			p.note = "not evaluated yet: running every policy with the built-in executor"
+			if p.seq > 0 { // after a cancelled evaluation: wait for r
+				return nil
+			}
+			p.note = "not evaluated yet: running every policy with the " + labExecutors(p.models)[p.exec] + " executor"
 			return p.evaluate()
 		}
 		p.data = &msg.data

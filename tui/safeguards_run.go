@@ -33,6 +33,7 @@ type safeguardsScreen struct {
 	loading bool
 	err     error
 	cur     cursor
+	moved   bool
 	exec    int
 
 	seq         int
@@ -90,7 +91,7 @@ func (s safeguardsScreen) Update(msg tea.Msg) (safeguardsScreen, tea.Cmd) {
 		}
 		if msg.ok {
 			s.table = &msg.table
-			s.cur.set(s.cur.sel, len(s.table.Rows), s.tableH())
+			s.cur.set(s.firstRow(), len(s.table.Rows), s.tableH())
 		}
 	case labProgressMsg:
 		if msg.owner != s.owner() || msg.seq != s.seq {
@@ -112,12 +113,26 @@ func (s safeguardsScreen) Update(msg tea.Msg) (safeguardsScreen, tea.Cmd) {
 		default:
 			t := msg.result.(SafeguardTable)
 			s.table, s.note = &t, ""
-			s.cur.set(s.cur.sel, len(t.Rows), s.tableH())
+			s.cur.set(s.firstRow(), len(t.Rows), s.tableH())
 		}
 	case tea.KeyPressMsg:
 		return s.handleKey(msg)
 	}
 	return s, nil
+}
+
+// firstRow keeps the selection once the user moved it; the first time it selects the first
+// row where the policy changed something (what the screen is opened for).
+func (s *safeguardsScreen) firstRow() int {
+	if s.moved || s.table == nil {
+		return s.cur.sel
+	}
+	for i, r := range s.table.Rows {
+		if r.Prevented > 0 || r.Refused > 0 {
+			return i
+		}
+	}
+	return 0
 }
 
 func (s safeguardsScreen) handleKey(msg tea.KeyPressMsg) (safeguardsScreen, tea.Cmd) {
@@ -128,6 +143,7 @@ func (s safeguardsScreen) handleKey(msg tea.KeyPressMsg) (safeguardsScreen, tea.
 	}
 	switch {
 	case s.cur.navigate(msg, s.c.keys.List, n, s.tableH()):
+		s.moved = true
 	case key.Matches(msg, lab.Executor):
 		if !s.running {
 			s.exec = (s.exec + 1) % len(labExecutors(s.models))
