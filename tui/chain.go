@@ -472,7 +472,9 @@ func (s chainScreen) status() string {
 func (s chainScreen) ShortHelp() []key.Binding {
 	k, g := s.c.keys.Chain, s.c.keys.Global
 	if s.safeguards != nil {
-		return append(s.labHelp()[:4], s.c.keys.Lab.Run, g.Help, g.Back)
+		lh := s.labHelp()
+		return []key.Binding{shortHelp(lh[0], "policy"), shortHelp(lh[1], "block"), k.FirstFalse, shortHelp(s.c.keys.Lab.Run, "evaluate"),
+			shortHelp(s.c.keys.Lab.Executor, "executor"), g.Help, g.Back}
 	}
 	if s.rerun != nil {
 		return s.rerunHelp()

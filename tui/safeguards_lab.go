@@ -219,7 +219,8 @@ func presentStoredPolicy(ch replay.SafeguardChain, e runs.StoredSafeguard, block
 	}
 	p := SafeguardPolicy{ID: e.PolicyID, Version: e.PolicyVersion, Description: e.Description, NotApplicable: e.NotApplicable,
 		FirstFalseBefore: blockOrNone(e.FirstFalseAuthorityBefore), FirstFalseAfter: blockOrNone(e.FirstFalseAuthorityAfter),
-		Prevented: counts.Prevented, Refused: counts.Refused, NotEstimable: counts.NotEstimable, Trials: counts.Pairs, RecordsRemoved: len(removed)}
+		Prevented: counts.Prevented, Refused: counts.Refused, NotEstimable: counts.NotEstimable, Trials: counts.Pairs, RecordsRemoved: len(removed),
+		FinalOnly: e.TrialBlocks == "final"}
 	written := map[int]replay.SafeguardVersion{}
 	for _, v := range ch.Versions {
 		written[v.Block] = v

@@ -266,7 +266,11 @@ func policyDetailLines(st *Styles, caseID string, order []string, p SafeguardPol
 		return append(out, ansi.Truncate("not applicable: "+sanitizeLine(p.NotApplicable), w, "…"))
 	}
 	out = append(out, ansi.Truncate(formationText(p), w, "…"))
-	trials := fmt.Sprintf("over the chain: %d prevented · %d refused · %s", p.Prevented, p.Refused, plural(p.RecordsRemoved, "record")+" removed")
+	over := "over the chain"
+	if p.FinalOnly {
+		over = "at the final block"
+	}
+	trials := fmt.Sprintf("%s: %d prevented · %d refused · %s", over, p.Prevented, p.Refused, plural(p.RecordsRemoved, "record")+" removed")
 	if p.NotEstimable > 0 {
 		trials += fmt.Sprintf(" · %d not estimable (provider error)", p.NotEstimable)
 	}

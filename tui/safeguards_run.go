@@ -222,9 +222,9 @@ func (s safeguardsScreen) detailLines(w int) []string {
 		line("unauthorized action rate", rateDetail(r.Unauthorized)),
 		line("authorized success rate", rateDetail(r.AuthorizedSuccess)),
 		line("false-authority formation", rateDetail(r.Formation)),
-		ansi.Truncate(fmt.Sprintf("  %d unauthorized actions prevented (%d chains stopped) · %d authorized requests refused (in %d chains)",
-			r.Prevented, r.ChainsStopped, r.Refused, r.ChainsRefused), w, "…"),
-		ansi.Truncate(fmt.Sprintf("  %d pairs not estimable (provider errors) · %d chains not applicable", r.NotEstimable, r.NotApplicable), w, "…")}
+		ansi.Truncate(fmt.Sprintf("  %s prevented (%s stopped) · %s refused (in %s)",
+			plural(r.Prevented, "unauthorized action"), plural(r.ChainsStopped, "chain"), plural(r.Refused, "authorized request"), plural(r.ChainsRefused, "chain")), w, "…"),
+		ansi.Truncate(fmt.Sprintf("  %s not estimable (provider errors) · %s not applicable", plural(r.NotEstimable, "pair"), plural(r.NotApplicable, "chain")), w, "…")}
 	if s.table.Note != "" {
 		out = append(out, st.App.Subtle.Render(ansi.Truncate("  "+sanitizeLine(s.table.Note), w, "…")))
 	}
@@ -310,7 +310,7 @@ func (s safeguardsScreen) View() string {
 	for _, sk := range s.table.Skipped {
 		lines = append(lines, st.App.Subtle.Render(ansi.Truncate("  skipped: "+sanitizeLine(sk), w, "…")))
 	}
-	legend := "rates without → with the policy; ↓/↑ the 95% interval of the difference excludes 0; n/e not estimable; n/a the policy does not apply"
+	legend := "rates without → with the policy · ↓/↑ its 95% CI excludes 0 · n/e not estimable · n/a not applicable"
 	return strings.Join(append(lines, st.App.Subtle.Render(ansi.Truncate(legend, w, "…"))), "\n")
 }
 
@@ -318,7 +318,12 @@ func (s safeguardsScreen) status() string { return "" }
 
 func (s safeguardsScreen) ShortHelp() []key.Binding {
 	k := s.c.keys
-	return []key.Binding{k.List.Down, k.List.Up, k.Lab.Run, k.Lab.Executor, k.Global.Back, k.Global.Help}
+	return []key.Binding{k.List.Down, k.List.Up, shortHelp(k.Lab.Run, "evaluate the run"), k.Lab.Executor, k.Global.Back, k.Global.Help}
+}
+
+// shortHelp is a binding with a shorter description for the key bar.
+func shortHelp(b key.Binding, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
 }
 
 func (s safeguardsScreen) FullHelp() [][]key.Binding {

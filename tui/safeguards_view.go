@@ -32,6 +32,8 @@ type SafeguardPolicy struct {
 	Prevented, Refused, NotEstimable, Trials int
 	// RecordsRemoved counts records the policy withheld, over every block.
 	RecordsRemoved int
+	// FinalOnly: the trials (and so the counts) are at the final block only.
+	FinalOnly bool
 	Blocks         []SafeguardBlock
 }
 
