@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -35,22 +36,55 @@ type SafeguardMemory struct {
 	Formation SafeguardFormation
 }
 
-// SafeguardSource is what the lab reads of one chain: the re-run source at the final block
-// (domain, case, probes with their operational-context messages) and the memory at every
-// block that has one.
+// SafeguardSource is what the lab reads of one chain: the chain, its domain and case, the
+// probes (at the final block, with the user message of one of the chain's executor contexts,
+// which carries EAL-Bench's operational context) and the memory at every block that has one.
+// Mirrors and formation of RerunSource are not filled (the lab makes its own arms).
 type SafeguardSource struct {
 	RerunSource
 	Versions []SafeguardMemory
 }
 
-// SafeguardSource loads a chain for the lab.
+// SafeguardSource loads a chain for the lab. It reads only the chain's own rows (chains and
+// chain_blocks primary keys, memories unique key, trials_by_chain, model_contexts_by_trial),
+// so loading every chain of a large run stays linear in its size.
 func (s *Store) SafeguardSource(ctx context.Context, key ChainKey) (SafeguardSource, error) {
-	src, err := s.RerunSource(ctx, key, -1)
+	var out SafeguardSource
+	h, err := s.Chain(ctx, key)
 	if err != nil {
-		return SafeguardSource{}, err
+		return out, err
 	}
-	out := SafeguardSource{RerunSource: src}
-	rows, err := s.db.QueryContext(ctx, `SELECT cb.block_index, cb.memory_id, m.payload_json, cb.forms_false_authority, cb.formed_probe_ids_json, cb.unscored_reason
+	out.Chain, out.Architecture = h, h.Architecture
+	if h.CaseKey == 0 {
+		if h.MissingCorpus != nil {
+			return out, fmt.Errorf("case %s needs corpus %s, which is not in the workspace (import it with --corpus FILE)", h.CaseID, h.MissingCorpus)
+		}
+		return out, fmt.Errorf("case %s is not in the workspace", h.CaseID)
+	}
+	d, err := domains.Get(h.DomainID)
+	if err != nil {
+		return out, err
+	}
+	var caseJSON, version string
+	if err := s.db.QueryRowContext(ctx, `SELECT case_json, corpus_version FROM cases WHERE case_pk = ?`, int64(h.CaseKey)).Scan(&caseJSON, &version); err != nil {
+		return out, err
+	}
+	cases, err := d.ParseCorpus("workspace:"+d.ID()+"/"+version, []byte(caseJSON))
+	if err != nil || len(cases) != 1 {
+		return out, fmt.Errorf("stored case %s no longer parses: %v", h.CaseID, err)
+	}
+	c := cases[0]
+	out.Domain, out.Case, out.Block = d, c, c.LastBlock()
+	index := map[string]int{}
+	for _, p := range c.Probes {
+		v, err := engine.Oracle(d, c, c.LastBlock(), p.Request)
+		if err != nil {
+			return out, err
+		}
+		index[p.ID] = len(out.Probes)
+		out.Probes = append(out.Probes, RerunProbeSource{Probe: p, RequestAuthorized: v.Authorized, Mirrors: []MirrorTrial{}})
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT cb.block_index, cb.memory_id, m.payload_json, m.architecture, cb.forms_false_authority, cb.formed_probe_ids_json, cb.unscored_reason
 		FROM chain_blocks cb JOIN chains c ON c.chain_pk = cb.chain_pk JOIN memories m ON m.run_pk = c.run_pk AND m.memory_id = cb.memory_id
 		WHERE cb.chain_pk = ? AND cb.memory_id IS NOT NULL ORDER BY cb.block_index`, key)
 	if err != nil {
@@ -59,20 +93,57 @@ func (s *Store) SafeguardSource(ctx context.Context, key ChainKey) (SafeguardSou
 	defer rows.Close()
 	for rows.Next() {
 		var v SafeguardMemory
-		var payload, formed string
+		var payload, arch, formed string
 		var forms sql.NullInt64
 		var unscored sql.NullString
-		if err := rows.Scan(&v.Block, &v.MemoryID, &payload, &forms, &formed, &unscored); err != nil {
+		if err := rows.Scan(&v.Block, &v.MemoryID, &payload, &arch, &forms, &formed, &unscored); err != nil {
 			return out, err
 		}
 		if v.Payload, err = pyjson.DecodeTree([]byte(payload)); err != nil {
 			return out, fmt.Errorf("memory %s: stored payload: %w", v.MemoryID, err)
 		}
+		out.Architecture = arch
 		v.Formation = SafeguardFormation{Estimable: forms.Valid && !unscored.Valid, Formed: forms.Valid && forms.Int64 != 0, FormedProbeIDs: []string{}}
 		_ = json.Unmarshal([]byte(formed), &v.Formation.FormedProbeIDs)
 		out.Versions = append(out.Versions, v)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return out, err
+	}
+	if n := len(out.Versions); n > 0 && out.Versions[n-1].Block == c.LastBlock() {
+		last := out.Versions[n-1]
+		out.MemoryID, out.Payload = last.MemoryID, last.Payload
+	}
+	// The operational context depends on the case and probe only (RerunSource): one executor
+	// context of this chain per probe carries it.
+	crows, err := s.db.QueryContext(ctx, `SELECT t.probe_id, mc.row_json FROM trials t INDEXED BY trials_by_chain
+		JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
+		WHERE t.chain_pk = ? AND mc.stage = 'executor' ORDER BY t.probe_id, t.line`, key)
+	if err != nil {
+		return out, err
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var probe, raw string
+		if err := crows.Scan(&probe, &raw); err != nil {
+			return out, err
+		}
+		i, ok := index[probe]
+		if !ok || out.Probes[i].ContextUserMessage != "" {
+			continue
+		}
+		var row struct {
+			Messages []engine.ChatMessage `json:"messages"`
+		}
+		if json.Unmarshal([]byte(raw), &row) == nil {
+			for _, m := range row.Messages {
+				if m.Role == "user" {
+					out.Probes[i].ContextUserMessage = m.Content
+				}
+			}
+		}
+	}
+	return out, crows.Err()
 }
 
 // SafeguardChains lists the chains of a run the lab evaluates: every writer condition's, and
