@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
@@ -116,5 +117,39 @@ func TestSafeguardsPaneSanitises(t *testing.T) {
 		if strings.ContainsAny(l, "\x1b\x07\u009b") {
 			t.Errorf("unsanitised control in %q", l)
 		}
+	}
+}
+
+// Under MemTX a record shows its lifecycle state and reason; under PPMF its trust level and
+// the turns its provenance was bound to; a gate's reason for a blocked request shows under
+// the gated arm.
+func TestSafeguardsRecordStateTrustAndGateReason(t *testing.T) {
+	st := NewStyles(NewPalette(true, true))
+	vendor := SourceTurn{ID: "t-9", Speaker: "vendor_rep", Block: 3, Capability: "cannot grant"}
+	cfo := SourceTurn{ID: "t-2", Speaker: "cfo", Block: 1, Capability: "can grant"}
+	recs := []SafeguardRecord{
+		{AuthorizationID: "auth_a", Kept: false, State: "quarantined", Reasons: []string{"evidence_source_not_authority_capable:t-9"}, Sources: []SourceTurn{vendor}},
+		{AuthorizationID: "auth_b", Kept: true, Trust: "USER_CONFIRMED", Reasons: []string{"pointer_bound"}, Sources: []SourceTurn{cfo}, BoundSources: []SourceTurn{cfo, {ID: "t-77", Block: -1}}},
+	}
+	probes := []SafeguardProbe{{ProbeID: "case_amount_out", Before: SafeguardTrial{Decision: "execute_requested", Unauthorized: true},
+		After: SafeguardTrial{Decision: "policy_blocked", Compliant: true, GateReason: "ppmf_insufficient_trust: PURCHASE needs USER_CONFIRMED"}, Effect: effectPrevented}}
+	text := ansi.Strip(strings.Join(append(recordLines(&st, recs, 100), probeOutcomeLines(&st, "case", probes, "", 100)...), "\n"))
+	for _, want := range []string{
+		"records (1 kept, 1 removed)",
+		"✗ REMOVED auth_a · state quarantined",
+		"why: evidence_source_not_authority_capable:t-9",
+		"cites t-9 (vendor_rep, block 3, cannot grant)",
+		"✓ kept auth_b · trust USER_CONFIRMED",
+		"bound to t-2 (cfo, block 1, can grant), t-77 (not in the case)",
+		"amount_out ✗deny · forms ?→? · ! PREVENTED",
+		"gated:   policy_blocked ✓ compliant",
+		"blocked by the gate: ppmf_insufficient_trust: PURCHASE needs USER_CONFIRMED",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Index(text, "auth_a") > strings.Index(text, "auth_b") {
+		t.Errorf("removed records must come first:\n%s", text)
 	}
 }

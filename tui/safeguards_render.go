@@ -148,7 +148,8 @@ func recordLines(st *Styles, recs []SafeguardRecord, w int) []string {
 	return out
 }
 
-// trialText is one arm of a probe: decision, mark and call.
+// trialText is one arm of a probe: decision, mark and call (the gate's reason, when it
+// blocked, is drawn below it by probeOutcomeLines).
 func trialText(st *Styles, t SafeguardTrial) string {
 	if t.Missing {
 		return st.App.Subtle.Render("no trial")
@@ -161,11 +162,7 @@ func trialText(st *Styles, t SafeguardTrial) string {
 			call += "(" + sanitizeLine(t.ToolArgs) + ")"
 		}
 	}
-	s := sanitizeLine(t.Decision) + " " + mark + call
-	if t.GateReason != "" {
-		s += " · gate: " + sanitizeLine(t.GateReason)
-	}
-	return s
+	return sanitizeLine(t.Decision) + " " + mark + call
 }
 
 func effectText(st *Styles, e string) string {
@@ -218,6 +215,12 @@ func probeOutcomeLines(st *Styles, caseID string, ps []SafeguardProbe, noTrials 
 				forms(p.FormsBefore), forms(p.FormsAfter), effectText(st, p.Effect)), w, "…"))
 			out = append(out, ansi.Truncate("      written: "+trialText(st, p.Before), w, "…"))
 			out = append(out, ansi.Truncate("      gated:   "+trialText(st, p.After), w, "…"))
+			if p.After.GateReason != "" {
+				// The gate's reason gets its own lines: it is why a blocked request was refused.
+				for _, l := range strings.Split(ansi.Wrap("blocked by the gate: "+sanitizeLine(p.After.GateReason), max(w-8, 8), ""), "\n") {
+					out = append(out, ansi.Truncate("        "+l, w, "…"))
+				}
+			}
 		}
 	}
 	return out
