@@ -34,7 +34,7 @@ type SafeguardPolicy struct {
 	RecordsRemoved int
 	// FinalOnly: the trials (and so the counts) are at the final block only.
 	FinalOnly bool
-	Blocks         []SafeguardBlock
+	Blocks    []SafeguardBlock
 }
 
 // SafeguardBlock is the policy at one block of the chain.
