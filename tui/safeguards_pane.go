@@ -278,8 +278,9 @@ func (p *safeguardsPanel) View(w, h int) string {
 					list = append(list, st.App.Subtle.Render(ansi.Truncate(l, lw, "…")))
 				}
 			}
-			detail = window(detail, p.scroll, max(h-2-len(status), 1))
-			rows := max(len(list), len(detail))
+			avail := max(h-2-len(status), 1)
+			detail = window(detail, p.scroll, avail)
+			rows := max(len(list), avail) // the divider runs the pane's full height
 			for i := 0; i < rows; i++ {
 				var a, b string
 				if i < len(list) {

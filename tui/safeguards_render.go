@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -264,9 +265,9 @@ func policyDetailLines(st *Styles, caseID string, order []string, p SafeguardPol
 	}
 	switch {
 	case p.Err != "":
-		return append(out, st.App.Error.Render(ansi.Truncate("! "+sanitizeLine(p.Err), w, "…")))
+		return append(out, wrapLines(st.App.Error, "! "+sanitizeLine(p.Err), w)...)
 	case p.NotApplicable != "":
-		return append(out, ansi.Truncate("not applicable: "+sanitizeLine(p.NotApplicable), w, "…"))
+		return append(out, wrapLines(st.Chain.Same, "not applicable: "+sanitizeLine(p.NotApplicable), w)...)
 	}
 	out = append(out, ansi.Truncate(formationText(p), w, "…"))
 	over := "over the chain"
@@ -291,15 +292,24 @@ func policyDetailLines(st *Styles, caseID string, order []string, p SafeguardPol
 	out = append(out, st.List.Header.Render(ansi.Truncate(head, w, "…")))
 	switch {
 	case b.Err != "":
-		return append(out, st.App.Error.Render(ansi.Truncate("! "+sanitizeLine(b.Err), w, "…")))
+		return append(out, wrapLines(st.App.Error, "! "+sanitizeLine(b.Err), w)...)
 	case b.NotApplicable != "":
-		return append(out, ansi.Truncate("not applicable: "+sanitizeLine(b.NotApplicable), w, "…"))
+		return append(out, wrapLines(st.Chain.Same, "not applicable: "+sanitizeLine(b.NotApplicable), w)...)
 	}
 	out = append(out, recordLines(st, b.Records, w)...)
 	out = append(out, "")
 	out = append(out, probeOutcomeLines(st, caseID, b.Probes, b.NoTrials, w)...)
 	out = append(out, "")
 	return append(out, gatedDiffLines(st, order, *b, w)...)
+}
+
+// wrapLines wraps already-sanitised text to w cells, each line styled.
+func wrapLines(style lipgloss.Style, text string, w int) []string {
+	var out []string
+	for _, l := range strings.Split(ansi.Wrap(text, max(w, 8), ""), "\n") {
+		out = append(out, style.Render(ansi.Truncate(l, w, "…")))
+	}
+	return out
 }
 
 func yesNo(b bool) string {

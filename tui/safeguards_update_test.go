@@ -219,3 +219,52 @@ func TestSafeguardsRunScreen(t *testing.T) {
 		t.Errorf("esc left the run screen for %v, want the chains list", m.top())
 	}
 }
+
+// `:safeguards` opens the pane in the chain view and the run's screen in the chains list;
+// the lab's keys are remappable by name like every other action.
+func TestSafeguardsCommandAndRemap(t *testing.T) {
+	m, runID, _ := labChainApp(t, 120, 40)
+	m = pressKeys(t, m, keyPress(":"))
+	for _, r := range "safeguards" {
+		m = pressKeys(t, m, keyPress(string(r)))
+	}
+	m = pressKeys(t, m, keyPress("enter"))
+	if m.chain.safeguards == nil {
+		t.Fatalf(":safeguards in the chain view opened no pane:\n%s", frame(m, runID))
+	}
+	m = pressKeys(t, m, keyPress("esc"), keyPress("esc"))
+	if m.top() != screenChains {
+		t.Fatalf("esc esc from the pane ended on %v, want the chains list", m.top())
+	}
+	m = pressKeys(t, m, keyPress(":"))
+	for _, r := range "safeguards" {
+		m = pressKeys(t, m, keyPress(string(r)))
+	}
+	m = pressKeys(t, m, keyPress("enter"))
+	if m.top() != screenSafeguards || m.safeguards.runID != runID {
+		t.Fatalf(":safeguards in the chains list: screen %v run %q", m.top(), m.safeguards.runID)
+	}
+
+	km := DefaultKeyMap()
+	if err := km.Remap(map[string][]string{"lab.open": {"L"}, "executor": {"E"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := km.Lab.Open.Keys(); len(got) != 1 || got[0] != "L" {
+		t.Errorf("lab.open = %v", got)
+	}
+	if got := km.Lab.Executor.Keys(); len(got) != 1 || got[0] != "E" {
+		t.Errorf("executor = %v", got)
+	}
+	// S is no other action of the screens it works on, so it never shadows one.
+	def := DefaultKeyMap()
+	for name, b := range def.actions() {
+		if !strings.Contains(name, ".") || name == "lab.open" || strings.HasPrefix(name, "annotate.") || strings.HasPrefix(name, "present.") {
+			continue
+		}
+		for _, k := range b.Keys() {
+			if k == "S" {
+				t.Errorf("%s is bound to S too", name)
+			}
+		}
+	}
+}
