@@ -99,7 +99,7 @@ func TestFlowSafeguardsGateRemovesLaunderedRecord(t *testing.T) {
 func TestSafeguardsPaneSanitises(t *testing.T) {
 	st := NewStyles(NewPalette(true, true))
 	recs := []SafeguardRecord{{AuthorizationID: "auth\x1b]52;c;ZXZpbA==\x07_x", Reasons: []string{"why\x1b[2J"},
-		Sources: []SourceTurn{{ID: "t\x1b[31m1", Speaker: "ev\u009bil", Block: 2}}, State: "quar\x1bantined"}}
+		Sources: []SourceTurn{{ID: "t\x1b[31m1", Speaker: "ev\u009bil", Block: 2, Content: "claim\x1b]8;;http://x\x07"}}, State: "quar\x1bantined"}}
 	probes := []SafeguardProbe{{ProbeID: "p\x1b[1m", Before: SafeguardTrial{Decision: "execute\x1b[0m", ToolName: "submit\x07", ToolArgs: "{\x1b}"},
 		After: SafeguardTrial{Decision: "escalate", GateReason: "gate\x1b[5m"}, Effect: effectPrevented}}
 	var lines []string

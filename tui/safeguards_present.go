@@ -47,7 +47,7 @@ func sourceTurns(d engine.Domain, c *engine.Case, ids []string) []SourceTurn {
 	for _, id := range ids {
 		st := SourceTurn{ID: id, Block: -1}
 		if t, ok := c.Turn(id); ok {
-			st.Block, st.Speaker = t.BlockIndex, firstNonEmpty(t.ActorID, t.Speaker)
+			st.Block, st.Speaker, st.Content = t.BlockIndex, firstNonEmpty(t.ActorID, t.Speaker), t.Content
 			if rules != nil {
 				st.Speaker = rules.TurnPrincipal(t)
 				st.Capability = "cannot grant"

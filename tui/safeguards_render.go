@@ -141,6 +141,14 @@ func recordLines(st *Styles, recs []SafeguardRecord, w int) []string {
 				wrap("      ", "why: "+sanitizeLine(strings.Join(r.Reasons, ", ")))
 			}
 			wrap("      ", "cites "+sourcesText(r.Sources))
+			if !r.Kept {
+				// What a removed record's turns actually said: the claim it was built from.
+				for _, t := range r.Sources {
+					if t.Content != "" {
+						out = append(out, st.App.Subtle.Render(ansi.Truncate("        “"+sanitizeLine(t.Content)+"”", w, "…")))
+					}
+				}
+			}
 			if r.Trust != "" || len(r.BoundSources) > 0 {
 				wrap("      ", "bound to "+sourcesText(r.BoundSources))
 			}

@@ -76,6 +76,8 @@ type SourceTurn struct {
 	ID, Speaker string
 	Block       int
 	Capability  string
+	// Content is what the turn says (untrusted corpus text: sanitised where drawn).
+	Content string
 }
 
 // SafeguardProbe is one probe's trial behind the written memory and behind the gated one.
