@@ -10,9 +10,11 @@ import (
 	"github.com/ealscope/ealscope/runs"
 )
 
-// The lab's tests write evaluations to their workspace; they get their own copy of the
-// fixture run (same corpus, same seed), so the shared fixture's goldens never see them.
-var labWS struct {
+// The lab's tests write evaluations to their workspace, so they get their own copies of the
+// fixture run (same corpus, same seed) and the shared fixture's goldens never see them: one
+// for the chain pane's tests (evaluations at every block) and one for the run's batches
+// (which replace a chain's evaluation with a final-block one) and model executors.
+type labFixture struct {
 	once  sync.Once
 	dir   string
 	store *runs.Store
@@ -20,36 +22,47 @@ var labWS struct {
 	err   error
 }
 
-func labStore(t testing.TB) (*runs.Store, string) {
+var labWS, labRunWS labFixture
+
+func (f *labFixture) get(t testing.TB) (*runs.Store, string) {
 	t.Helper()
-	labWS.once.Do(func() {
-		labWS.dir, labWS.err = os.MkdirTemp("", "ealscope-tui-lab-")
-		if labWS.err != nil {
+	f.once.Do(func() {
+		f.dir, f.err = os.MkdirTemp("", "ealscope-tui-lab-")
+		if f.err != nil {
 			return
 		}
 		ctx := context.Background()
-		run := filepath.Join(labWS.dir, "run")
-		if labWS.err = buildScriptedRun(ctx, run, "", fixtureSeed); labWS.err != nil {
+		run := filepath.Join(f.dir, "run")
+		if f.err = buildScriptedRun(ctx, run, "", fixtureSeed); f.err != nil {
 			return
 		}
 		var res []runs.PathResult
-		labWS.store, res, labWS.err = importRun(ctx, filepath.Join(labWS.dir, "workspace.db"), []string{run}, nil)
-		if labWS.err == nil {
-			labWS.runID = res[0].RunID
+		f.store, res, f.err = importRun(ctx, filepath.Join(f.dir, "workspace.db"), []string{run}, nil)
+		if f.err == nil {
+			f.runID = res[0].RunID
 		}
 	})
-	if labWS.err != nil {
-		t.Fatalf("building the lab's workspace: %v", labWS.err)
+	if f.err != nil {
+		t.Fatalf("building the lab's workspace: %v", f.err)
 	}
-	return labWS.store, labWS.runID
+	return f.store, f.runID
 }
 
-// closeLabStore is TestMain's cleanup of the lab's workspace.
+func (f *labFixture) close() {
+	if f.store != nil {
+		f.store.Close()
+	}
+	if f.dir != "" {
+		os.RemoveAll(f.dir)
+	}
+}
+
+// labStore is the chain pane's workspace, labRunStore the run batches' one.
+func labStore(t testing.TB) (*runs.Store, string)    { return labWS.get(t) }
+func labRunStore(t testing.TB) (*runs.Store, string) { return labRunWS.get(t) }
+
+// closeLabStore is TestMain's cleanup of the lab's workspaces.
 func closeLabStore() {
-	if labWS.store != nil {
-		labWS.store.Close()
-	}
-	if labWS.dir != "" {
-		os.RemoveAll(labWS.dir)
-	}
+	labWS.close()
+	labRunWS.close()
 }

@@ -3,11 +3,14 @@ package tui
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -160,7 +163,7 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 // keeps the chains that finished; the finished table shows the gate stopping chains and
 // refusing legitimate requests, with intervals, and "n/a" where it does not apply.
 func TestSafeguardsRunScreen(t *testing.T) {
-	s, runID := labStore(t)
+	s, runID := labRunStore(t)
 	lab := newWorkspaceLab(s, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	before, _, _ := lab.StoredRun(context.Background(), runID)
@@ -266,5 +269,57 @@ func TestSafeguardsCommandAndRemap(t *testing.T) {
 				t.Errorf("%s is bound to S too", name)
 			}
 		}
+	}
+}
+
+// A model executor that fails (a real loopback server answering 400) yields provider errors:
+// every pair is "not estimable", never a prevented action or a refusal.
+func TestSafeguardsModelProviderErrorsAreNotEstimable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":{"message":"model not loaded"}}`))
+	}))
+	defer srv.Close()
+	s, runID := labRunStore(t)
+	rows, err := s.Chains(context.Background(), runs.ChainFilter{RunID: runID, Forming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k *ChainKey
+	for _, r := range rows {
+		if r.Architecture == "typed" {
+			key := presentChain(r).Key
+			k = &key
+			break
+		}
+	}
+	if k == nil {
+		t.Fatal("no typed forming chain")
+	}
+	models := &replay.Config{Models: map[string]replay.Model{"broken": {Name: "broken", BaseURL: srv.URL, Model: "m", Concurrency: 2, TimeoutS: 5}}}
+	m, err := New(Options{Store: s, Models: models, Dark: ptr(true), NoColor: true, Start: Start{Chain: k, Block: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = drive(t, m, 120, 40)
+	m = pressKeys(t, m, keyPress("S"), keyPress("x"), keyPress("r"))
+	p := m.chain.safeguards
+	if p == nil || p.data == nil || p.err != nil {
+		t.Fatalf("pane %+v", p)
+	}
+	if p.data.Executor != "broken" {
+		t.Errorf("evaluated with %q, want the configured model", p.data.Executor)
+	}
+	for _, q := range p.data.Policies {
+		if q.NotApplicable != "" {
+			continue
+		}
+		if q.Trials == 0 || q.NotEstimable != q.Trials || q.Prevented != 0 || q.Refused != 0 {
+			t.Errorf("%s: %d pairs, %d not estimable, %d prevented, %d refused; want every pair not estimable", q.ID, q.Trials, q.NotEstimable, q.Prevented, q.Refused)
+		}
+	}
+	if out := frame(m, runID); !strings.Contains(out, "? not estimable") {
+		t.Errorf("the pane shows no not-estimable pair:\n%s", out)
 	}
 }
