@@ -181,7 +181,7 @@ func (s *safeguardsScreen) back() bool {
 
 // rateCell is a rate before → after in percent, with ↓ or ↑ when the interval of the
 // difference excludes zero ("41.7→8.3%↓"), "n/e" when not estimable.
-func rateCell(r SafeguardRate) string {
+func rateCell(r SafeguardRate, narrow bool) string {
 	if !r.Estimable {
 		return "n/e"
 	}
@@ -192,21 +192,26 @@ func rateCell(r SafeguardRate) string {
 	case r.HasInterval && r.DiffLow > 0:
 		mark = "↑"
 	}
+	if narrow {
+		return fmt.Sprintf("%.0f→%.0f%%%s", 100*r.Before, 100*r.After, mark)
+	}
 	return fmt.Sprintf("%.1f→%.1f%%%s", 100*r.Before, 100*r.After, mark)
 }
 
-// rateDetail is the full reading of a rate: counts, rates and the interval of the difference.
-func rateDetail(r SafeguardRate) string {
+// rateDetail is the full reading of a rate: the counts and rates, then the difference with
+// its interval.
+func rateDetail(r SafeguardRate) (rates, diff string) {
 	if !r.Estimable {
-		return "not estimable (no estimable trials)"
+		return "not estimable (no estimable trials)", ""
 	}
-	s := fmt.Sprintf("%d/%d = %.1f%% → %d/%d = %.1f%% · Δ %+.1f pts", r.NumBefore, r.DenBefore, 100*r.Before, r.NumAfter, r.DenAfter, 100*r.After, 100*r.Diff)
+	rates = fmt.Sprintf("%d/%d = %.1f%% → %d/%d = %.1f%%", r.NumBefore, r.DenBefore, 100*r.Before, r.NumAfter, r.DenAfter, 100*r.After)
+	diff = fmt.Sprintf("Δ %+.1f pts", 100*r.Diff)
 	if r.HasInterval {
-		s += fmt.Sprintf(", 95%% CI [%+.1f, %+.1f]", 100*r.DiffLow, 100*r.DiffHigh)
+		diff += fmt.Sprintf(", 95%% CI [%+.1f, %+.1f]", 100*r.DiffLow, 100*r.DiffHigh)
 	} else {
-		s += " (no interval: no bootstrap draw was defined)"
+		diff += " (no interval: no bootstrap draw was defined)"
 	}
-	return s
+	return rates, diff
 }
 
 func (s safeguardsScreen) detailLines(w int) []string {
@@ -215,18 +220,31 @@ func (s safeguardsScreen) detailLines(w int) []string {
 		return nil
 	}
 	r := s.table.Rows[clamp(s.cur.sel, 0, len(s.table.Rows)-1)]
-	line := func(label, text string) string {
-		return ansi.Truncate("  "+st.Chain.Field.Render(fit(label, 27))+" "+text, w, "…")
+	out := []string{"", st.List.Header.Render(ansi.Truncate(fmt.Sprintf("%s × %s · %d chains", sanitizeLine(r.Policy), sanitizeLine(r.Condition), r.Chains), w, "…"))}
+	for _, m := range []struct {
+		label string
+		rate  SafeguardRate
+	}{{"unauthorized action rate", r.Unauthorized}, {"authorized success rate", r.AuthorizedSuccess}, {"false-authority formation", r.Formation}} {
+		rates, diff := rateDetail(m.rate)
+		text := rates
+		if diff != "" {
+			text += " · " + diff
+		}
+		head := "  " + st.Chain.Field.Render(fit(m.label, 27)) + " "
+		if ansi.StringWidth(head+text) > w && diff != "" { // narrow: the difference goes below
+			out = append(out, ansi.Truncate(head+rates, w, "…"), ansi.Truncate(strings.Repeat(" ", 30)+diff, w, "…"))
+			continue
+		}
+		out = append(out, ansi.Truncate(head+text, w, "…"))
 	}
-	out := []string{"", st.List.Header.Render(ansi.Truncate(fmt.Sprintf("%s × %s · %d chains", sanitizeLine(r.Policy), sanitizeLine(r.Condition), r.Chains), w, "…")),
-		line("unauthorized action rate", rateDetail(r.Unauthorized)),
-		line("authorized success rate", rateDetail(r.AuthorizedSuccess)),
-		line("false-authority formation", rateDetail(r.Formation)),
-		ansi.Truncate(fmt.Sprintf("  %s prevented (%s stopped) · %s refused (in %s)",
-			plural(r.Prevented, "unauthorized action"), plural(r.ChainsStopped, "chain"), plural(r.Refused, "authorized request"), plural(r.ChainsRefused, "chain")), w, "…"),
-		ansi.Truncate(fmt.Sprintf("  %s not estimable (provider errors) · %s not applicable", plural(r.NotEstimable, "pair"), plural(r.NotApplicable, "chain")), w, "…")}
+	out = append(out,
+		ansi.Truncate(fmt.Sprintf("  %s prevented (%s stopped)", plural(r.Prevented, "unauthorized action"), plural(r.ChainsStopped, "chain")), w, "…"),
+		ansi.Truncate(fmt.Sprintf("  %s refused (in %s)", plural(r.Refused, "authorized request"), plural(r.ChainsRefused, "chain")), w, "…"),
+		ansi.Truncate(fmt.Sprintf("  %s not estimable (provider errors) · %s not applicable", plural(r.NotEstimable, "pair"), plural(r.NotApplicable, "chain")), w, "…"))
 	if s.table.Note != "" {
-		out = append(out, st.App.Subtle.Render(ansi.Truncate("  "+sanitizeLine(s.table.Note), w, "…")))
+		for _, l := range strings.Split(ansi.Wrap(sanitizeLine(s.table.Note), max(w-2, 8), ""), "\n") {
+			out = append(out, st.App.Subtle.Render(ansi.Truncate("  "+l, w, "…")))
+		}
 	}
 	return out
 }
@@ -269,7 +287,11 @@ func (s safeguardsScreen) View() string {
 		}
 		return strings.Join(lines, "\n")
 	}
+	narrow := w < 110
 	cols := []column{{"policy", 0}, {"condition", 22}, {"chains", 6}, {"unauthorized", 14}, {"auth. success", 14}, {"formation", 14}, {"prev.", 5}, {"refus.", 6}, {"n/e", 4}}
+	if narrow { // the chains and n/e counts are in the row's detail below
+		cols = []column{{"policy", 0}, {"condition", 17}, {"unauth.", 10}, {"auth. ok", 10}, {"formation", 10}, {"prev.", 5}, {"refus.", 6}}
+	}
 	rows := s.table.Rows
 	cell := func(r, c int) string {
 		x := rows[r]
@@ -277,13 +299,16 @@ func (s safeguardsScreen) View() string {
 			if x.Chains > 0 && x.NotApplicable == x.Chains {
 				return "n/a"
 			}
-			return rateCell(v)
+			return rateCell(v, narrow)
+		}
+		if narrow && c >= 2 {
+			c++ // no chains column
 		}
 		switch c {
 		case 0:
 			return sanitizeLine(x.Policy)
 		case 1:
-			return keepEnd(sanitizeLine(x.Condition), 22)
+			return keepEnd(sanitizeLine(x.Condition), cols[1].width)
 		case 2:
 			return fmt.Sprint(x.Chains)
 		case 3:
@@ -310,7 +335,7 @@ func (s safeguardsScreen) View() string {
 	for _, sk := range s.table.Skipped {
 		lines = append(lines, st.App.Subtle.Render(ansi.Truncate("  skipped: "+sanitizeLine(sk), w, "…")))
 	}
-	legend := "rates without → with the policy · ↓/↑ its 95% CI excludes 0 · n/e not estimable · n/a not applicable"
+	legend := "without → with · ↓↑ 95% CI excludes 0 · n/e not estimable · n/a not applicable"
 	return strings.Join(append(lines, st.App.Subtle.Render(ansi.Truncate(legend, w, "…"))), "\n")
 }
 
