@@ -31,6 +31,7 @@ type CLI struct {
 	Check      checkCmd      `cmd:"" help:"Validate a corpus and print each probe's oracle verdict at the final block."`
 	Gen        genCmd        `cmd:"" help:"Generate a seeded synthetic corpus of valid cases (for scale tests)."`
 	Fidelity   fidelityCmd   `cmd:"" help:"Score one typed memory payload against the ledger at a block."`
+	Gate       gateCmd       `cmd:"" help:"Apply EAL-Bench's cited-source authority gate to one typed memory and print its SourceAuthorityGateResult."`
 	Run        runCmd        `cmd:"" help:"Produce a run directory: writer chains, frozen evidence and executor trials (built-in parts or OpenAI-compatible models)."`
 	Import     importCmd     `cmd:"" help:"Verify and import run directories, corpora and writer-memories files into the workspace."`
 	Summary    summaryCmd    `cmd:"" help:"Summarise the runs, chains and memories of the workspace."`

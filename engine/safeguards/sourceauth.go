@@ -165,41 +165,30 @@ func ApplySourceAuthorityGate(d engine.Domain, c *engine.Case, records []engine.
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", d.ID(), ErrNoSourceAuthority)
 	}
-	// The domain's serialiser builds Go values; the strict parsers read JSON trees (numbers
-	// as json.Number), so every serialised memory goes through JSON once.
-	normalized, err := jsonTree(d.TypedPayload(records))
-	if err != nil {
-		return nil, err
-	}
-	rows, ok := normalized["authorizations"].([]any)
-	if !ok {
-		return nil, fmt.Errorf("typed memory authorizations must be a list")
-	}
-	// The serialiser writes one row per record, in order, so record i is row i; its citations
-	// are the domain's reading of the same field the gate reads from the row.
-	if len(records) != len(rows) {
-		return nil, fmt.Errorf("normalised memory has %d rows for %d records", len(rows), len(records))
-	}
+	// The normalised memory is the domain's serialisation of the records: one row per record,
+	// in order, so record i is row i, and its citations are the domain's reading of the field
+	// the gate reads from that row (RecordCitations).
 	idx := resolveSources(rules, c, through)
 	res := &SourceAuthorityGateResult{SchemaVersion: GateSchemaVersion, ThroughBlockIndex: through,
-		InputRecordCount: len(rows)}
-	var kept []any
+		InputRecordCount: len(records)}
+	var kept []engine.Record
 	for i, r := range records {
 		passed, reason, cites := idx.evaluateCitations(rules.RecordCitations(r))
 		if passed {
-			kept = append(kept, rows[i])
+			kept = append(kept, r)
 		}
 		res.Decisions = append(res.Decisions, RecordGateDecision{RecordIndex: i, AuthorizationID: r.AuthorizationID(),
 			Passed: passed, Reason: reason, Citations: cites})
 	}
 	res.RetainedRecordCount = len(kept)
-	gated := make(map[string]any, len(normalized))
-	for k, v := range normalized {
-		gated[k] = v
-	}
-	gated["authorizations"] = append([]any{}, kept...)
-	res.Retained, err = d.ParseTyped(gated)
+	// {**normalized, "authorizations": retained} is the serialisation of the kept records; it is
+	// parsed and serialised again. The serialiser builds Go values and the strict parsers read
+	// JSON trees (numbers as json.Number), so each serialisation goes through JSON once.
+	gated, err := jsonTree(d.TypedPayload(kept))
 	if err != nil {
+		return nil, err
+	}
+	if res.Retained, err = d.ParseTyped(gated); err != nil {
 		return nil, fmt.Errorf("re-parsing the gated memory: %w", err)
 	}
 	if res.GatedState, err = jsonTree(d.TypedPayload(res.Retained)); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // SourceAuthorityGateID is the lab's id of EAL-Bench's cited-source authority gate.
@@ -38,6 +39,16 @@ func (sourceAuthorityTransform) TransformMemory(in engine.MemoryInput) (engine.G
 	}
 	through := in.Block
 	res, err := GateTypedPayload(in.Domain, in.Case, in.Evidence.Payload, &through)
+	if err != nil && !errors.Is(err, ErrNoSourceAuthority) {
+		// The strict parsers read JSON trees: a payload built in Go (a serialiser's ints) is
+		// taken through JSON once and gated again; a tree read from a file is unchanged by
+		// that, so a real refusal stays one.
+		payload, terr := pyjson.Retree(in.Evidence.Payload)
+		if terr != nil {
+			return engine.GatedMemory{}, fmt.Errorf("typed memory: %w", terr)
+		}
+		res, err = GateTypedPayload(in.Domain, in.Case, payload, &through)
+	}
 	if errors.Is(err, ErrNoSourceAuthority) {
 		return engine.GatedMemory{}, fmt.Errorf("%w: %w", engine.ErrNotApplicable, err)
 	}

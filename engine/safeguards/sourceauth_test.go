@@ -257,6 +257,18 @@ func TestSourceAuthorityGatePolicy(t *testing.T) {
 		if (len(kept) == 1) != g.Records[2].Kept || len(kept) > 1 {
 			t.Errorf("%s: %d records kept, third decision %+v", id, len(kept), g.Records[2])
 		}
+		// A payload as the domain's serialiser builds it (Go ints, not a JSON tree): the
+		// faithful final memory keeps every record.
+		g, err = p.Memory.TransformMemory(engine.MemoryInput{Domain: f.d, Case: f.c, Block: f.c.LastBlock(),
+			Evidence: engine.Evidence{Kind: engine.MemoryEvidence, Payload: f.d.TypedPayload(f.ledger)}})
+		if err != nil {
+			t.Fatalf("%s: faithful memory: %v", id, err)
+		}
+		for _, r := range g.Records {
+			if !r.Kept {
+				t.Errorf("%s: faithful record %+v removed", id, r)
+			}
+		}
 		for _, ev := range []engine.Evidence{
 			{Kind: engine.MemoryEvidence, Payload: f.d.FaithfulText(f.ledger)},
 			{Kind: engine.EmptyEvidence},

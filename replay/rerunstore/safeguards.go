@@ -7,8 +7,10 @@ package rerunstore
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/safeguards"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 )
@@ -162,10 +164,30 @@ func StoredSafeguardTable(ctx context.Context, store *runs.Store, runID string) 
 	if err != nil {
 		return nil, nil, err
 	}
+	// Rows follow the registry's policy order, as a fresh evaluation of every policy does
+	// (the store lists a chain's evaluations by policy id); unknown ids go last, by id.
+	order := map[string]int{}
+	for i, id := range safeguards.IDs() {
+		order[id] = i
+	}
+	rank := func(id string) int {
+		if i, ok := order[id]; ok {
+			return i
+		}
+		return len(order)
+	}
 	sums := make([]replay.SafeguardChainSummary, 0, len(stored))
 	for _, s := range stored {
+		outcomes := append([]engine.SafeguardOutcome(nil), s.Outcomes...)
+		sort.SliceStable(outcomes, func(i, j int) bool {
+			a, b := outcomes[i].PolicyID, outcomes[j].PolicyID
+			if rank(a) != rank(b) {
+				return rank(a) < rank(b)
+			}
+			return a < b
+		})
 		sums = append(sums, replay.SafeguardChainSummary{CaseID: s.CaseID, Condition: s.Condition, WriterTarget: s.WriterTarget, WriterRunID: s.WriterRunID,
-			Outcomes: s.Outcomes, FinalFormation: replay.FormationVerdict(s.FinalFormation), FinalArms: s.FinalArms})
+			Outcomes: outcomes, FinalFormation: replay.FormationVerdict(s.FinalFormation), FinalArms: s.FinalArms})
 	}
 	return replay.SafeguardTableOf(sums), sums, nil
 }

@@ -79,10 +79,22 @@ type rowCounts struct {
 	unauthorized, authorized, formation [2]int
 }
 
-// wantLab fixes the built-in run's table, by policy id and condition. The lab's other
-// policies (MemTX, PPMF) add their rows here when they land: the test says which rows are
-// missing and prints what it measured.
+// wantLab fixes the built-in run's table, by policy id and condition; only the policies
+// registered in this build are checked. A registered policy without rows here fails the test,
+// which prints what it measured. The memtx and ppmf rows were measured on a scratch merge of
+// the memtx and ppmf branches (2026-12-01): re-measure if those policies changed since.
 var wantLab = map[string]map[string]rowCounts{
+	"memtx": {
+		"one_shot_typed":    {chains: 10, chainsStopped: 7, prevented: 13, unauthorized: [2]int{20, 7}, authorized: [2]int{24, 24}, formation: [2]int{8, 5}},
+		"incremental_text":  {chains: 10, notApplicable: 10},
+		"incremental_typed": {chains: 10, chainsStopped: 8, prevented: 15, chainsRefused: 3, refused: 9, unauthorized: [2]int{20, 5}, authorized: [2]int{30, 21}, formation: [2]int{9, 4}},
+	},
+	// PPMF gates actions and shows the memory unchanged: formation is the written memory's.
+	"ppmf": {
+		"one_shot_typed":    {chains: 10, chainsStopped: 7, prevented: 13, unauthorized: [2]int{20, 7}, authorized: [2]int{24, 24}, formation: [2]int{8, 8}},
+		"incremental_text":  {chains: 10, chainsStopped: 7, prevented: 13, chainsRefused: 2, refused: 6, unauthorized: [2]int{22, 9}, authorized: [2]int{30, 24}},
+		"incremental_typed": {chains: 10, chainsStopped: 8, prevented: 15, chainsRefused: 2, refused: 6, unauthorized: [2]int{20, 5}, authorized: [2]int{30, 24}, formation: [2]int{9, 9}},
+	},
 	"source_authority_gate": {
 		"one_shot_typed":    {chains: 10, chainsStopped: 7, prevented: 13, unauthorized: [2]int{20, 7}, authorized: [2]int{24, 24}, formation: [2]int{8, 5}},
 		"incremental_text":  {chains: 10, notApplicable: 10},
@@ -332,5 +344,66 @@ func TestSafeguardStorageReplaces(t *testing.T) {
 	}
 	if gated != len(p.Pairs) || ungated != len(p.Pairs) || batches != 1 {
 		t.Fatalf("after two batches: %d gated and %d un-gated replays in %d batches, want %d, %d, 1", gated, ungated, batches, len(p.Pairs), len(p.Pairs))
+	}
+}
+
+// The event-sourcing row (FORMAT.md 8.2): a built-in run holding bounded_event_sourced_typed
+// beside incremental_typed gives a row pairing the two by case and writer run. It needs the
+// event-sourced writer condition (the events branch); a build without it skips.
+func TestSafeguardLabEventSourcingRow(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := replay.Settings{Domain: "procurement", Corpus: replay.BuiltinCorpus, Conditions: []string{"incremental_typed", replay.EventSourcedCondition},
+		Writer: "scripted", Executor: "builtin", WriterRuns: 1, ExecutorRuns: 1, Seed: 20260821, FaultRate: replay.DefaultFaultRate, Faults: replay.FaultFamilies}
+	opts, err := replay.Prepare(st, &replay.Config{}, replay.DefaultRetryPolicy(), "test")
+	if err != nil && strings.Contains(err.Error(), replay.EventSourcedCondition) {
+		t.Skipf("this build has no %s writer condition (it comes with event sourcing): %v", replay.EventSourcedCondition, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Out, opts.Concurrency = filepath.Join(dir, "run"), 2
+	if _, err := replay.Run(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	store, err := runs.Open(filepath.Join(dir, "ws.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	rep, err := store.Import(ctx, []string{opts.Out}, runs.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate, err := safeguards.Lookup("source_authority_gate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chains, keys, _, err := rerunstore.LoadSafeguardRun(ctx, store, rep.Results[0].RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, Policies: gate, Executor: replay.NewBuiltinExecutor(chains[0].Domain, 20260821),
+		Seed: 20260821, Workers: 2, Save: rerunstore.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var es *engine.SafeguardRow
+	for i, r := range res.Table {
+		if r.PolicyID == replay.EventSourcingRowID {
+			es = &res.Table[i]
+		}
+	}
+	if es == nil {
+		t.Fatalf("no event-sourcing row in %+v", res.Table)
+	}
+	// Measured on a merge of the events branch (2026-12-01).
+	want := rowCounts{chains: 10, chainsStopped: 8, prevented: 15, chainsRefused: 2, refused: 6, unauthorized: [2]int{20, 5}, authorized: [2]int{30, 24}, formation: [2]int{9, 3}}
+	if got := countsOf(*es); got != want || es.Condition != replay.IncrementalTypedCondition {
+		t.Fatalf("event-sourcing row %s: got %#v, want %#v", es.Condition, got, want)
+	}
+	stored, _, err := rerunstore.StoredSafeguardTable(ctx, store, rep.Results[0].RunID)
+	if err != nil || !reflect.DeepEqual(stored, res.Table) {
+		t.Fatalf("stored table differs (%v)", err)
 	}
 }
