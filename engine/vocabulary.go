@@ -49,9 +49,24 @@ var Conditions = []Condition{
 	{ID: "incremental_typed", Evidence: EvidenceMemory, Architecture: ArchTyped, Strategy: "incremental", Writer: true},
 }
 
+// EventSourcedCondition is EAL-Bench's bounded event-sourcing writer condition (FORMAT.md
+// 8.2): one event batch per block, reduced deterministically into typed memory.
+const EventSourcedCondition = "bounded_event_sourced_typed"
+
+// SafeguardConditions are writer conditions of EAL-Bench's safeguard studies, selected by
+// name only ("all" stays the eight main conditions).
+var SafeguardConditions = []Condition{
+	{ID: EventSourcedCondition, Evidence: EvidenceMemory, Architecture: ArchTyped, Strategy: "incremental", Writer: true},
+}
+
+// KnownConditions are the main conditions followed by the safeguard conditions.
+func KnownConditions() []Condition {
+	return append(append([]Condition(nil), Conditions...), SafeguardConditions...)
+}
+
 // ConditionByID finds a condition.
 func ConditionByID(id string) (Condition, bool) {
-	for _, c := range Conditions {
+	for _, c := range KnownConditions() {
 		if c.ID == id {
 			return c, true
 		}
@@ -59,8 +74,8 @@ func ConditionByID(id string) (Condition, bool) {
 	return Condition{}, false
 }
 
-// ParseConditions reads a comma list of condition ids ("" or "all" for all eight), keeping
-// EAL-Bench's order and dropping repeats.
+// ParseConditions reads a comma list of condition ids ("" or "all" for the eight main ones),
+// keeping EAL-Bench's order (safeguard conditions last) and dropping repeats.
 func ParseConditions(list string) ([]Condition, error) {
 	if strings.TrimSpace(list) == "" || strings.TrimSpace(list) == "all" {
 		return append([]Condition(nil), Conditions...), nil
@@ -71,9 +86,17 @@ func ParseConditions(list string) ([]Condition, error) {
 		if id == "" {
 			continue
 		}
+		if id == "all" {
+			// "all,bounded_event_sourced_typed": the eight and a safeguard condition.
+			for _, c := range Conditions {
+				want[c.ID] = true
+			}
+			continue
+		}
 		if _, ok := ConditionByID(id); !ok {
-			names := make([]string, len(Conditions))
-			for i, c := range Conditions {
+			known := KnownConditions()
+			names := make([]string, len(known))
+			for i, c := range known {
 				names[i] = c.ID
 			}
 			return nil, fmt.Errorf("unknown condition %q (known: %s)", id, strings.Join(names, ", "))
@@ -81,7 +104,7 @@ func ParseConditions(list string) ([]Condition, error) {
 		want[id] = true
 	}
 	var out []Condition
-	for _, c := range Conditions {
+	for _, c := range KnownConditions() {
 		if want[c.ID] {
 			out = append(out, c)
 		}

@@ -97,6 +97,8 @@ type chainOutput struct {
 	evidence rundir.FrozenEvidence
 	// versions is the chain's current payload after each update, by block index.
 	versions []blockVersion
+	// extra are rows of the condition's own artifacts (event sourcing).
+	extra []extraRow
 	// lines are the encoded rows, in write order (filled by encode).
 	lines []fileLine
 }

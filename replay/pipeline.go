@@ -42,10 +42,12 @@ type Progress struct {
 
 // Options is one run.
 type Options struct {
-	Domain       engine.Domain
-	Cases        []*engine.Case
-	Conditions   []engine.Condition
-	Writer       Writer
+	Domain     engine.Domain
+	Cases      []*engine.Case
+	Conditions []engine.Condition
+	Writer     Writer
+	// EventWriter writes the bounded_event_sourced_typed chains (FORMAT.md 8.2).
+	EventWriter  Writer
 	Executor     Executor
 	WriterRuns   int
 	ExecutorRuns int
@@ -82,6 +84,11 @@ func (o *Options) validate() error {
 		return errors.New("run: --writer-runs and --executor-runs must be at least 1")
 	case o.Out == "":
 		return errors.New("run: no output directory (--out)")
+	}
+	for _, c := range o.Conditions {
+		if c.ID == engine.EventSourcedCondition && o.EventWriter == nil {
+			return errors.New("run: condition " + c.ID + " needs an event writer")
+		}
 	}
 	if o.Concurrency < 1 {
 		o.Concurrency = 1
@@ -249,10 +256,24 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 				}
 				return chainResult{out: out, err: err}, true
 			}
-			ch := newChain(d, s, c, sp.cond, sp.runID, opts.Seed+int64(sp.runID), opts.Writer, opts.Version)
-			out, ok := runChain(ctx, ch, opts.Writer)
+			writer := opts.Writer
+			if sp.cond.ID == engine.EventSourcedCondition {
+				writer = opts.EventWriter
+			}
+			ch := newChain(d, s, c, sp.cond, sp.runID, opts.Seed+int64(sp.runID), writer, opts.Version)
+			if sp.cond.ID == engine.EventSourcedCondition {
+				markEventChain(ch)
+			}
+			out, ok := runChain(ctx, ch, writer)
 			if !ok {
 				return chainResult{}, false
+			}
+			if sp.cond.ID == engine.EventSourcedCondition {
+				extra, err := eventChainRows(ch, out)
+				if err != nil {
+					return chainResult{err: err}, true
+				}
+				out.extra = extra
 			}
 			return chainResult{out: out, err: out.encode()}, true
 		},
@@ -436,6 +457,11 @@ func (out *chainOutput) encode() error {
 	}
 	for _, c := range out.contexts {
 		if err := add(rundir.ModelContexts, c); err != nil {
+			return err
+		}
+	}
+	for _, x := range out.extra {
+		if err := add(x.file, x.row); err != nil {
 			return err
 		}
 	}

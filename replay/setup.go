@@ -59,12 +59,14 @@ func Prepare(st Settings, cfg *Config, retry RetryPolicy, version string) (Optio
 	switch st.Writer {
 	case "", "scripted":
 		opts.Writer = &ScriptedWriter{FaultRate: st.FaultRate, Families: families, Version: version}
+		opts.EventWriter = &ScriptedEventWriter{FaultRate: st.FaultRate, Version: version}
 	default:
 		m, err := cfg.Lookup(st.Writer)
 		if err != nil {
 			return Options{}, err
 		}
 		opts.Writer = NewModelWriter(NewModelClient(m, retry, nil))
+		opts.EventWriter = NewModelEventWriter(NewModelClient(m, retry, nil))
 		opts.Families = nil
 	}
 	switch st.Executor {

@@ -59,7 +59,12 @@ func rowMessages(msgs []engine.ChatMessage) []rundir.Message {
 }
 
 func (j job) jobMetadata() map[string]any {
-	return map[string]any{"evidence_role": j.ev.role()}
+	md := map[string]any{"evidence_role": j.ev.role()}
+	if j.ev.condition.ID == engine.EventSourcedCondition {
+		// EAL-Bench's event-sourcing study marks the trials on the final reduced state.
+		md["replay_kind"] = "event_sourced_full"
+	}
+	return md
 }
 
 func (j job) planRow(msgs []engine.ChatMessage) rundir.ExecutorPlanRow {

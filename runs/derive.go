@@ -25,7 +25,7 @@ const (
 // arms of attribution.
 var writerConditions = func() map[string]bool {
 	out := map[string]bool{}
-	for _, c := range engine.Conditions {
+	for _, c := range engine.KnownConditions() {
 		out[c.ID] = c.Writer
 	}
 	return out

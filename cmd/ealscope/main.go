@@ -42,6 +42,7 @@ type CLI struct {
 	Replay     replayCmd     `cmd:"" help:"Re-run the executor on a chain's case with written, oracle-exact, edited or file memory; store, score and attribute every arm."`
 	Annotate   annotateCmd   `cmd:"" help:"Label free-text memories as typed states: the annotation screen, set, agreement, export and import of EAL-Bench annotation child runs."`
 	Safeguards safeguardsCmd `cmd:"" help:"The safeguard lab: apply each policy to a chain's memory versions (or every chain of a run), re-run the executor behind the gated memory, and report what it stops and what it refuses."`
+	Reduce     reduceCmd     `cmd:"" help:"Apply one event batch with the bounded event-sourcing reducer and print the events, the reduced state or the rejection."`
 }
 
 // exitError carries a specific exit code (e.g. "some cases are invalid") without printing

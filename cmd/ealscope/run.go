@@ -25,7 +25,7 @@ type runCmd struct {
 	Corpus       string  `type:"path" help:"Corpus file (JSONL). Without it the built-in corpus is used."`
 	Builtin      bool    `help:"Use the domain's built-in corpus (the default when --corpus is not given)."`
 	Cases        string  `help:"Comma list of case ids to run (default: every case of the corpus)."`
-	Conditions   string  `default:"all" help:"Comma list of conditions: empty_memory, full_history, faithful_text, faithful_typed, one_shot_text, one_shot_typed, incremental_text, incremental_typed (or all)."`
+	Conditions   string  `default:"all" help:"Comma list of conditions: empty_memory, full_history, faithful_text, faithful_typed, one_shot_text, one_shot_typed, incremental_text, incremental_typed (or all, those eight), and bounded_event_sourced_typed (bounded event sourcing, FORMAT.md 8.2; by name only)."`
 	Writer       string  `default:"scripted" help:"Memory writer: 'scripted' (built-in, seeded faults) or the name of a [models.NAME] config entry (PatchDoc protocol)."`
 	Executor     string  `default:"builtin" help:"Executor: 'builtin' (memory-faithful) or the name of a [models.NAME] config entry."`
 	WriterRuns   int     `default:"1" help:"Writer runs per writer condition."`
