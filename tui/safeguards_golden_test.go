@@ -92,3 +92,30 @@ func TestSafeguardsRunScreenGolden(t *testing.T) {
 		})
 	}
 }
+
+// ctrl+d scrolls the focused policy's detail down to its last line and no further, so
+// ctrl+u comes straight back.
+func TestSafeguardsPaneScrollStops(t *testing.T) {
+	st := NewStyles(NewPalette(true, true))
+	keys := DefaultKeyMap()
+	c := &common{styles: &st, keys: &keys, width: 80, height: 24}
+	d := goldenLabChain()
+	p := newSafeguardsPanel(c, nil, nil, ChainKey{CaseID: "case"}, nil, 1)
+	p.data, p.loading = &d, false
+	for i := 0; i < 50; i++ {
+		p.handleKey(keyPress("ctrl+d"))
+	}
+	if p.scroll == 0 || p.scroll != p.maxScroll() {
+		t.Fatalf("scroll %d after 50 ctrl+d, max %d", p.scroll, p.maxScroll())
+	}
+	out := ansi.Strip(p.View(80, max(24-footerHeight-1, 4)))
+	if !strings.Contains(out, "scope.max_amount: 18800") {
+		t.Errorf("the detail's last line is not on screen:\n%s", out)
+	}
+	for i := 0; i < 10 && p.scroll > 0; i++ {
+		p.handleKey(keyPress("ctrl+u"))
+	}
+	if p.scroll != 0 {
+		t.Errorf("ctrl+u did not come back to the top (scroll %d)", p.scroll)
+	}
+}

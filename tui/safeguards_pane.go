@@ -202,7 +202,7 @@ func (p *safeguardsPanel) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, l.Up), key.Matches(msg, k.Up):
 		p.sel, p.scroll = clamp(p.sel-1, 0, max(n-1, 0)), 0
 	case key.Matches(msg, l.HalfDown):
-		p.scroll += max(p.c.height/3, 1)
+		p.scroll = min(p.scroll+max(p.c.height/3, 1), p.maxScroll())
 	case key.Matches(msg, l.HalfUp):
 		p.scroll = max(p.scroll-max(p.c.height/3, 1), 0)
 	case key.Matches(msg, l.Top):
@@ -221,6 +221,23 @@ func (p *safeguardsPanel) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// maxScroll is the last first line of the focused policy's detail that still fills the pane
+// (the detail drawn as View draws it at the screen's size).
+func (p *safeguardsPanel) maxScroll() int {
+	q := p.policy()
+	if q == nil {
+		return 0
+	}
+	w, h := p.c.width-2, max(p.c.height-footerHeight-1, 4)-2
+	if w >= 90 {
+		w = w - clamp(w/3, 30, 44) - 3
+	} else {
+		h -= 3*len(p.data.Policies) + 1 // the list sits above the detail
+	}
+	n := len(policyDetailLines(p.c.styles, p.chain.CaseID, p.order, *q, p.block, w))
+	return max(n-max(h-len(p.statusLines(w)), 1), 0)
 }
 
 // policy is the focused policy (nil before the evaluation arrives).
