@@ -24,10 +24,16 @@ import (
 // scripted writer at its default fault rate, seed 20260821, both typed writer conditions and
 // incremental_text (where a typed-record policy does not apply), imported into a workspace.
 func labRun(t *testing.T) (*runs.Store, string, string) {
+	return domainRun(t, "procurement", "one_shot_typed", "incremental_text", "incremental_typed")
+}
+
+// domainRun is a built-in run of a domain's built-in corpus (scripted writer, default faults,
+// seed 20260821) imported into a fresh workspace.
+func domainRun(t *testing.T, domain string, conditions ...string) (*runs.Store, string, string) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st := replay.Settings{Domain: "procurement", Corpus: replay.BuiltinCorpus, Conditions: []string{"one_shot_typed", "incremental_text", "incremental_typed"},
+	st := replay.Settings{Domain: domain, Corpus: replay.BuiltinCorpus, Conditions: conditions,
 		Writer: "scripted", Executor: "builtin", WriterRuns: 1, ExecutorRuns: 1, Seed: 20260821, FaultRate: replay.DefaultFaultRate, Faults: replay.FaultFamilies}
 	opts, err := replay.Prepare(st, &replay.Config{}, replay.DefaultRetryPolicy(), "test")
 	if err != nil {
@@ -171,7 +177,13 @@ func TestSafeguardLabBuiltinRun(t *testing.T) {
 // version, for the reason FORMAT.md 8.1 names, and with it every false authority it alone
 // formed.
 func TestSourceAuthorityGateStopsWrongIssuerRecords(t *testing.T) {
-	store, runID, _ := labRun(t)
+	for _, domain := range []string{"procurement", "cybersecurity", "finance"} {
+		t.Run(domain, func(t *testing.T) { gateStopsWrongIssuer(t, domain) })
+	}
+}
+
+func gateStopsWrongIssuer(t *testing.T, domain string) {
+	store, runID, _ := domainRun(t, domain, "one_shot_typed", "incremental_typed")
 	ctx := context.Background()
 	gate, err := safeguards.Lookup("source_authority_gate")
 	if err != nil {
