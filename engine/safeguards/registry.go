@@ -16,6 +16,7 @@ import (
 // constructors lists every policy the lab knows, in the order tables show them.
 var constructors = []func() engine.Policy{
 	SourceAuthorityGate,
+	PPMF,
 }
 
 // All returns a fresh value of every known policy, in table order.

@@ -1,0 +1,63 @@
+package safeguards_test
+
+import (
+	"testing"
+
+	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
+)
+
+// builtinCases are a domain's built-in corpus, parsed.
+func builtinCases(t testing.TB, id string) (engine.Domain, []*engine.Case) {
+	t.Helper()
+	d, err := domains.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, data := d.BuiltinCorpus()
+	cases, err := d.ParseCorpus(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, cases
+}
+
+// typedEvidence is a typed memory of records as a run stores it: a JSON tree.
+func typedEvidence(d engine.Domain, recs []engine.Record) engine.Evidence {
+	tree, err := pyjson.Retree(d.TypedPayload(recs))
+	if err != nil {
+		panic(err)
+	}
+	return engine.Evidence{Kind: engine.MemoryEvidence, Payload: tree}
+}
+
+// rawTypedEvidence is the same memory as the domain's serialiser returns it (Go values).
+func rawTypedEvidence(d engine.Domain, recs []engine.Record) engine.Evidence {
+	return engine.Evidence{Kind: engine.MemoryEvidence, Payload: d.TypedPayload(recs)}
+}
+
+// faithfulChain is the faithful typed memory of every block 0..through (the ledger replayed),
+// the chain a faithful_typed trial at block `through` comes from.
+func faithfulChain(t testing.TB, d engine.Domain, c *engine.Case, through int) []engine.MemoryVersion {
+	t.Helper()
+	var out []engine.MemoryVersion
+	for k := 0; k <= through; k++ {
+		recs, err := d.Replay(c, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, engine.MemoryVersion{Block: k, Evidence: typedEvidence(d, recs)})
+	}
+	return out
+}
+
+// scored is the oracle's outcome of one tool call on a probe at block `through`.
+func scored(t testing.TB, d engine.Domain, c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.Outcome {
+	t.Helper()
+	o, err := engine.Score(d, c, p, engine.Response{ToolCalls: []engine.ToolCall{{ID: "call_1", Name: name, Arguments: args}}}, through)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
