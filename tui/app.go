@@ -469,6 +469,9 @@ func (m Model) helpSheet() string {
 	title := "keys"
 	if m.top() == screenChain {
 		title = "keys · " + paneNames[m.chain.focus] + " pane"
+		if m.chain.safeguards != nil {
+			title = "keys · safeguards pane"
+		}
 	}
 	st := m.c.styles
 	back := "q quits here (esc never quits)"

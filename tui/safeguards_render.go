@@ -114,7 +114,8 @@ func recordLines(st *Styles, recs []SafeguardRecord, w int) []string {
 		return append(out, st.App.Subtle.Render("  (no records in this memory)"))
 	}
 	wrap := func(prefix, text string) {
-		for i, l := range strings.Split(ansi.Wrap(text, max(w-len(prefix), 8), ""), "\n") {
+		// Continuation lines are indented two more cells: wrap to what is left after both.
+		for i, l := range strings.Split(ansi.Wrap(text, max(w-len(prefix)-2, 8), ""), "\n") {
 			if i > 0 {
 				l = "  " + l
 			}

@@ -81,7 +81,7 @@ func TestSafeguardsPaneBlocksAndBack(t *testing.T) {
 		}
 	}
 	m = pressKeys(t, m, keyPress("?"))
-	if out := frame(m, runID); !strings.Contains(out, "focus the next/previous policy") || !strings.Contains(out, "cancel a running evaluation") {
+	if out := frame(m, runID); !strings.Contains(out, "keys · safeguards pane") || !strings.Contains(out, "focus the next/previous policy") || !strings.Contains(out, "cancel a running evaluation") {
 		t.Errorf("? shows no safeguards keys:\n%s", out)
 	}
 	m = pressKeys(t, m, keyPress("x")) // closes the help sheet only
