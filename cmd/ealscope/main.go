@@ -41,8 +41,9 @@ type CLI struct {
 	Export     exportCmd     `cmd:"" help:"Write a chain's story as Markdown, a self-contained HTML page or SVG frames (one per step)."`
 	Replay     replayCmd     `cmd:"" help:"Re-run the executor on a chain's case with written, oracle-exact, edited or file memory; store, score and attribute every arm."`
 	Annotate   annotateCmd   `cmd:"" help:"Label free-text memories as typed states: the annotation screen, set, agreement, export and import of EAL-Bench annotation child runs."`
-	Safeguards safeguardsCmd `cmd:"" help:"The safeguard lab: apply each policy to a chain's memory versions (or every chain of a run), re-run the executor behind the gated memory, and report what it stops and what it refuses."`
 	Reduce     reduceCmd     `cmd:"" help:"Apply one event batch with the bounded event-sourcing reducer and print the events, the reduced state or the rejection."`
+	Verify     verifyCmd     `cmd:"" help:"Machine-check a safeguard's invariants (memtx: I1 and I2 over random traces and an exhaustive bounded enumeration)."`
+	Safeguards safeguardsCmd `cmd:"" help:"The safeguard lab: apply each policy to a chain's memory versions (or every chain of a run), re-run the executor behind the gated memory, and report what it stops and what it refuses."`
 }
 
 // exitError carries a specific exit code (e.g. "some cases are invalid") without printing

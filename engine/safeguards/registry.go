@@ -16,6 +16,7 @@ import (
 // constructors lists every policy the lab knows, in the order tables show them.
 var constructors = []func() engine.Policy{
 	SourceAuthorityGate,
+	MemTX,
 	PPMF,
 }
 

@@ -87,8 +87,7 @@ type rowCounts struct {
 
 // wantLab fixes the built-in run's table, by policy id and condition; only the policies
 // registered in this build are checked. A registered policy without rows here fails the test,
-// which prints what it measured. The memtx and ppmf rows were measured on a scratch merge of
-// the memtx and ppmf branches (2026-12-01): re-measure if those policies changed since.
+// which prints what it measured.
 var wantLab = map[string]map[string]rowCounts{
 	"memtx": {
 		"one_shot_typed":    {chains: 10, chainsStopped: 7, prevented: 13, unauthorized: [2]int{20, 7}, authorized: [2]int{24, 24}, formation: [2]int{8, 5}},
@@ -409,7 +408,6 @@ func TestSafeguardLabEventSourcingRow(t *testing.T) {
 	if es == nil {
 		t.Fatalf("no event-sourcing row in %+v", res.Table)
 	}
-	// Measured on a merge of the events branch (2026-12-01).
 	want := rowCounts{chains: 10, chainsStopped: 8, prevented: 15, chainsRefused: 2, refused: 6, unauthorized: [2]int{20, 5}, authorized: [2]int{30, 24}, formation: [2]int{9, 3}}
 	if got := countsOf(*es); got != want || es.Condition != replay.IncrementalTypedCondition {
 		t.Fatalf("event-sourcing row %s: got %#v, want %#v", es.Condition, got, want)
