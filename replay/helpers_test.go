@@ -17,8 +17,7 @@ func builtinCases(t testing.TB) (engine.Domain, []*engine.Case) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		t.Fatal(err)
 	}

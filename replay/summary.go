@@ -23,12 +23,17 @@ type ChainFormation struct {
 
 // Summary is what `ealscope run` reports: counts over the whole run directory.
 type Summary struct {
-	Dir        string                    `json:"dir"`
-	Status     string                    `json:"status"`
-	Cases      int                       `json:"cases"`
-	Trials     int                       `json:"trials"`
-	Metrics    engine.Metrics            `json:"metrics"`
-	Conditions map[string]engine.Metrics `json:"conditions"`
+	Dir    string `json:"dir"`
+	Status string `json:"status"`
+	Cases  int    `json:"cases"`
+	Trials int    `json:"trials"`
+	// Metrics and Conditions are EAL-Bench's aggregates (provider errors in the denominators,
+	// FORMAT.md 6.4); Estimable and ConditionsEstimable leave provider-error trials out and
+	// are the rates shown to a person.
+	Metrics             engine.Metrics                     `json:"metrics"`
+	Conditions          map[string]engine.Metrics          `json:"conditions"`
+	Estimable           engine.EstimableMetrics            `json:"estimable"`
+	ConditionsEstimable map[string]engine.EstimableMetrics `json:"conditions_estimable"`
 	// WriterChains, ChainsFormed and FirstBlocks describe false-authority formation.
 	WriterChains    int            `json:"writer_chains"`
 	ChainsEstimable int            `json:"chains_estimable"`
@@ -80,10 +85,11 @@ func (b *summaryBuilder) trial(cond string, o engine.Outcome) {
 
 func (b *summaryBuilder) summary(dir, status string, cases int) *Summary {
 	s := &Summary{Dir: dir, Status: status, Cases: cases, Trials: len(b.all), Metrics: engine.Aggregate(b.all),
-		Conditions: map[string]engine.Metrics{}, FirstBlocks: map[string]int{}, Faults: b.faults, Chains: b.chains,
+		Conditions: map[string]engine.Metrics{}, Estimable: engine.AggregateEstimable(b.all), ConditionsEstimable: map[string]engine.EstimableMetrics{}, FirstBlocks: map[string]int{}, Faults: b.faults, Chains: b.chains,
 		WriterAttempts: b.writerAttempts, WriterErrors: b.writerErrors}
 	for cond, outs := range b.byCond {
 		s.Conditions[cond] = engine.Aggregate(outs)
+		s.ConditionsEstimable[cond] = engine.AggregateEstimable(outs)
 	}
 	for _, ch := range b.chains {
 		s.WriterChains++

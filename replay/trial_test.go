@@ -93,8 +93,7 @@ func TestStaleRetentionOnActiveOnlyLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,25 +89,7 @@ func startWriter(t *testing.T, f annotationFixture, prefix string, count int, wa
 	if wait {
 		cmd.Env = append(cmd.Env, envWaitForGo+"=1")
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	return &writerProc{cmd: cmd, out: bufio.NewScanner(stdout), stdin: stdin}
+	return startHelperProcess(t, cmd)
 }
 
 // next reads the writer's next line.
@@ -221,4 +203,29 @@ func TestAnnotationConcurrentWriters(t *testing.T) {
 	if err := f.s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
 		t.Fatalf("integrity_check: %q %v", integrity, err)
 	}
+}
+
+// startHelperProcess starts a re-executed test binary with piped stdin and stdout, killed at
+// the end of the test if it is still running.
+func startHelperProcess(t *testing.T, cmd *exec.Cmd) *writerProc {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return &writerProc{cmd: cmd, out: bufio.NewScanner(stdout), stdin: stdin}
 }

@@ -57,25 +57,7 @@ func startImporter(t *testing.T, db, run string) *writerProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestImportProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), envImportHelper+"=1", envImportDB+"="+db, envImportRun+"="+run)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	return &writerProc{cmd: cmd, out: bufio.NewScanner(stdout), stdin: stdin}
+	return startHelperProcess(t, cmd)
 }
 
 // TestConcurrentWriters: two import processes, two annotator processes and a re-run in this

@@ -24,8 +24,7 @@ var dom = procurement.Domain{}
 
 func builtinCases(t testing.TB) []*engine.Case {
 	t.Helper()
-	name, data := dom.BuiltinCorpus()
-	cases, err := dom.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(dom)
 	if err != nil {
 		t.Fatal(err)
 	}

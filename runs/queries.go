@@ -36,6 +36,8 @@ type RunSummary struct {
 	Chains               int `json:"chains"`
 	ChainsForming        int `json:"chains_forming"`
 	Trials               int `json:"trials"`
+	// TrialsNotEstimable counts the trials whose provider call failed: no decision was made.
+	TrialsNotEstimable int `json:"trials_not_estimable"`
 	// WriterAttempts and WriterErrors count the run's writer calls and those that failed
 	// (attempt status writer_error, FORMAT.md §4.4): a writer that failed on every call
 	// wrote no memory, whatever the formation counts say.
@@ -52,6 +54,7 @@ const runColumns = `r.run_id, r.kind, r.domain_id, r.study, r.status, r.verifica
 	(SELECT COUNT(*) FROM chains c WHERE c.run_pk = r.run_pk),
 	(SELECT COUNT(*) FROM chains c WHERE c.run_pk = r.run_pk AND c.first_false_authority_block IS NOT NULL),
 	(SELECT COUNT(*) FROM trials t WHERE t.run_pk = r.run_pk),
+	(SELECT COUNT(*) FROM trials t WHERE t.run_pk = r.run_pk AND t.provider_error IS NOT NULL),
 	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk),
 	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk AND a.status = 'writer_error')`
 
@@ -60,7 +63,7 @@ func scanRun(sc interface{ Scan(...any) error }) (RunSummary, error) {
 	var incomplete int
 	var counts, missing, unknown string
 	if err := sc.Scan(&r.RunID, &r.Kind, &r.DomainID, &r.Study, &r.Status, &r.Verification, &incomplete, &r.ImportedFrom, &r.ImportedAt, &r.StartedAt,
-		&r.CorpusVersion, &r.ManifestSHA256, &counts, &missing, &unknown, &r.RescoreDisagreements, &r.Chains, &r.ChainsForming, &r.Trials,
+		&r.CorpusVersion, &r.ManifestSHA256, &counts, &missing, &unknown, &r.RescoreDisagreements, &r.Chains, &r.ChainsForming, &r.Trials, &r.TrialsNotEstimable,
 		&r.WriterAttempts, &r.WriterErrors); err != nil {
 		return r, err
 	}

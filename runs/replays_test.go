@@ -20,8 +20,7 @@ func rerunWorkspace(t *testing.T) (*Store, string, ChainRow) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,15 +10,18 @@ import (
 
 // SummaryRun is one run of the summary document.
 type SummaryRun struct {
-	RunID                string         `json:"run_id"`
-	DomainID             string         `json:"domain_id"`
-	Study                string         `json:"study"`
-	Status               string         `json:"status"`
-	ImportedFrom         string         `json:"imported_from"`
-	Counts               map[string]int `json:"counts"`
-	Decisions            map[string]int `json:"decisions"`
-	Metrics              engine.Metrics `json:"metrics"`
-	RescoreDisagreements int            `json:"rescore_disagreements"`
+	RunID        string         `json:"run_id"`
+	DomainID     string         `json:"domain_id"`
+	Study        string         `json:"study"`
+	Status       string         `json:"status"`
+	ImportedFrom string         `json:"imported_from"`
+	Counts       map[string]int `json:"counts"`
+	Decisions    map[string]int `json:"decisions"`
+	// Metrics is EAL-Bench's aggregate (provider errors in the denominators, FORMAT.md 6.4);
+	// Estimable leaves provider-error trials out and is what a person is shown.
+	Metrics              engine.Metrics          `json:"metrics"`
+	Estimable            engine.EstimableMetrics `json:"estimable"`
+	RescoreDisagreements int                     `json:"rescore_disagreements"`
 }
 
 // SummaryChain is one chain of the summary document.
@@ -111,6 +114,7 @@ func (s *Store) Summary(ctx context.Context, runID string) (SummaryDoc, error) {
 		}
 		m := engine.Aggregate(outcomes)
 		doc.Runs[i].Metrics = m
+		doc.Runs[i].Estimable = engine.AggregateEstimable(outcomes)
 		doc.Runs[i].Decisions = m.Decisions
 	}
 	crows, err := s.db.QueryContext(ctx, `SELECT r.run_id, c.case_id, c.condition_id, c.writer_target, c.writer_run_id, c.architecture, c.first_false_authority_block, c.unauthorized_actions, c.attributed_memory_induced

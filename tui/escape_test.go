@@ -27,6 +27,12 @@ var hostile = []string{
 // writeHostileCorpus copies the first built-in case under a new id and plants the sequences
 // in every turn.
 func writeHostileCorpus(t *testing.T, path string) string {
+	return writePlantedCorpus(t, path, "ealscope_test_hostile_text", hostile)
+}
+
+// writePlantedCorpus copies the first built-in procurement case under caseID and appends one
+// of planted (in turn) to every turn's content.
+func writePlantedCorpus(t *testing.T, path, caseID string, planted []string) string {
 	t.Helper()
 	d, err := domains.Get("procurement")
 	if err != nil {
@@ -38,11 +44,11 @@ func writeHostileCorpus(t *testing.T, path string) string {
 	if err := json.Unmarshal(line, &c); err != nil {
 		t.Fatal(err)
 	}
-	c["case_id"] = "ealscope_test_hostile_text"
+	c["case_id"] = caseID
 	for _, b := range c["blocks"].([]any) {
 		for i, tu := range b.(map[string]any)["turns"].([]any) {
 			turn := tu.(map[string]any)
-			turn["content"] = turn["content"].(string) + " " + hostile[i%len(hostile)] + " end"
+			turn["content"] = turn["content"].(string) + " " + planted[i%len(planted)] + " end"
 		}
 	}
 	out, err := json.Marshal(c)
@@ -52,7 +58,7 @@ func writeHostileCorpus(t *testing.T, path string) string {
 	if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return c["case_id"].(string)
+	return caseID
 }
 
 func TestHostileCorpusNeverReachesTheTerminal(t *testing.T) {

@@ -3,7 +3,6 @@ package tui
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"image/png"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/replay/rerunstore"
 	"github.com/ealscope/ealscope/runs"
@@ -145,31 +143,7 @@ var htmlHostile = []string{
 // writeHTMLHostileCorpus copies the first built-in case under a new id and appends a hostile
 // payload to every turn.
 func writeHTMLHostileCorpus(t *testing.T, path string) string {
-	t.Helper()
-	d, err := domains.Get("procurement")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, data := d.BuiltinCorpus()
-	var c map[string]any
-	if err := json.Unmarshal(bytes.SplitN(data, []byte("\n"), 2)[0], &c); err != nil {
-		t.Fatal(err)
-	}
-	c["case_id"] = "ealscope_test_hostile_html"
-	for _, b := range c["blocks"].([]any) {
-		for i, tu := range b.(map[string]any)["turns"].([]any) {
-			turn := tu.(map[string]any)
-			turn["content"] = turn["content"].(string) + " " + htmlHostile[i%len(htmlHostile)] + " end"
-		}
-	}
-	out, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return c["case_id"].(string)
+	return writePlantedCorpus(t, path, "ealscope_test_hostile_html", htmlHostile)
 }
 
 func findChromium() string {

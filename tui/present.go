@@ -20,7 +20,7 @@ import (
 func presentRun(r runs.RunSummary) RunSummary {
 	return RunSummary{
 		RunID: r.RunID, DomainID: r.DomainID, Study: r.Study, Status: r.Status, StartedAt: r.StartedAt,
-		Source: r.ImportedFrom, Chains: r.Chains, Forming: r.ChainsForming, Trials: r.Trials,
+		Source: r.ImportedFrom, Chains: r.Chains, Forming: r.ChainsForming, Trials: r.Trials, TrialsNotEstimable: r.TrialsNotEstimable,
 		Verified: r.Verification == "verified", Incomplete: r.Incomplete,
 		WriterAttempts: r.WriterAttempts, WriterErrors: r.WriterErrors,
 	}

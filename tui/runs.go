@@ -54,7 +54,7 @@ func (s runsScreen) View() string {
 	if !s.ready {
 		return head + "\n" + st.App.Subtle.Render("loading runs…")
 	}
-	cols := []column{{"run", 0}, {"domain", 11}, {"study", 12}, {"started", 20}, {"chains", 6}, {"forming", 7}, {"trials", 7}, {"status", 34}}
+	cols := []column{{"run", 0}, {"domain", 11}, {"study", 12}, {"started", 20}, {"chains", 6}, {"forming", 7}, {"trials", 7}, {"not est.", 8}, {"status", 34}}
 	cell := func(r, c int) string {
 		x := s.runs[r]
 		switch c {
@@ -72,6 +72,12 @@ func (s runsScreen) View() string {
 			return fmt.Sprint(x.Forming)
 		case 6:
 			return fmt.Sprint(x.Trials)
+		case 7:
+			// Provider errors are counted apart: they are no decision (see counts.go).
+			if x.TrialsNotEstimable == 0 {
+				return "-"
+			}
+			return fmt.Sprint(x.TrialsNotEstimable)
 		}
 		v := "✓ verified"
 		switch {

@@ -19,7 +19,9 @@ type ChainKey struct {
 type RunSummary struct {
 	RunID, DomainID, Study, Status, StartedAt, Source string
 	Chains, Forming, Trials                           int
-	Verified, Incomplete                              bool
+	// TrialsNotEstimable counts trials whose provider call failed (no decision was made).
+	TrialsNotEstimable   int
+	Verified, Incomplete bool
 	// WriterAttempts and WriterErrors: a run whose writer failed on every call says so.
 	WriterAttempts, WriterErrors int
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/ealscope/ealscope/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,8 +51,7 @@ func TestAnnotateCommands(t *testing.T) {
 		}
 	}
 	// The ledger's exact state at the memory's block, as a state file.
-	name, data := procurement.Domain{}.BuiltinCorpus()
-	cases, err := procurement.Domain{}.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(procurement.Domain{})
 	if err != nil {
 		t.Fatal(err)
 	}

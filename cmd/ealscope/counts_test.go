@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,24 +49,9 @@ func TestReplayProviderErrorIsNotEstimable(t *testing.T) {
 // TestRunWhoseWriterAlwaysFailsSaysSo: a model writer that answers 500 to every call writes
 // no memory; `run` says so, and so does the imported run's summary (the runs screen).
 func TestRunWhoseWriterAlwaysFailsSaysSo(t *testing.T) {
-	srv := newChatServer(t)
-	srv.set("500")
-	t.Setenv("EALSCOPE_REPLAY_TEST_KEY", replayTestKey)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.toml")
-	body := fmt.Sprintf("[models.fake]\nbase_url = %q\nmodel = \"fake-model\"\napi_key_env = \"EALSCOPE_REPLAY_TEST_KEY\"\nconcurrency = 2\ntimeout_s = 0.3\n", srv.URL+"/v1")
-	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "run")
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"run", "--builtin", "--cases", "ealscope_v1_field_survey_kit", "--conditions", "incremental_typed", "--writer", "fake",
-		"--config", cfg, "--max-attempts", "1", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	if !strings.Contains(stdout.String(), "the writer failed on every call") {
-		t.Errorf("run does not say its writer failed:\n%s", stdout.String())
+	dir, out, stdout := runBuiltinWithFakeModel(t, "500", "--conditions", "incremental_typed", "--writer", "fake")
+	if !strings.Contains(stdout, "the writer failed on every call") {
+		t.Errorf("run does not say its writer failed:\n%s", stdout)
 	}
 	store, err := runs.Open(filepath.Join(dir, "ws.db"))
 	if err != nil {

@@ -10,28 +10,16 @@ import (
 )
 
 type exportCmd struct {
-	DB        string `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
-	RunID     string `name:"run" help:"Run id (or unique prefix), when the chain is in several runs."`
-	Case      string `name:"case" required:"" help:"Case id."`
-	Condition string `name:"condition" required:"" help:"Condition id."`
-	WriterRun int    `name:"writer-run" default:"0" help:"Writer run."`
-	Block     int    `name:"block" default:"-1" help:"Block the story is about (default: the first false-authority block)."`
-	Format    string `name:"format" required:"" enum:"md,html,svg" help:"md (Markdown), html (one self-contained page) or svg (one frame per story step)."`
-	Out       string `name:"out" required:"" type:"path" help:"Output file (md, html; - for stdout) or directory (svg)."`
-	Width     int    `name:"width" default:"120" help:"SVG frame width in cells."`
-	Height    int    `name:"height" default:"40" help:"SVG frame height in lines."`
-	Light     bool   `name:"light" help:"Light theme (default: the configured theme, else dark)."`
-	Config    string `name:"config" type:"path" help:"Config file whose theme applies (default: $EALSCOPE_CONFIG, else $XDG_CONFIG_HOME/ealscope/config.toml)."`
+	frameFlags
+	Block  int    `name:"block" default:"-1" help:"Block the story is about (default: the first false-authority block)."`
+	Format string `name:"format" required:"" enum:"md,html,svg" help:"md (Markdown), html (one self-contained page) or svg (one frame per story step; --width and --height size them)."`
+	Out    string `name:"out" required:"" type:"path" help:"Output file (md, html; - for stdout) or directory (svg)."`
 }
 
 // Run writes the chain's story (the steps presentation mode shows) as a document or frames.
 func (c *exportCmd) Run(g *Globals) error {
 	ctx := context.Background()
-	dark, err := configuredDark(c.Config, c.Light)
-	if err != nil {
-		return err
-	}
-	store, k, err := openChain(ctx, c.DB, c.RunID, c.Case, c.Condition, c.WriterRun)
+	store, k, dark, err := c.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/ealscope/ealscope/runs/rundir"
 	"sort"
 	"text/tabwriter"
 
@@ -22,22 +21,7 @@ type fidelityCmd struct {
 }
 
 func (c *fidelityCmd) Run(g *Globals) error {
-	if (c.Corpus == "") == !c.Builtin {
-		return fmt.Errorf("give --corpus FILE or --builtin (exactly one)")
-	}
-	d, name, data, err := readCorpus(c.Domain, c.Builtin, c.Corpus)
-	if err != nil {
-		return err
-	}
-	cases, err := d.ParseCorpus(name, data)
-	if err != nil {
-		return err
-	}
-	kase, err := domains.FindCase(cases, c.Case)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	raw, err := rundir.ReadRegularFile(c.Memory, rundir.MaxInputFileBytes)
+	d, kase, raw, err := caseAndMemory(c.Domain, c.Builtin, c.Corpus, c.Case, c.Memory)
 	if err != nil {
 		return err
 	}

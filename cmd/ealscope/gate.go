@@ -6,12 +6,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/safeguards"
 	"github.com/ealscope/ealscope/engine/safetext"
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/runs/rundir"
 )
 
 type gateCmd struct {
@@ -26,25 +24,10 @@ type gateCmd struct {
 }
 
 func (c *gateCmd) Run(g *Globals) error {
-	if (c.Corpus == "") == !c.Builtin {
-		return fmt.Errorf("give --corpus FILE or --builtin (exactly one)")
-	}
 	if c.AllTurns && c.Block != nil {
 		return fmt.Errorf("give --block K or --all-turns, not both")
 	}
-	d, name, data, err := readCorpus(c.Domain, c.Builtin, c.Corpus)
-	if err != nil {
-		return err
-	}
-	cases, err := d.ParseCorpus(name, data)
-	if err != nil {
-		return err
-	}
-	kase, err := domains.FindCase(cases, c.Case)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	raw, err := rundir.ReadRegularFile(c.Memory, rundir.MaxInputFileBytes)
+	d, kase, raw, err := caseAndMemory(c.Domain, c.Builtin, c.Corpus, c.Case, c.Memory)
 	if err != nil {
 		return err
 	}

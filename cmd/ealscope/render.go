@@ -11,32 +11,20 @@ import (
 )
 
 type renderCmd struct {
-	DB        string `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
-	RunID     string `name:"run" help:"Run id (or unique prefix), when the chain is in several runs."`
-	Case      string `name:"case" required:"" help:"Case id."`
-	Condition string `name:"condition" required:"" help:"Condition id."`
-	WriterRun int    `name:"writer-run" default:"0" help:"Writer run."`
-	Block     int    `name:"block" default:"-1" help:"Block to show (default: the first false-authority block)."`
-	Pane      string `name:"pane" default:"all" enum:"all,timeline,history,memory,ledger,probes" help:"One pane, or all."`
-	Width     int    `name:"width" default:"120" help:"Frame width in cells."`
-	Height    int    `name:"height" default:"40" help:"Frame height in lines."`
-	NoColor   bool   `name:"no-color" help:"Plain text (also when NO_COLOR is set to anything, or TERM=dumb)."`
-	Light     bool   `name:"light" help:"Use the light theme's colours (default: the configured theme, else dark)."`
-	Config    string `name:"config" type:"path" help:"Config file whose theme applies (default: $EALSCOPE_CONFIG, else $XDG_CONFIG_HOME/ealscope/config.toml)."`
-	NoHelp    bool   `name:"no-help" help:"Leave out the help bar (the default when stdout is not a terminal, and with --present)."`
-	HelpBar   bool   `name:"help-bar" help:"Keep the help bar even when stdout is not a terminal."`
-	Present   bool   `name:"present" help:"Render presentation mode: one step of the chain's story."`
-	Step      int    `name:"step" default:"1" help:"Story step to render with --present (1-based)."`
+	frameFlags
+	Block   int    `name:"block" default:"-1" help:"Block to show (default: the first false-authority block)."`
+	Pane    string `name:"pane" default:"all" enum:"all,timeline,history,memory,ledger,probes" help:"One pane, or all."`
+	NoColor bool   `name:"no-color" help:"Plain text (also when NO_COLOR is set to anything, or TERM=dumb)."`
+	NoHelp  bool   `name:"no-help" help:"Leave out the help bar (the default when stdout is not a terminal, and with --present)."`
+	HelpBar bool   `name:"help-bar" help:"Keep the help bar even when stdout is not a terminal."`
+	Present bool   `name:"present" help:"Render presentation mode: one step of the chain's story."`
+	Step    int    `name:"step" default:"1" help:"Story step to render with --present (1-based)."`
 }
 
 // Run prints one frame of the chain view to stdout (for slides, docs and tests).
 func (c *renderCmd) Run(g *Globals) error {
 	ctx := context.Background()
-	dark, err := configuredDark(c.Config, c.Light)
-	if err != nil {
-		return err
-	}
-	store, k, err := openChain(ctx, c.DB, c.RunID, c.Case, c.Condition, c.WriterRun)
+	store, k, dark, err := c.open(ctx)
 	if err != nil {
 		return err
 	}

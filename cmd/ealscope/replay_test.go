@@ -86,6 +86,10 @@ func (s *chatServer) handle(w http.ResponseWriter, r *http.Request) {
 		reply("submit_order", `{"vendor": "Acme", "amount": `)
 	case mode == "500":
 		fail(500)
+	case mode == "act-or-500" && failsByContent(req.Messages[len(req.Messages)-1].Content):
+		fail(500)
+	case mode == "act-or-500":
+		reply("submit_order", args(""))
 	case mode == "429-then-escalate" && n == 1:
 		fail(429)
 	case mode == "429-then-escalate":
@@ -164,11 +168,7 @@ func newReplayEnv(t *testing.T) *replayEnv {
 			env.authz = p.Probe.ID
 		}
 	}
-	env.config = filepath.Join(env.dir, "config.toml")
-	cfg := fmt.Sprintf("[models.fake]\nbase_url = %q\nmodel = \"fake-model\"\napi_key_env = \"EALSCOPE_REPLAY_TEST_KEY\"\nconcurrency = 4\ntimeout_s = 0.3\n", env.srv.URL+"/v1")
-	if err := os.WriteFile(env.config, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	env.config = fakeModelConfig(t, env.srv, env.dir, 4)
 	return env
 }
 

@@ -143,14 +143,22 @@ func printRunSummary(w io.Writer, s *replay.Summary) {
 		decisions = append(decisions, fmt.Sprintf("%s %d", k, s.Metrics.Decisions[k]))
 	}
 	fmt.Fprintf(w, "  decisions: %s\n", strings.Join(decisions, ", "))
-	// Provider errors are not estimable: they are counted apart and out of the "of N".
-	failed := s.Metrics.ProviderError.Numerator
+	// Provider errors are not estimable: they are counted apart and out of every rate shown
+	// here; EAL-Bench's figures keep them in their denominators (FORMAT.md 6.4) and follow.
+	e := s.Estimable
 	notEst := ""
-	if failed > 0 {
-		notEst = fmt.Sprintf("; %d not estimable (provider error)", failed)
+	if e.NotEstimable > 0 {
+		notEst = fmt.Sprintf("; %d not estimable (provider error%s)", e.NotEstimable, plural(e.NotEstimable))
 	}
-	fmt.Fprintf(w, "  unauthorized actions: %d of %d estimable trials (unauthorized submissions %d of %d denied requests)%s\n",
-		s.Metrics.UnauthorizedAction.Numerator, s.Trials-failed, s.Metrics.UnauthorizedSubmission.Numerator, s.Metrics.UnauthorizedSubmission.Denominator, notEst)
+	fmt.Fprintf(w, "  unauthorized actions: %d of %d estimable trials%s%s\n", e.UnauthorizedAction.Numerator, e.Trials, percent(e.UnauthorizedAction), notEst)
+	fmt.Fprintf(w, "  unauthorized submission: %d of %d estimable denied requests%s; authorized use: %d of %d estimable authorized requests%s\n",
+		e.UnauthorizedSubmission.Numerator, e.UnauthorizedSubmission.Denominator, percent(e.UnauthorizedSubmission),
+		e.AuthorizedUse.Numerator, e.AuthorizedUse.Denominator, percent(e.AuthorizedUse))
+	if e.NotEstimable > 0 {
+		m := s.Metrics
+		fmt.Fprintf(w, "  EAL-Bench's rates (provider errors in the denominators): unauthorized submission %s, authorized use %s, provider error %s\n",
+			countText(m.UnauthorizedSubmission), countText(m.AuthorizedUse), countText(m.ProviderError))
+	}
 	switch {
 	case s.WriterFailedEverywhere():
 		fmt.Fprintf(w, "  ! the writer failed on every call (%d of %d attempts writer_error): no memory was written, so the formation counts below describe no memory at all\n",
@@ -173,6 +181,21 @@ func printRunSummary(w io.Writer, s *replay.Summary) {
 		}
 		fmt.Fprintf(w, "  injected faults: %s\n", strings.Join(faults, ", "))
 	}
+}
+
+// percent is a count's rate as " (12.5%)", or nothing when its denominator is zero.
+func percent(c engine.Count) string {
+	if c.Rate == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%.1f%%)", 100**c.Rate)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func sortedCountKeys(m map[string]int) []string {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -41,6 +40,26 @@ func countText(c engine.Count) string {
 	return fmt.Sprintf("%d/%d (%.1f%%)", c.Numerator, c.Denominator, 100**c.Rate)
 }
 
+// keyedCounts is "a=1 b=2", by key.
+func keyedCounts(m map[string]int) string {
+	var parts []string
+	for _, k := range sortedCountKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// notEstimableCell is a run's count of trials without a decision, "-" when there are none.
+func notEstimableCell(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	if n == 1 {
+		return "1 (provider error)"
+	}
+	return fmt.Sprintf("%d (provider errors)", n)
+}
+
 func dashInt(p *int) string {
 	if p == nil {
 		return "-"
@@ -69,22 +88,27 @@ func printWorkspaceSummary(g *Globals, doc runs.SummaryDoc) {
 	out := g.text()
 	fmt.Fprintln(out, "RUNS")
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "run\tdomain\tstudy\tstatus\ttrials\tauthorized use\tunauthorized submission\tinvalid/no action\tprovider error\trescore disagreements\tdecisions")
+	// The rates shown are over estimable trials: a provider error made no decision
+	// (FORMAT.md 6.4 keeps it in EAL-Bench's denominators; those figures follow the table).
+	fmt.Fprintln(tw, "run\tdomain\tstudy\tstatus\ttrials\tnot estimable\tauthorized use\tunauthorized submission\tinvalid/no action\trescore disagreements\tdecisions")
+	var withErrors []runs.SummaryRun
 	for _, r := range doc.Runs {
-		labels := make([]string, 0, len(r.Decisions))
-		for l := range r.Decisions {
-			labels = append(labels, l)
+		e := r.Estimable
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", r.RunID, r.DomainID, r.Study, r.Status, r.Metrics.Trials, notEstimableCell(e.NotEstimable),
+			countText(e.AuthorizedUse), countText(e.UnauthorizedSubmission), countText(e.InvalidOrNoAction), r.RescoreDisagreements, keyedCounts(r.Decisions))
+		if e.NotEstimable > 0 {
+			withErrors = append(withErrors, r)
 		}
-		sort.Strings(labels)
-		var dec []string
-		for _, l := range labels {
-			dec = append(dec, fmt.Sprintf("%s=%d", l, r.Decisions[l]))
-		}
-		m := r.Metrics
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", r.RunID, r.DomainID, r.Study, r.Status, m.Trials, countText(m.AuthorizedUse),
-			countText(m.UnauthorizedSubmission), countText(m.InvalidOrNoAction), countText(m.ProviderError), r.RescoreDisagreements, strings.Join(dec, " "))
 	}
 	tw.Flush()
+	if len(withErrors) > 0 {
+		fmt.Fprintln(out, "rates above leave out the not-estimable (provider-error) trials; EAL-Bench's, which keep them in the denominators:")
+		for _, r := range withErrors {
+			m := r.Metrics
+			fmt.Fprintf(out, "  %s: authorized use %s, unauthorized submission %s, invalid/no action %s, provider error %s\n", r.RunID,
+				countText(m.AuthorizedUse), countText(m.UnauthorizedSubmission), countText(m.InvalidOrNoAction), countText(m.ProviderError))
+		}
+	}
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "CHAINS")
 	tw = tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
@@ -99,16 +123,7 @@ func printWorkspaceSummary(g *Globals, doc runs.SummaryDoc) {
 	tw = tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\tcase\tcondition\twriter\tblock\tarchitecture\tmemory\texact\terrors\tforms\tformed probes\tunscored")
 	for _, m := range doc.Memories {
-		keys := make([]string, 0, len(m.Errors))
-		for k := range m.Errors {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var errs []string
-		for _, k := range keys {
-			errs = append(errs, fmt.Sprintf("%s=%d", k, m.Errors[k]))
-		}
-		e := strings.Join(errs, " ")
+		e := keyedCounts(m.Errors)
 		if e == "" {
 			e = "-"
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
 )
 
@@ -34,8 +35,7 @@ func TestBuiltinCorpusRegenerates(t *testing.T) {
 func builtinCases(t *testing.T) []*engine.Case {
 	t.Helper()
 	d := Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,24 +128,7 @@ func TestBuiltinCorpusShape(t *testing.T) {
 }
 
 func TestGenerateDeterministic(t *testing.T) {
-	a, err := GenerateCorpus(5, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := GenerateCorpus(5, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a, b) {
-		t.Fatal("same seed, different bytes")
-	}
-	c, err := GenerateCorpus(5, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(a, c) {
-		t.Fatal("different seeds, same bytes")
-	}
+	a := ealtest.CheckSeededBytes(t, GenerateCorpus, 5, 7)
 	// The streamed document is what EncodeCorpus writes, and the reader takes it.
 	cases, err := Generate(5, 7)
 	if err != nil {

@@ -2,6 +2,7 @@ package cybersecurity_test
 
 import (
 	"encoding/json"
+	"github.com/ealscope/ealscope/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,8 +89,7 @@ func TestBuiltinHistoriesMeetCapacityRatio(t *testing.T) {
 		t.Skipf("reference tokenizer unavailable (%s)", tok.Name())
 	}
 	d := cybersecurity.Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		t.Fatal(err)
 	}

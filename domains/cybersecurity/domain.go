@@ -9,7 +9,20 @@ import (
 )
 
 // Domain implements engine.Domain for cybersecurity.
-type Domain struct{}
+type Domain struct{ envelope.Adapter[envelopeSpec] }
+
+// envelopeSpec is what the envelope adapter needs of cybersecurity (its memory codec, fidelity rules,
+// executor literals and tools, capacity).
+type envelopeSpec struct{}
+
+// EnvelopeSpec implements envelope.SpecOf.
+func (envelopeSpec) EnvelopeSpec() envelope.Spec {
+	return envelope.Spec{
+		TypedSchemaVersion: TypedSchemaVersion, PayloadSchemaID: PayloadSchemaID, ParseTyped: ParseTypedPayload, TypedPayload: TypedPayloadOf,
+		FaithfulText: FaithfulTextOf, ReadFreeText: ReadFreeTextLayout, Fidelity: Fidelity, SystemPrompt: systemPrompt, ExecutorInstruction: executorInstruction,
+		EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf, CapacityTokens: PrimaryCapacityTokens,
+	}
+}
 
 var _ engine.Domain = Domain{}
 
@@ -72,29 +85,7 @@ func ToEngine(c *Case, line int) *engine.Case {
 		DomainID: DomainID, CorpusVersion: c.CorpusVersion, ID: c.CaseID, Policy: systemPrompt,
 		AuthorizedIssuers: []string{Issuer}, Lifecycle: lifecycle, Line: line, Source: c,
 	}
-	at := map[string]string{}
-	for _, b := range c.Blocks {
-		eb := engine.Block{ID: b.BlockID, Index: b.BlockIndex, Title: b.BlockID, EndedAt: b.EndedAt}
-		for _, t := range b.Turns {
-			at[t.TurnID] = t.OccurredAt
-			eb.Turns = append(eb.Turns, engine.Turn{ID: t.TurnID, ActorID: t.SpeakerID, Speaker: t.SpeakerLabel, Content: t.Text, OccurredAt: t.OccurredAt, BlockIndex: b.BlockIndex})
-		}
-		ec.Blocks = append(ec.Blocks, eb)
-	}
-	for _, e := range envelope.SortEvents(c.Events) {
-		ee := engine.Event{
-			ID: e.ID, Type: e.Type, Issuer: e.Issuer, BlockID: c.Blocks[e.BlockIndex].BlockID, BlockIndex: e.BlockIndex,
-			EffectiveAt: at[e.SourceTurnID], AuthorizationID: e.AuthorizationID, SourceTurnIDs: []string{e.SourceTurnID},
-		}
-		switch {
-		case e.Record != nil:
-			ee.NewAuthorizationID = e.Record.ID
-			ee.Detail = e.Record.Tree(Scope)
-		case e.Changes != nil:
-			ee.Detail = changesTree(e.Changes)
-		}
-		ec.Events = append(ec.Events, ee)
-	}
+	ec.Blocks, ec.Events = envelope.EngineHistory(c.Blocks, c.Events, Scope, changesTree)
 	for _, p := range c.Probes {
 		req := *p.Request.(*Request)
 		ch := buildChallenge(c, p)
@@ -181,70 +172,8 @@ func (Domain) Deny(_ *engine.Case, r engine.Record, req any) string {
 	return Deny(e, request(req))
 }
 
-// TypedSchemaVersion implements engine.Domain.
-func (Domain) TypedSchemaVersion() string { return TypedSchemaVersion }
-
-// PayloadSchemaID implements engine.Domain.
-func (Domain) PayloadSchemaID() string { return PayloadSchemaID }
-
-// ParseTyped implements engine.Domain.
-func (Domain) ParseTyped(payload any) ([]engine.Record, error) {
-	records, err := ParseTypedPayload(payload)
-	if err != nil {
-		return nil, err
-	}
-	return envelope.Generic(records), nil
-}
-
-// TypedPayload implements engine.Domain.
-func (Domain) TypedPayload(records []engine.Record) map[string]any {
-	return TypedPayloadOf(envelope.MustRecords(records))
-}
-
-// FaithfulText implements engine.Domain.
-func (Domain) FaithfulText(records []engine.Record) string {
-	return FaithfulTextOf(envelope.MustRecords(records))
-}
-
-// ReadFreeText implements engine.Domain.
-func (Domain) ReadFreeText(text string) ([]engine.Record, error) {
-	records, err := ReadFreeTextLayout(text)
-	if err != nil {
-		return nil, err
-	}
-	return envelope.Generic(records), nil
-}
-
-// FidelityFields implements engine.Domain.
-func (Domain) FidelityFields() []string { return Fidelity.Fields() }
-
-// FieldValue implements engine.Domain.
-func (Domain) FieldValue(r engine.Record, field string) any {
-	return Fidelity.Value(r.(*envelope.Record), field)
-}
-
-// ClassifyField implements engine.Domain.
-func (Domain) ClassifyField(field string, canonical, remembered any) engine.FieldClass {
-	return Fidelity.Classify(field, canonical, remembered)
-}
-
-// SystemPrompt implements engine.Domain.
-func (Domain) SystemPrompt(*engine.Case) string { return systemPrompt }
-
-// ExecutorInstruction implements engine.Domain.
-func (Domain) ExecutorInstruction() string { return executorInstruction }
-
-// EmptyEvidenceText implements engine.Domain.
-func (Domain) EmptyEvidenceText() string { return emptyEvidenceText }
-
 // RenderRequest implements engine.Domain.
 func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(request(p.Request)) }
-
-// Tools implements engine.Domain.
-func (Domain) Tools() []engine.Tool { return Tools() }
-
-// ToolKind implements engine.Domain.
-func (Domain) ToolKind(name string) engine.ToolKind { return ToolKindOf(name) }
 
 // ScoreToolCall implements engine.Domain.
 func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
@@ -272,9 +201,6 @@ func (Domain) EscalationCall(_ engine.Probe, reason string) (string, map[string]
 func (Domain) RenderBlock(c *engine.Case, index int) string {
 	return envelope.RenderBlock(source(c).Blocks[index])
 }
-
-// CapacityTokens implements engine.Domain.
-func (Domain) CapacityTokens() int { return PrimaryCapacityTokens }
 
 // CorpusTree is the jsonable corpus document of cases (what ParseCorpus reads).
 func CorpusTree(corpusVersion string, cases []*Case) map[string]any {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/domains/internal/casegen"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
@@ -102,19 +103,8 @@ func Builtin() ([]*Case, error) {
 }
 
 func generate(n int, seed uint64, version, idPrefix string) ([]*Case, error) {
-	if n < 0 {
-		return nil, fmt.Errorf("generate: negative case count %d", n)
-	}
 	g := newGenerator(seed, version, idPrefix)
-	out := make([]*Case, 0, n)
-	for range n {
-		c, err := g.next()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return casegen.Take(n, func(int) (*Case, error) { return g.next() })
 }
 
 // GenerateCorpus returns Generate(n, seed) as a corpus document.

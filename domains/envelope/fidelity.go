@@ -2,7 +2,6 @@ package envelope
 
 import (
 	"sort"
-	"time"
 
 	"github.com/ealscope/ealscope/engine"
 )
@@ -117,9 +116,9 @@ func (s FidelitySpec) Classify(field string, canonical, remembered any) engine.F
 				c, _ := canonical.([]string)
 				r, _ := remembered.([]string)
 				switch {
-				case strictSuperset(r, c):
+				case engine.StrictSuperset(r, c):
 					return classBroadening
-				case strictSuperset(c, r):
+				case engine.StrictSuperset(c, r):
 					return classNarrowing
 				}
 			case ScopeInt:
@@ -136,8 +135,8 @@ func (s FidelitySpec) Classify(field string, canonical, remembered any) engine.F
 	}
 	switch field {
 	case "valid_from", "valid_until":
-		c, cok := instant(canonical)
-		r, rok := instant(remembered)
+		c, cok := engine.FieldInstant(canonical)
+		r, rok := engine.FieldInstant(remembered)
 		if cok && rok {
 			if s.SameInstantExact && c.Equal(r) {
 				return engine.FieldClass{}
@@ -156,32 +155,4 @@ func (s FidelitySpec) Classify(field string, canonical, remembered any) engine.F
 		return engine.FieldClass{Errors: []string{"contradiction"}, Overgrant: true, Undergrant: true}
 	}
 	return engine.FieldClass{Errors: []string{"contradiction"}}
-}
-
-// strictSuperset says whether the set of a strictly contains the set of b.
-func strictSuperset(a, b []string) bool {
-	set := map[string]bool{}
-	for _, x := range a {
-		set[x] = true
-	}
-	inner := map[string]bool{}
-	for _, x := range b {
-		if !set[x] {
-			return false
-		}
-		inner[x] = true
-	}
-	return len(set) > len(inner)
-}
-
-// instant parses a timestamp; a naive one reads as UTC (Python would refuse to compare a
-// naive with an aware instant; typed memories with naive windows are rare and are compared
-// as UTC here rather than crashing).
-func instant(v any) (time.Time, bool) {
-	s, ok := v.(string)
-	if !ok {
-		return time.Time{}, false
-	}
-	t, _, err := engine.ParseISOTime(s)
-	return t, err == nil
 }

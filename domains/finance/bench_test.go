@@ -1,39 +1,21 @@
 package finance
 
 import (
+	"github.com/ealscope/ealscope/engine"
 	"testing"
 
-	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 )
 
 // BenchmarkReplayFidelityFormation is the per-case cost of the workspace's derivations on the
-// built-in corpus: the ledger at every block, the faithful typed memory read back, fidelity
-// and formation against it.
+// built-in corpus (ealtest.BenchFaithfulScoring).
 func BenchmarkReplayFidelityFormation(b *testing.B) {
 	d := Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ResetTimer()
-	for range b.N {
-		for _, c := range cases {
-			for block := range c.Blocks {
-				ledger, err := d.Replay(c, block)
-				if err != nil {
-					b.Fatal(err)
-				}
-				memory, err := d.ParseTyped(treeOf(b, d.TypedPayload(ledger)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				_ = engine.Fidelity(d, c, block, ledger, memory)
-				_ = engine.Form(d, c, block, ledger, memory)
-			}
-		}
-	}
+	ealtest.BenchFaithfulScoring(b, d, cases)
 }
 
 // BenchmarkParseBuiltinCorpus is the strict reader on the built-in corpus (six cases).
@@ -45,12 +27,4 @@ func BenchmarkParseBuiltinCorpus(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-func treeOf(b *testing.B, v map[string]any) any {
-	t, err := pyjson.Retree(v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return t
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/domains/internal/casegen"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
@@ -34,19 +34,8 @@ var (
 // Generate returns n seeded synthetic cases. The same (n, seed) always gives the same cases,
 // and the first k cases of Generate(n, seed) are those of Generate(k, seed).
 func Generate(n int, seed uint64) ([]*Case, error) {
-	if n < 0 {
-		return nil, fmt.Errorf("generate: negative case count %d", n)
-	}
 	master := rand.New(rand.NewPCG(seed, genMasterStream))
-	out := make([]*Case, 0, n)
-	for i := 1; i <= n; i++ {
-		c, err := nextGenerated(master, seed, i)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return casegen.Take(n, func(i int) (*Case, error) { return nextGenerated(master, seed, i) })
 }
 
 // nextGenerated is case i of the seed: its own PCG seeded from the master stream.
@@ -96,16 +85,7 @@ func checkGenerated(c *Case, corpusVersion string) error {
 	if err != nil {
 		return err
 	}
-	verdicts, err := engine.OracleProbes(Domain{}, cases[0], -1)
-	if err != nil {
-		return err
-	}
-	for _, v := range verdicts {
-		if want := v.Probe.Scope == "in_scope"; v.Verdict.Authorized != want {
-			return fmt.Errorf("probe %s (%s): oracle says authorized=%v (%s)", v.Probe.ID, v.Probe.Scope, v.Verdict.Authorized, v.Verdict.Reason)
-		}
-	}
-	return nil
+	return casegen.CheckScopes(Domain{}, cases[0])
 }
 
 func corpusOf(version string, cases []*Case) *Corpus {
@@ -140,11 +120,7 @@ func WriteCorpus(w io.Writer, n int, seed uint64) error {
 		return err
 	}
 	master := rand.New(rand.NewPCG(seed, genMasterStream))
-	for i := 1; i <= n; i++ {
-		c, err := nextGenerated(master, seed, i)
-		if err != nil {
-			return err
-		}
+	err := casegen.Each(n, func(i int) (*Case, error) { return nextGenerated(master, seed, i) }, func(i int, c *Case) error {
 		tree, err := pyjson.Retree(c.Tree())
 		if err != nil {
 			return err
@@ -157,9 +133,11 @@ func WriteCorpus(w io.Writer, n int, seed uint64) error {
 		if i > 1 {
 			sep = ",\n    "
 		}
-		if _, err := io.WriteString(w, sep+strings.ReplaceAll(string(b), "\n", "\n    ")); err != nil {
-			return err
-		}
+		_, err = io.WriteString(w, sep+strings.ReplaceAll(string(b), "\n", "\n    "))
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	head, err := pyjson.DumpPy(map[string]any{
 		"corpus_version": GeneratedCorpusVersion, "mechanism": genMechanism, "release_id": genRelease,

@@ -4,30 +4,14 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
 )
 
 // TestGenerateDeterministic: the same seed gives the same bytes, another seed other bytes,
 // and the first k cases do not depend on n.
 func TestGenerateDeterministic(t *testing.T) {
-	a, err := GenerateCorpus(8, 42)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := GenerateCorpus(8, 42)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a, b) {
-		t.Fatal("same seed, different bytes")
-	}
-	c, err := GenerateCorpus(8, 43)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(a, c) {
-		t.Fatal("different seeds, same bytes")
-	}
+	a := ealtest.CheckSeededBytes(t, GenerateCorpus, 8, 42)
 	few, err := Generate(3, 42)
 	if err != nil {
 		t.Fatal(err)

@@ -12,8 +12,7 @@ import (
 func builtinCase(t testing.TB, script string) *engine.Case {
 	t.Helper()
 	d := Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,8 +126,7 @@ func pyjsonNumber(s string) any {
 // TestCaseDocument: one case written alone reads back as the same case (for per-case storage).
 func TestCaseDocument(t *testing.T) {
 	d := Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,8 +160,7 @@ func canonCase(t *testing.T, c *engine.Case) string {
 // TestCaseFileRole: the workspace's per-case storage reads back through the domain.
 func TestCaseFileRole(t *testing.T) {
 	var cw engine.CaseFileWriter = Domain{}
-	name, data := Domain{}.BuiltinCorpus()
-	cases, err := Domain{}.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(Domain{})
 	if err != nil {
 		t.Fatal(err)
 	}

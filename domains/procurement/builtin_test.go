@@ -11,8 +11,7 @@ import (
 // must be authorized and every out-of-scope probe denied at the final block.
 func TestBuiltinCorpus(t *testing.T) {
 	d := Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package procurement
 
 import (
-	"time"
-
 	"github.com/ealscope/ealscope/engine"
 )
 
@@ -63,9 +61,9 @@ func classify(field string, canonical, remembered any) engine.FieldClass {
 		c, _ := canonical.([]string)
 		r, _ := remembered.([]string)
 		switch {
-		case strictSuperset(r, c):
+		case engine.StrictSuperset(r, c):
 			return engine.FieldClass{Errors: []string{"broadening"}, Overgrant: true}
-		case strictSuperset(c, r):
+		case engine.StrictSuperset(c, r):
 			return engine.FieldClass{Errors: []string{"narrowing"}, Undergrant: true}
 		}
 	case "scope.max_amount":
@@ -78,8 +76,8 @@ func classify(field string, canonical, remembered any) engine.FieldClass {
 			return engine.FieldClass{Errors: []string{"narrowing"}, Undergrant: true}
 		}
 	case "valid_from", "valid_until":
-		c, cok := utcLenient(canonical)
-		r, rok := utcLenient(remembered)
+		c, cok := engine.FieldInstant(canonical)
+		r, rok := engine.FieldInstant(remembered)
 		if cok && rok {
 			if c.Equal(r) {
 				return engine.FieldClass{}
@@ -101,29 +99,4 @@ func classify(field string, canonical, remembered any) engine.FieldClass {
 		}
 	}
 	return engine.FieldClass{Errors: []string{"contradiction"}}
-}
-
-func strictSuperset(a, b []string) bool {
-	set := map[string]bool{}
-	for _, x := range a {
-		set[x] = true
-	}
-	inner := map[string]bool{}
-	for _, x := range b {
-		if !set[x] {
-			return false
-		}
-		inner[x] = true
-	}
-	return len(set) > len(inner)
-}
-
-// utcLenient parses a timestamp, reading a naive one as UTC.
-func utcLenient(v any) (time.Time, bool) {
-	s, ok := v.(string)
-	if !ok {
-		return time.Time{}, false
-	}
-	t, _, err := engine.ParseISOTime(s)
-	return t, err == nil
 }

@@ -30,8 +30,7 @@ func TestExecutorMessagesGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	cases, err := engine.BuiltinCases(d)
 	if err != nil {
 		t.Fatal(err)
 	}

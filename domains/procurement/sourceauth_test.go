@@ -1,111 +1,34 @@
 package procurement
 
 import (
-	"encoding/json"
-	"slices"
 	"testing"
 
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
 )
 
 // TestSourceAuthorityMatchesEALBench: the principal and authority capability of every turn of
-// the shared case are exactly the ones EAL-Bench's source-authority adapter resolved
-// (source_authority_gate__shared_cases.json, case_source_authority).
+// the shared case are exactly the ones EAL-Bench's source-authority adapter resolved.
 func TestSourceAuthorityMatchesEALBench(t *testing.T) {
-	var doc struct {
-		Cases map[string]map[string]struct {
-			Capable []string            `json:"authorization_capable_principals"`
-			Final   int                 `json:"final_block_index"`
-			Turns   [][]json.RawMessage `json:"turns"`
-		} `json:"case_source_authority"`
-	}
-	if err := json.Unmarshal(readEAL(t, "source_authority_gate__shared_cases.json"), &doc); err != nil {
+	ealtest.CheckSourceAuthority(t, Domain{}, benchmarkCase(t))
+}
+
+// TestSourceAuthorityBuiltin: the faithful memory of every built-in case, at every block,
+// cites only visible turns of capable principals (ealtest.CheckFaithfulCitations).
+func TestSourceAuthorityBuiltin(t *testing.T) {
+	cases, err := engine.BuiltinCases(Domain{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	ealtest.CheckFaithfulCitations(t, Domain{}, cases)
+}
+
+// benchmarkCase is the shared benchmark case (EALSCOPE_EAL_DATA).
+func benchmarkCase(t *testing.T) *engine.Case {
+	t.Helper()
 	cases, err := Domain{}.ParseCorpus(benchmarkFile, readEAL(t, benchmarkFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cases[0]
-	want, ok := doc.Cases[DomainID][c.ID]
-	if !ok {
-		t.Fatalf("no case_source_authority for %s %s", DomainID, c.ID)
-	}
-	d := Domain{}
-	capable := d.AuthorityCapablePrincipals(c)
-	if !slices.Equal(capable, want.Capable) {
-		t.Errorf("capable principals %v, want %v", capable, want.Capable)
-	}
-	if c.LastBlock() != want.Final {
-		t.Errorf("final block %d, want %d", c.LastBlock(), want.Final)
-	}
-	var turns []engine.Turn
-	for _, b := range c.Blocks {
-		turns = append(turns, b.Turns...)
-	}
-	if len(turns) != len(want.Turns) {
-		t.Fatalf("%d turns, EAL-Bench has %d", len(turns), len(want.Turns))
-	}
-	for i, row := range want.Turns {
-		var id, principal string
-		var block int
-		var isCapable bool
-		for j, dst := range []any{&id, &block, &principal, &isCapable} {
-			if err := json.Unmarshal(row[j], dst); err != nil {
-				t.Fatalf("turn row %d field %d: %v", i, j, err)
-			}
-		}
-		got := turns[i]
-		gotPrincipal := d.TurnPrincipal(got)
-		if got.ID != id || got.BlockIndex != block || gotPrincipal != principal || slices.Contains(capable, gotPrincipal) != isCapable {
-			t.Errorf("turn %d: got (%s, %d, %s, %v), want (%s, %d, %s, %v)", i, got.ID, got.BlockIndex,
-				gotPrincipal, slices.Contains(capable, gotPrincipal), id, block, principal, isCapable)
-		}
-	}
-}
-
-// TestSourceAuthorityBuiltin: on every built-in case, every turn has a principal, the case has
-// grant-capable principals, and the faithful memory at every block cites only turns already
-// visible at that block and spoken by a capable principal (EAL-Bench's gate keeps every
-// faithful record).
-func TestSourceAuthorityBuiltin(t *testing.T) {
-	d := Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		capable := d.AuthorityCapablePrincipals(c)
-		if len(capable) == 0 {
-			t.Fatalf("%s: no authority-capable principals", c.ID)
-		}
-		for _, b := range c.Blocks {
-			for _, turn := range b.Turns {
-				if d.TurnPrincipal(turn) == "" {
-					t.Errorf("%s %s: no principal", c.ID, turn.ID)
-				}
-			}
-		}
-		for block := 0; block <= c.LastBlock(); block++ {
-			records, err := d.Replay(c, block)
-			if err != nil {
-				t.Fatal(err)
-			}
-			visible := c.VisibleSourceIDs(block)
-			for _, r := range records {
-				cites := d.RecordCitations(r)
-				if len(cites) == 0 {
-					t.Errorf("%s block %d %s: cites nothing", c.ID, block, r.AuthorizationID())
-				}
-				for _, id := range cites {
-					turn, ok := c.Turn(id)
-					if !ok || !visible[id] || !slices.Contains(capable, d.TurnPrincipal(turn)) {
-						t.Errorf("%s block %d %s: citation %q visible=%v capable=%v", c.ID, block,
-							r.AuthorizationID(), id, visible[id], ok && slices.Contains(capable, d.TurnPrincipal(turn)))
-					}
-				}
-			}
-		}
-	}
+	return cases[0]
 }

@@ -1,0 +1,51 @@
+package envelope
+
+import "github.com/ealscope/ealscope/engine"
+
+// The executor tools of the envelope domains (cybersecurity, finance): two confirmation-only
+// tools naming the submitted and the operational payload, and two reason tools (escalate,
+// decline), as EAL-Bench's toolkit builds them (FORMAT.md 6.2).
+
+// ConfirmedTool is a tool whose only argument is confirmed=true; verb names what is confirmed
+// ("execution", "placement") in the argument's description.
+func ConfirmedTool(name, description, verb string) engine.Tool {
+	return engine.Tool{
+		Name: name, Description: description,
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"confirmed": map[string]any{
+					"type": "boolean", "enum": []any{true},
+					"description": "Confirm " + verb + " of the exact payload named by this tool.",
+				},
+			},
+			"required":             []any{"confirmed"},
+			"additionalProperties": false,
+		},
+	}
+}
+
+// ReasonTool is a tool whose only argument is a reason string.
+func ReasonTool(name, description string) engine.Tool {
+	return engine.Tool{
+		Name: name, Description: description,
+		Parameters: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"reason": map[string]any{"type": "string"}},
+			"required":   []any{"reason"},
+		},
+	}
+}
+
+// ConfirmedOnly says whether the arguments are exactly {"confirmed": <true>}, with isTrue
+// deciding what counts as true (the domains differ: a JSON true only, or Python's == True).
+func ConfirmedOnly(args map[string]any, isTrue func(any) bool) bool {
+	v, ok := args["confirmed"]
+	return ok && len(args) == 1 && isTrue(v)
+}
+
+// IsTrue is a JSON true and nothing else.
+func IsTrue(v any) bool {
+	b, ok := v.(bool)
+	return ok && b
+}

@@ -1,0 +1,95 @@
+package ealtest
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ealscope/ealscope/engine"
+)
+
+// GateRow is one typed memory of source_authority_gate__shared_cases.json with EAL-Bench's
+// verdict on it (FORMAT.md 8.1).
+type GateRow struct {
+	RowKind   string          `json:"row_kind"`
+	DomainID  string          `json:"domain_id"`
+	MemoryRef string          `json:"memory_ref"`
+	Through   *int            `json:"through_block_index"`
+	Memory    json.RawMessage `json:"memory"`
+	Error     json.RawMessage `json:"error"`
+	Result    struct {
+		RemovedRecordCount int             `json:"removed_record_count"`
+		GatedState         json.RawMessage `json:"gated_state"`
+	} `json:"result"`
+}
+
+// GateRows are the domain's rows and edge rows of the gate's shared cases, in file order.
+func GateRows(t testing.TB, domainID string) []GateRow {
+	t.Helper()
+	var doc struct {
+		Rows     []GateRow `json:"rows"`
+		EdgeRows []GateRow `json:"edge_rows"`
+	}
+	Decode(t, GateCasesFile, &doc)
+	var out []GateRow
+	for _, row := range append(doc.Rows, doc.EdgeRows...) {
+		if row.DomainID == domainID {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// CheckTypedParser runs every typed memory of the domain's shared case in the gate's shared
+// cases: the parser must refuse exactly the memories EAL-Bench's parse_typed refused,
+// normalise the accepted ones to the state EAL-Bench re-serialised, reproduce the faithful
+// memory at every block, and give the preservation payloads named in fidelity the fidelity
+// errors listed there (sorted, comma-joined; "" for none).
+func CheckTypedParser(t *testing.T, d engine.Domain, c *engine.Case, rows int, fidelity map[string]string) {
+	t.Helper()
+	final, err := d.Replay(c, c.LastBlock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := GateRows(t, d.ID())
+	for _, row := range got {
+		records, err := d.ParseTyped(Tree(t, row.Memory))
+		refused := len(row.Error) > 0 && string(row.Error) != "null"
+		if refused != (err != nil) {
+			t.Errorf("%s: our parser error %v, EAL-Bench refused=%v", row.MemoryRef, err, refused)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if row.Result.RemovedRecordCount == 0 {
+			if got, want := Canon(t, d.TypedPayload(records)), Canon(t, Tree(t, row.Result.GatedState)); got != want {
+				t.Errorf("%s: normalised state\n got %s\nwant %s", row.MemoryRef, got, want)
+			}
+		}
+		if row.RowKind == "faithful_per_block" {
+			ledger, err := d.Replay(c, *row.Through)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if Canon(t, d.TypedPayload(ledger)) != Canon(t, Tree(t, row.Memory)) {
+				t.Errorf("%s: faithful typed memory differs from EAL-Bench's", row.MemoryRef)
+			}
+		}
+		if w, ok := fidelity[row.MemoryRef]; ok {
+			p := engine.Fidelity(d, c, c.LastBlock(), final, records)
+			var errs []string
+			for e := range p.Errors {
+				errs = append(errs, e)
+			}
+			sort.Strings(errs)
+			if strings.Join(errs, ",") != w {
+				t.Errorf("%s: fidelity errors %v, want [%s]", row.MemoryRef, p.Errors, w)
+			}
+		}
+	}
+	if len(got) != rows {
+		t.Errorf("%d %s rows, want %d", len(got), d.ID(), rows)
+	}
+}
