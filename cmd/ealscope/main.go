@@ -40,6 +40,7 @@ type CLI struct {
 	Render     renderCmd     `cmd:"" help:"Print one frame of the chain view (or one pane, or a presentation step) to stdout."`
 	Export     exportCmd     `cmd:"" help:"Write a chain's story as Markdown, a self-contained HTML page or SVG frames (one per step)."`
 	Replay     replayCmd     `cmd:"" help:"Re-run the executor on a chain's case with written, oracle-exact, edited or file memory; store, score and attribute every arm."`
+	Bench      benchCmd      `cmd:"" help:"Benchmarks: bench import times the import against a plain reference loader."`
 	Annotate   annotateCmd   `cmd:"" help:"Label free-text memories as typed states: the annotation screen, set, agreement, export and import of EAL-Bench annotation child runs."`
 	Reduce     reduceCmd     `cmd:"" help:"Apply one event batch with the bounded event-sourcing reducer and print the events, the reduced state or the rejection."`
 	Verify     verifyCmd     `cmd:"" help:"Machine-check a safeguard's invariants (memtx: I1 and I2 over random traces and an exhaustive bounded enumeration)."`
