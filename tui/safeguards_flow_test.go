@@ -63,10 +63,10 @@ func TestFlowSafeguardsGateRemovesLaunderedRecord(t *testing.T) {
 	// One frame carries both: the formation the gate removed and a prevented action.
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("FORMATION REMOVED")) && bytes.Contains(b, []byte("PREVENTED"))
-	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}, teatest.WithDuration(teaWait), teatest.WithCheckInterval(10*time.Millisecond))
 	tm.Type(":q")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	m := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(teaWait)).(Model)
 	out := frame(m, runID)
 	for _, want := range []string{
 		"source_authority_gate",
