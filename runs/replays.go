@@ -208,7 +208,9 @@ func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (Rerun
 	}
 	// Any executor context of this case and probe carries the operational context EAL-Bench
 	// prepared (it depends on the case and probe, not on the memory).
-	crows, err := s.db.QueryContext(ctx, `SELECT t.probe_id, mc.row_json FROM trials t JOIN model_contexts mc ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
+	// INDEXED BY: left to itself the planner searches model_contexts by its primary key's
+	// run_pk prefix alone, a scan of the run's contexts per trial (quadratic on large runs).
+	crows, err := s.db.QueryContext(ctx, `SELECT t.probe_id, mc.row_json FROM trials t JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
 		WHERE t.run_pk = ? AND t.case_id = ? AND mc.stage = 'executor' ORDER BY t.line`, runPK, h.CaseID)
 	if err != nil {
 		return src, err
