@@ -12,12 +12,7 @@ import (
 // builtinCases are a domain's built-in corpus, parsed.
 func builtinCases(t testing.TB, id string) (engine.Domain, []*engine.Case) {
 	t.Helper()
-	d, err := domains.Get(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	d, cases, err := domains.BuiltinCases(id)
 	if err != nil {
 		t.Fatal(err)
 	}
