@@ -42,36 +42,9 @@ func readCase(tree any) (*Case, error) {
 	if r.err == nil {
 		c.Benchmark = r.benchmark("benchmark", m["benchmark"])
 	}
-	if r.err == nil {
-		blocks, err := engine.List("blocks", m["blocks"])
-		r.set(err)
-		for i, b := range blocks {
-			if r.err != nil {
-				break
-			}
-			c.Blocks = append(c.Blocks, r.block(engine.JoinPath("blocks", i), b))
-		}
-	}
-	if r.err == nil {
-		events, err := engine.List("events", m["events"])
-		r.set(err)
-		for i, e := range events {
-			if r.err != nil {
-				break
-			}
-			c.Events = append(c.Events, r.event(engine.JoinPath("events", i), e))
-		}
-	}
-	if r.err == nil {
-		pairs, err := engine.List("probe_pairs", m["probe_pairs"])
-		r.set(err)
-		for i, p := range pairs {
-			if r.err != nil {
-				break
-			}
-			c.ProbePairs = append(c.ProbePairs, r.pair(engine.JoinPath("probe_pairs", i), p))
-		}
-	}
+	c.Blocks = readList(&r, "blocks", m["blocks"], r.block)
+	c.Events = readList(&r, "events", m["events"], r.event)
+	c.ProbePairs = readList(&r, "probe_pairs", m["probe_pairs"], r.pair)
 	if tags, ok := m["tags"]; ok && r.err == nil {
 		c.Tags = r.strList("tags", tags)
 	}
@@ -79,6 +52,24 @@ func readCase(tree any) (*Case, error) {
 		c.Tags = []string{}
 	}
 	return c, r.err
+}
+
+// readList reads the list at path item by item with read, stopping at the first error; nothing
+// is read once the reader has failed.
+func readList[T any](r *reader, path string, v any, read func(path string, v any) T) []T {
+	if r.err != nil {
+		return nil
+	}
+	items, err := engine.List(path, v)
+	r.set(err)
+	var out []T
+	for i, item := range items {
+		if r.err != nil {
+			break
+		}
+		out = append(out, read(engine.JoinPath(path, i), item))
+	}
+	return out
 }
 
 // reader keeps the first error so the field readers can be chained without noise.
