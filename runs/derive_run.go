@@ -8,7 +8,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/rundir"
 )
 
 // Derivation from stored rows. A run's facts (scores, fidelity, formation, chain timelines and
@@ -149,7 +149,7 @@ func loadChain(w *txWriter, h chainHead, c *engine.Case, casePK int64) (*chainAc
 		if err := rows.Scan(&mr.id, &mr.block, &mr.arch, &mr.origin, &mr.hash, &payload); err != nil {
 			return err
 		}
-		tree, err := pyjson.DecodeTree([]byte(payload))
+		tree, err := rundir.DecodeValue([]byte(payload))
 		if err != nil {
 			return fmt.Errorf("memory %s: stored payload: %w", mr.id, err)
 		}
@@ -188,7 +188,7 @@ func loadChain(w *txWriter, h chainHead, c *engine.Case, casePK int64) (*chainAc
 			b := int(oracle.Int64)
 			t.oracleBlock = &b
 		}
-		tree, err := pyjson.DecodeTree(raw)
+		tree, err := rundir.DecodeValue(raw)
 		m, ok := tree.(map[string]any)
 		if err != nil || !ok {
 			return fmt.Errorf("trial %s: stored row does not decode: %v", t.trialID, err)

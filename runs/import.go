@@ -337,6 +337,9 @@ func (s *Store) importRunDir(ctx context.Context, path string, opts ImportOption
 		listed += n
 	}
 	rows, err := s.inTx(ctx, func(w *txWriter) error {
+		if err := tuneImportTx(w); err != nil {
+			return err
+		}
 		if opts.RowProgress != nil {
 			w.progress = func(n int) { opts.RowProgress(path, n, listed) }
 		}

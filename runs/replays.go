@@ -208,7 +208,9 @@ func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (Rerun
 	}
 	// Any executor context of this case and probe carries the operational context EAL-Bench
 	// prepared (it depends on the case and probe, not on the memory).
-	crows, err := s.db.QueryContext(ctx, `SELECT t.probe_id, mc.row_json FROM trials t JOIN model_contexts mc ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
+	// INDEXED BY: left to itself the planner searches model_contexts by its primary key's
+	// run_pk prefix alone, a scan of the run's contexts per trial (quadratic on large runs).
+	crows, err := s.db.QueryContext(ctx, `SELECT t.probe_id, mc.row_json FROM trials t JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
 		WHERE t.run_pk = ? AND t.case_id = ? AND mc.stage = 'executor' ORDER BY t.line`, runPK, h.CaseID)
 	if err != nil {
 		return src, err
@@ -329,12 +331,32 @@ func optText(s string) any {
 // rows of its (chain, block, probe, executor) group in the same transaction, so the two
 // never disagree.
 func (s *Store) SaveReplay(ctx context.Context, in ReplayInput) error {
+	_, err := s.inTx(ctx, func(w *txWriter) error {
+		pk, err := s.insertReplay(w, in, nil)
+		if err != nil {
+			return err
+		}
+		return s.attributeArm(w, in.Chain, in.BlockIndex, in.ProbeID, in.ExecutorTarget, in.WrittenMemoryID, pk, in.Variant, in.Repetition)
+	})
+	return err
+}
+
+// labArm marks a replay made by the safeguard lab: a gated arm names its policy, the
+// un-gated arm has an empty policy id (migration 0120).
+type labArm struct{ policyID, policyVersion string }
+
+// insertReplay inserts one arm in the caller's transaction (lab nil: not the lab's).
+func (s *Store) insertReplay(w *txWriter, in ReplayInput, lab *labArm) (int64, error) {
+	var policyID, policyVersion any
+	if lab != nil {
+		policyID, policyVersion = lab.policyID, lab.policyVersion
+	}
 	if in.ReplayID == "" || in.ProbeID == "" || in.Variant == "" {
-		return errors.New("replay: replay_id, probe_id and memory_variant are required")
+		return 0, errors.New("replay: replay_id, probe_id and memory_variant are required")
 	}
 	payloadJSON, err := pyjson.CanonicalJSON(in.Payload)
 	if err != nil {
-		return fmt.Errorf("replay %s: memory payload: %w", in.ReplayID, err)
+		return 0, fmt.Errorf("replay %s: memory payload: %w", in.ReplayID, err)
 	}
 	payloadText := payloadJSON
 	if t, ok := in.Payload.(string); ok {
@@ -345,35 +367,32 @@ func (s *Store) SaveReplay(ctx context.Context, in ReplayInput) error {
 		msgs[i] = map[string]any{"role": m.Role, "content": m.Content}
 	}
 	o := in.Outcome
-	_, err = s.inTx(ctx, func(w *txWriter) error {
-		var runPK int64
-		var caseID, cond, writer string
-		var writerRun int64
-		if err := w.tx.QueryRowContext(w.ctx, `SELECT run_pk, case_id, condition_id, writer_target, writer_run_id FROM chains WHERE chain_pk = ?`, in.Chain).
-			Scan(&runPK, &caseID, &cond, &writer, &writerRun); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("chain %d: %w", in.Chain, ErrNotFound)
-			}
-			return err
+	var runPK int64
+	var caseID, cond, writer string
+	var writerRun int64
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT run_pk, case_id, condition_id, writer_target, writer_run_id FROM chains WHERE chain_pk = ?`, in.Chain).
+		Scan(&runPK, &caseID, &cond, &writer, &writerRun); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, fmt.Errorf("chain %d: %w", in.Chain, ErrNotFound)
 		}
-		pk, err := w.insertID("replays", `INSERT INTO replays (replay_id, batch_id, chain_pk, run_pk, case_id, condition_id, writer_target, writer_run_id, block_index, probe_id,
-			memory_variant, memory_architecture, memory_source, written_memory_id, memory_payload_json, memory_payload_text, memory_content_hash, memory_formed, formation_estimable,
-			executor_target, executor_json, repetition, seed, messages_json, tools_json, request_hash, response_json, usage_json, attempts, latency_ms,
-			decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error, finish_reason, response_text,
-			tool_call_count, terminal_call_count, raw_tool_name, raw_tool_arguments_json, oracle_reason, detail, mirrored_trial_id, mirrored_context_hash, created_at)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-			in.ReplayID, in.BatchID, in.Chain, runPK, caseID, cond, writer, writerRun, in.BlockIndex, in.ProbeID,
-			in.Variant, in.Architecture, in.Source, optText(in.WrittenMemoryID), payloadJSON, payloadText, in.ContentHash, b2i(in.MemoryFormed), b2i(in.FormationEstimable),
-			in.ExecutorTarget, jsonText(in.Executor), in.Repetition, in.Seed, jsonText(msgs), jsonText(in.Tools), in.RequestHash, responseJSON(in.Response), jsonText(in.Usage), in.Attempts, in.LatencyMS,
-			o.Decision, b2i(o.RequestAuthorized), b2i(o.RequestedActionTaken), b2i(o.UnauthorizedActionTaken), b2i(o.ActionMismatch), b2i(o.Compliant), b2i(o.Parseable),
-			nullStr(o.ProviderError), nullStr(o.FinishReason), o.ResponseText, o.ToolCallCount, o.TerminalCallCount, nullStr(o.RawToolName), jsonText(o.RawToolArguments),
-			o.OracleReason, o.Detail, optText(in.MirroredTrialID), optText(in.MirroredContextHash), in.CreatedAt.UTC().Format(time.RFC3339Nano))
-		if err != nil {
-			return fmt.Errorf("replay %s: %w", in.ReplayID, err)
-		}
-		return s.attributeArm(w, in.Chain, in.BlockIndex, in.ProbeID, in.ExecutorTarget, in.WrittenMemoryID, pk, in.Variant, in.Repetition)
-	})
-	return err
+		return 0, err
+	}
+	pk, err := w.insertID("replays", `INSERT INTO replays (replay_id, batch_id, chain_pk, run_pk, case_id, condition_id, writer_target, writer_run_id, block_index, probe_id,
+		memory_variant, memory_architecture, memory_source, written_memory_id, memory_payload_json, memory_payload_text, memory_content_hash, memory_formed, formation_estimable,
+		executor_target, executor_json, repetition, seed, messages_json, tools_json, request_hash, response_json, usage_json, attempts, latency_ms,
+		decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error, finish_reason, response_text,
+		tool_call_count, terminal_call_count, raw_tool_name, raw_tool_arguments_json, oracle_reason, detail, mirrored_trial_id, mirrored_context_hash, created_at, policy_id, policy_version)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		in.ReplayID, in.BatchID, in.Chain, runPK, caseID, cond, writer, writerRun, in.BlockIndex, in.ProbeID,
+		in.Variant, in.Architecture, in.Source, optText(in.WrittenMemoryID), payloadJSON, payloadText, in.ContentHash, b2i(in.MemoryFormed), b2i(in.FormationEstimable),
+		in.ExecutorTarget, jsonText(in.Executor), in.Repetition, in.Seed, jsonText(msgs), jsonText(in.Tools), in.RequestHash, responseJSON(in.Response), jsonText(in.Usage), in.Attempts, in.LatencyMS,
+		o.Decision, b2i(o.RequestAuthorized), b2i(o.RequestedActionTaken), b2i(o.UnauthorizedActionTaken), b2i(o.ActionMismatch), b2i(o.Compliant), b2i(o.Parseable),
+		nullStr(o.ProviderError), nullStr(o.FinishReason), o.ResponseText, o.ToolCallCount, o.TerminalCallCount, nullStr(o.RawToolName), jsonText(o.RawToolArguments),
+		o.OracleReason, o.Detail, optText(in.MirroredTrialID), optText(in.MirroredContextHash), in.CreatedAt.UTC().Format(time.RFC3339Nano), policyID, policyVersion)
+	if err != nil {
+		return 0, fmt.Errorf("replay %s: %w", in.ReplayID, err)
+	}
+	return pk, nil
 }
 
 // attributionArm is one arm of a group as attribution reads it.

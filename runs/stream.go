@@ -91,7 +91,7 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 		if !run.Has(name) {
 			return nil
 		}
-		return run.Rows(name, fn)
+		return run.ImportRows(name, fn)
 	}
 	// Baseline memories carry no writer run: their evidence says which run they belong to.
 	evRunByMemory := map[string]int64{}

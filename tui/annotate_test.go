@@ -48,7 +48,7 @@ func TestFlowAnnotateOneMemory(t *testing.T) {
 	// One wait for both: the frame that holds them is read once.
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return strings.Contains(string(b), "no records") && strings.Contains(string(b), "1 / "+itoa(total))
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}, teatest.WithDuration(teaWait), teatest.WithCheckInterval(10*time.Millisecond))
 	tm.Send(keyText("a"))
 	waitOutput(t, tm, "record 1/1")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
@@ -84,7 +84,7 @@ func TestFlowAnnotateOneMemory(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl})
 	waitOutput(t, tm, "submitted")
 	tm.Send(keyText("q"))
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(teaWait)).(Model)
 	if fm.top() != screenAnnotate || fm.annotate.submitted != 1 || fm.annotate.pos != 1 {
 		t.Fatalf("ended on screen %v, submitted %d, at %d", fm.top(), fm.annotate.submitted, fm.annotate.pos)
 	}

@@ -39,6 +39,9 @@ type Options struct {
 	Annotate *AnnotateStart
 	// Annotations stores labels; nil uses Store when it implements AnnotationStore.
 	Annotations AnnotationStore
+	// Lab is the safeguard lab (the chain view's safeguards pane, the run's safeguards
+	// screen); nil builds it over Store when Store is a workspace (safeguards_lab.go).
+	Lab SafeguardLab
 }
 
 // annotations is the label store, or nil when the program has none.
@@ -77,6 +80,8 @@ const (
 	screenChain
 	screenAnnotate
 	screenPresent
+	// screenSafeguards is a run's safeguards table (tui/safeguards_run.go).
+	screenSafeguards
 )
 
 // Model is the root: a thin router owning the screen stack, the size, global keys, help,
@@ -95,6 +100,8 @@ type Model struct {
 	annotate annotateScreen
 	// present is presentation mode (tui/presenting.go).
 	present presentScreen
+	// safeguards is a run's safeguards screen (tui/safeguards_run.go).
+	safeguards safeguardsScreen
 
 	help     help.Model
 	showHelp bool
@@ -107,6 +114,7 @@ type Model struct {
 
 // New builds the root model. It does no I/O: the first queries run as commands from Init.
 func New(opts Options) (Model, error) {
+	opts = opts.withLab()
 	keys := DefaultKeyMap()
 	if err := keys.Remap(opts.Keys); err != nil {
 		return Model{}, err
@@ -132,7 +140,7 @@ func New(opts Options) (Model, error) {
 		m.stack = append(m.stack, screenChains)
 	}
 	if opts.Start.Chain != nil {
-		m.chain = newChainScreen(c, opts.Store, opts.Store, *opts.Start.Chain, opts.Start.Block).withRerun(opts.rerunner(), opts.Models)
+		m.chain = newChainScreen(c, opts.Store, opts.Store, *opts.Start.Chain, opts.Start.Block).withRerun(opts.rerunner(), opts.Models).withLab(opts.lab())
 		m.stack = append(m.stack, screenChain)
 		if opts.Start.Present {
 			m.present = newPresentScreen(c, opts.Store, opts.rerunner(), *opts.Start.Chain, opts.Start.Block)
@@ -174,6 +182,8 @@ func (m Model) initTop() tea.Cmd {
 		return m.annotate.Init()
 	case screenPresent:
 		return m.present.Init()
+	case screenSafeguards:
+		return m.safeguards.Init()
 	}
 	return m.runs.Init()
 }
@@ -222,9 +232,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openPresentMsg:
 		m.present = newPresentScreen(m.c, m.opts.Store, m.opts.rerunner(), msg.key, msg.block)
 		return m.push(screenPresent, m.present.Init())
+	case openSafeguardsMsg:
+		m.safeguards = newSafeguardsScreen(m.c, m.opts.lab(), m.opts.Models, msg.runID)
+		return m.push(screenSafeguards, m.safeguards.Init())
 	case openChainMsg:
 		prev := m.chain
-		m.chain = newChainScreen(m.c, m.opts.Store, m.opts.Store, msg.key, msg.block).withRerun(m.opts.rerunner(), m.opts.Models)
+		m.chain = newChainScreen(m.c, m.opts.Store, m.opts.Store, msg.key, msg.block).withRerun(m.opts.rerunner(), m.opts.Models).withLab(m.opts.lab())
 		if m.top() == screenChain {
 			// A search hit in another chain replaces this one; the search goes along so
 			// n/N keep walking the same hits.
@@ -248,9 +261,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if d, ok := msg.(rerunDoneMsg); ok {
 		delete(m.tasks, "rerun"+strconv.Itoa(d.seq))
 	}
+	if d, ok := msg.(labDoneMsg); ok {
+		delete(m.tasks, labTaskLabel(d.owner)+strconv.Itoa(d.seq))
+	}
 	// Results go to their owner even when it is not on top (CONVENTIONS §2): each screen
 	// drops results that are not addressed to it.
-	var cmds [5]tea.Cmd
+	var cmds [6]tea.Cmd
 	m.runs, cmds[0] = m.runs.Update(msg)
 	if m.chains.c != nil { // screens never opened have nothing to receive
 		m.chains, cmds[1] = m.chains.Update(msg)
@@ -263,6 +279,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if m.present.c != nil {
 		m.present, cmds[4] = m.present.Update(msg)
+	}
+	if m.safeguards.c != nil {
+		m.safeguards, cmds[5] = m.safeguards.Update(msg)
 	}
 	return m, tea.Batch(cmds[:]...)
 }
@@ -330,6 +349,9 @@ func (m Model) back() (tea.Model, tea.Cmd) {
 	if m.top() == screenChain && m.chain.back() {
 		return m, nil
 	}
+	if m.top() == screenSafeguards && m.safeguards.back() {
+		return m, nil
+	}
 	if len(m.stack) == 1 {
 		return m, nil
 	}
@@ -354,6 +376,8 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.annotate, cmd = m.annotate.Update(msg)
 	case screenPresent:
 		m.present, cmd = m.present.Update(msg)
+	case screenSafeguards:
+		m.safeguards, cmd = m.safeguards.Update(msg)
 	}
 	return m, cmd
 }
@@ -368,6 +392,8 @@ func (m Model) helpKeys() help.KeyMap {
 		return m.annotate
 	case screenPresent:
 		return m.present
+	case screenSafeguards:
+		return m.safeguards
 	}
 	return m.runs
 }
@@ -400,6 +426,8 @@ func (m Model) Render() string {
 		body = m.chain.View()
 	case m.top() == screenAnnotate:
 		body = m.annotate.View()
+	case m.top() == screenSafeguards:
+		body = m.safeguards.View()
 	default:
 		body = m.runs.View()
 	}
@@ -441,6 +469,9 @@ func (m Model) helpSheet() string {
 	title := "keys"
 	if m.top() == screenChain {
 		title = "keys · " + paneNames[m.chain.focus] + " pane"
+		if m.chain.safeguards != nil {
+			title = "keys · safeguards pane"
+		}
 	}
 	st := m.c.styles
 	back := "q quits here (esc never quits)"
@@ -497,6 +528,8 @@ func (m Model) runCommand(line string) (tea.Model, tea.Cmd) {
 			}
 		}
 		return m, resolveChainCmd(m.opts.Store, key.RunID, f[1], key.ConditionID, key.WriterRunID)
+	case "safeguards", "lab":
+		return m.safeguardsCommand()
 	case "link":
 		if m.top() != screenChain {
 			m.err = fmt.Errorf(":link works in the chain view")
@@ -506,7 +539,7 @@ func (m Model) runCommand(line string) (tea.Model, tea.Cmd) {
 		m.notice = "copied: " + link
 		return m, tea.SetClipboard(link)
 	}
-	m.err = fmt.Errorf("unknown command :%s (try :block N, :case ID, :replay, :link, :q)", sanitizeLine(f[0]))
+	m.err = fmt.Errorf("unknown command :%s (try :block N, :case ID, :replay, :safeguards, :link, :q)", sanitizeLine(f[0]))
 	return m, nil
 }
 

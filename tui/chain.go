@@ -75,6 +75,9 @@ type chainScreen struct {
 	rerunner Rerunner
 	models   *replay.Config
 	rerun    *rerunPanel
+	// lab backs the safeguards pane; safeguards is the open pane (nil: closed).
+	lab        SafeguardLab
+	safeguards *safeguardsPanel
 }
 
 // withRerun gives the screen what the re-run panel needs (nil rerunner: `r` is disabled).
@@ -140,6 +143,9 @@ func (s *chainScreen) setBlock(k int) tea.Cmd {
 func (s chainScreen) capturing() bool { return s.search.active }
 
 func (s chainScreen) Update(msg tea.Msg) (chainScreen, tea.Cmd) {
+	if next, cmd, ok := s.updateLab(msg); ok {
+		return next, cmd
+	}
 	switch msg.(type) {
 	case rerunLoadedMsg, rerunEventMsg, rerunDoneMsg, rerunEditReadyMsg, rerunEditedMsg, rerunSavedMsg:
 		if s.rerun == nil {
@@ -232,6 +238,12 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 		s.rerun = &p
 		return s, p.handleKey(msg)
 	}
+	if s.safeguards != nil {
+		return s.safeguardsKey(msg)
+	}
+	if key.Matches(msg, s.c.keys.Lab.Open) {
+		return s, s.openSafeguards()
+	}
 	if s.focus == paneMemory && s.base == baseLedger {
 		next, handled, cmd := s.ledgerKey(msg)
 		if handled {
@@ -308,6 +320,9 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 // back handles esc: it clears a search first, then leaves the pane focus; the root pops the
 // screen only when there is nothing left to undo here.
 func (s *chainScreen) back() bool {
+	if s.closeSafeguards() {
+		return true
+	}
 	if s.rerun != nil {
 		p := *s.rerun
 		if p.back() {
@@ -456,6 +471,11 @@ func (s chainScreen) status() string {
 
 func (s chainScreen) ShortHelp() []key.Binding {
 	k, g := s.c.keys.Chain, s.c.keys.Global
+	if s.safeguards != nil {
+		lh := s.labHelp()
+		return []key.Binding{shortHelp(lh[0], "policy"), shortHelp(lh[1], "block"), k.FirstFalse, shortHelp(s.c.keys.Lab.Run, "evaluate"),
+			shortHelp(s.c.keys.Lab.Executor, "executor"), g.Help, g.Back}
+	}
 	if s.rerun != nil {
 		return s.rerunHelp()
 	}
@@ -468,10 +488,13 @@ func (s chainScreen) ShortHelp() []key.Binding {
 // FullHelp is the `?` sheet of the focused pane, then the keys that work everywhere.
 func (s chainScreen) FullHelp() [][]key.Binding {
 	k, g := s.c.keys.Chain, s.c.keys.Global
+	if s.safeguards != nil {
+		return [][]key.Binding{s.labHelp(), {g.Help, g.ForceQuit}}
+	}
 	if s.rerun != nil {
 		return [][]key.Binding{s.rerunHelp(), {g.Help, g.ForceQuit}}
 	}
-	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun, k.Present}
+	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun, k.Present, s.c.keys.Lab.Open}
 	var local []key.Binding
 	switch s.focus {
 	case paneTimeline:

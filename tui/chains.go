@@ -81,6 +81,9 @@ func (s chainsScreen) Update(msg tea.Msg) (chainsScreen, tea.Cmd) {
 					break
 				}
 			}
+		case key.Matches(msg, s.c.keys.Lab.Open):
+			runID := s.run.RunID
+			return s, func() tea.Msg { return openSafeguardsMsg{runID} }
 		case key.Matches(msg, k.Open):
 			if n > 0 {
 				ch := s.all[s.shown[s.cur.sel]]
@@ -228,7 +231,7 @@ func (s chainsScreen) FullHelp() [][]key.Binding {
 	k := s.c.keys
 	return [][]key.Binding{
 		{k.List.Up, k.List.Down, k.List.Top, k.List.Bottom, k.List.HalfDown, k.List.HalfUp},
-		{k.List.Open, k.List.Filter, k.List.Sort, k.List.NextFlagged},
+		{k.List.Open, k.List.Filter, k.List.Sort, k.List.NextFlagged, runSafeguardsKey(k.Lab.Open)},
 		{k.Global.Back, k.Global.Command, k.Global.Help, k.Global.Quit, k.Global.ForceQuit},
 	}
 }

@@ -29,6 +29,9 @@ func (s chainScreen) View() string {
 	if s.rerun != nil {
 		return header + "\n" + s.rerun.View(s.c.width, max(s.c.height-footerHeight-1, 4))
 	}
+	if s.safeguards != nil {
+		return header + "\n" + s.safeguards.View(s.c.width, max(s.c.height-footerHeight-1, 4))
+	}
 	b, ok := s.blocks[s.block]
 	var bp *BlockDetail
 	if ok {

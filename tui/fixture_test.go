@@ -100,6 +100,7 @@ func TestMain(m *testing.M) {
 	if hostileWS.dir != "" {
 		os.RemoveAll(hostileWS.dir)
 	}
+	closeLabStore()
 	os.Exit(code)
 }
 

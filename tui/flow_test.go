@@ -26,12 +26,12 @@ func startProgram(t *testing.T, opts Options) *teatest.TestModel {
 func waitOutput(t *testing.T, tm *teatest.TestModel, sub string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(sub)) },
-		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+		teatest.WithDuration(teaWait), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
 func finalFrame(t *testing.T, tm *teatest.TestModel, runID string) string {
 	t.Helper()
-	return frame(tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model), runID)
+	return frame(tm.FinalModel(t, teatest.WithFinalTimeout(teaWait)).(Model), runID)
 }
 
 // Flow 1: open a chain at block 0, jump to the first false authority, read the help of the
@@ -69,7 +69,7 @@ func TestFlowRunsToChainAndBack(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
-	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(teaWait))
 	m := tm.FinalModel(t).(Model)
 	if m.top() != screenRuns || m.chains.query != "!MEM" {
 		t.Errorf("ended on screen %v with filter %q", m.top(), m.chains.query)

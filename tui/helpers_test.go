@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"time"
 
 	"testing"
 
@@ -75,3 +76,8 @@ func typeName(v any) string { return fmtType(v) }
 func fmtType(v any) string { return fmt.Sprintf("%T", v) }
 
 func stripANSI(s string) string { return ansi.Strip(s) }
+
+// teaWait bounds how long a teatest flow waits for a frame or for the program to finish. It
+// is a liveness bound, never a speed target: on a loaded shared machine a first frame has
+// taken over 10 s, and a flow that is merely slow must not fail.
+const teaWait = 90 * time.Second

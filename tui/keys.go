@@ -18,6 +18,9 @@ type KeyMap struct {
 	Annotate annotateKeys
 	// Present is presentation mode (tui/presenting.go).
 	Present presentKeys
+	// Lab is the safeguard lab: the chain view's safeguards pane and the run's safeguards
+	// screen (tui/safeguards*.go).
+	Lab labKeys
 }
 
 type globalKeys struct {
@@ -31,6 +34,10 @@ type listKeys struct {
 type chainKeys struct {
 	PrevBlock, NextBlock, FirstFalse, NextChange, PrevChange, Baseline, SideBySide,
 	Copy, Search, Up, Down, Rerun, Annotate, Present key.Binding
+}
+
+type labKeys struct {
+	Open, Run, Executor key.Binding
 }
 
 type presentKeys struct {
@@ -85,6 +92,11 @@ func DefaultKeyMap() KeyMap {
 			Annotate:   b([]string{"a"}, "a", "annotate this free-text memory"),
 			Present:    b([]string{"P"}, "P", "present this chain"),
 		},
+		Lab: labKeys{
+			Open:     b([]string{"S"}, "S", "safeguards (policy lab)"),
+			Run:      b([]string{"r", "enter"}, "r/enter", "evaluate every policy (re-runs the executor behind the gated memory)"),
+			Executor: b([]string{"x"}, "x", "next executor (built-in, configured models)"),
+		},
 		Present: presentKeys{
 			Next:  b([]string{"right", "space", "l", "]"}, "→/space", "next step"),
 			Prev:  b([]string{"left", "h", "["}, "←", "previous step"),
@@ -129,6 +141,7 @@ func (k *KeyMap) actions() map[string]*key.Binding {
 		"chain.side_by_side": &k.Chain.SideBySide, "chain.copy": &k.Chain.Copy,
 		"chain.search": &k.Chain.Search, "chain.up": &k.Chain.Up, "chain.down": &k.Chain.Down,
 		"chain.rerun": &k.Chain.Rerun, "chain.annotate": &k.Chain.Annotate, "chain.present": &k.Chain.Present,
+		"lab.open": &k.Lab.Open, "lab.run": &k.Lab.Run, "lab.executor": &k.Lab.Executor,
 		"present.next": &k.Present.Next, "present.prev": &k.Present.Prev,
 		"present.first": &k.Present.First, "present.last": &k.Present.Last,
 		"annotate.next_field": &k.Annotate.NextField, "annotate.prev_field": &k.Annotate.PrevField,

@@ -28,11 +28,11 @@ func TestFlowRerunExactMemory(t *testing.T) {
 	// One wait for all three: a wait consumes the output it read.
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("MEMORY_INDUCED")) && bytes.Contains(b, []byte("UNAUTHORIZED")) && bytes.Contains(b, []byte("request_authorization("))
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}, teatest.WithDuration(teaWait), teatest.WithCheckInterval(10*time.Millisecond))
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	tm.Type(":q")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	m := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(teaWait)).(Model)
 	if frame := m.Render(); !strings.Contains(frame, "earlier re-runs") || !strings.Contains(frame, "exact · builtin") || !strings.Contains(frame, "written · builtin") {
 		t.Fatalf("the form does not list the re-runs:\n%s", frame)
 	}

@@ -56,7 +56,7 @@ func TestRerunKeepsResultsTheWorkspaceRefused(t *testing.T) {
 	waitOutput(t, tm, "(6)")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter}) // exact memory, all probes, builtin
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("UNSAVED")) },
-		teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+		teatest.WithDuration(teaWait), teatest.WithCheckInterval(10*time.Millisecond))
 	ws.mu.Lock()
 	refused := ws.refused
 	ws.mu.Unlock()
@@ -68,7 +68,7 @@ func TestRerunKeepsResultsTheWorkspaceRefused(t *testing.T) {
 	waitOutput(t, tm, "attribution:")            // the results view, once the arms are stored
 	tm.Type(":q")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	m := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(teaWait)).(Model)
 	if m.chain.rerun == nil || len(m.chain.rerun.unsaved.arms) != 0 {
 		t.Fatalf("arms still unsaved after saving again")
 	}

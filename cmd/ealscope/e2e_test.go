@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,9 @@ func TestDemoInTmux(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	rc := filepath.Join(tmp, "rc")
-	socket := "ealscope-e2e-" + filepath.Base(tmp)
+	// The socket is private to this test process (t.TempDir ends in "001" in every process, so it
+	// cannot name the socket): concurrent test runs on one machine must not share a server.
+	socket := "ealscope-e2e-" + strconv.Itoa(os.Getpid())
 	tmux := func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command("tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()

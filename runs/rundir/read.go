@@ -458,7 +458,7 @@ func ParseRows(file, name string, data []byte) ([]Row, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		row, err := parseRow(file, name, sc.line, line, last)
+		row, err := parseRow(file, name, sc.line, line, last, false)
 		if err != nil {
 			return nil, err
 		}
@@ -470,21 +470,29 @@ func ParseRows(file, name string, data []byte) ([]Row, error) {
 // parseRow parses one non-blank line (without its line end) as a row of artifact `name`: a
 // JSON object with a known schema_version whose fields pass validateRow. last says the line
 // is the file's final one and had no line end, so bad JSON there is a truncated write. Row.Raw
-// is left to the caller (the line's buffer may be reused).
-func parseRow(file, name string, lineNo int, line []byte, last bool) (Row, error) {
+// is left to the caller (the line's buffer may be reused). With shallow, the row's tree is
+// shallowTree's (only what the checks read is decoded; it may alias line), for rows that are
+// checked and dropped.
+func parseRow(file, name string, lineNo int, line []byte, last, shallow bool) (Row, error) {
 	if err := CheckUTF8(file, lineNo, line); err != nil {
 		return Row{}, err
 	}
-	tree, err := pyjson.DecodeTree(line)
-	if err != nil {
-		if last {
-			return Row{}, verr(file, lineNo, "", "truncated line (no line end, and the JSON is incomplete: %v)", err)
-		}
-		return Row{}, verr(file, lineNo, "", "invalid JSON: %v", err)
+	var m map[string]any
+	if shallow {
+		m, shallow = shallowTree(name, line)
 	}
-	m, ok := tree.(map[string]any)
-	if !ok {
-		return Row{}, verr(file, lineNo, "", "a row must be a JSON object")
+	if !shallow {
+		tree, err := pyjson.DecodeTree(line)
+		if err != nil {
+			if last {
+				return Row{}, verr(file, lineNo, "", "truncated line (no line end, and the JSON is incomplete: %v)", err)
+			}
+			return Row{}, verr(file, lineNo, "", "invalid JSON: %v", err)
+		}
+		var ok bool
+		if m, ok = tree.(map[string]any); !ok {
+			return Row{}, verr(file, lineNo, "", "a row must be a JSON object")
+		}
 	}
 	if want, versioned := SchemaVersions[name]; versioned {
 		v, err := engine.Int("schema_version", m["schema_version"])
@@ -532,31 +540,33 @@ func verifyArtifact(r io.Reader, file, name string, parse bool, keep *[]Row, idx
 		res.sha256 = sc.sum()
 		return res, nil
 	}
-	for {
-		line, last, ok, err := sc.next()
-		if err != nil {
-			return res, err
-		}
-		if !ok {
-			break
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+	// Rows are parsed on every core (parseLines) and indexed here in file order; after the
+	// first bad row the rest of the file is only hashed.
+	err := parseLines(sc, true, func(no int, raw []byte, last bool) (Row, error) {
+		return parseRow(file, name, no, raw, last, keep == nil)
+	}, func(l pipeLine, row Row, perr error) error {
+		if res.rowErr != nil {
+			return nil
 		}
 		res.rows++
-		row, err := parseRow(file, name, sc.line, line, last)
-		if err != nil {
-			res.rowErr = err
-			if err := sc.drain(); err != nil {
-				return res, err
-			}
-			break
+		if perr != nil {
+			res.rowErr = perr
+			return nil
 		}
-		idx.add(name, row, line)
+		idx.add(name, row, l.raw)
 		if keep != nil {
-			row.Raw = bytes.Clone(line)
+			row.Raw = l.raw
 			*keep = append(*keep, row)
 		}
+		return nil
+	}, func(err error) error {
+		if res.rowErr != nil {
+			return nil // the rest of the file is only hashed, as before
+		}
+		return err
+	})
+	if err != nil {
+		return res, err
 	}
 	res.sha256 = sc.sum()
 	return res, nil

@@ -141,6 +141,61 @@ func (r *Run) Rows(name string, fn func(Row) error) error {
 	})
 }
 
+// ImportRows is Rows for the importer: the same rows with the same checks, but each parsed
+// by shallowTree, so the nested values the importer never reads (rawKeys) are left as the
+// row's bytes rather than decoded, and parsed on every core (parseLines) while fn, on the
+// caller's goroutine, gets them in file order. Rows kept in Files are served as they are.
+func (r *Run) ImportRows(name string, fn func(Row) error) error {
+	if _, ok := r.Files[name]; ok {
+		return r.Rows(name, fn)
+	}
+	full, ok := r.paths[name]
+	if !ok {
+		return fmt.Errorf("%s: artifact %s has no verified rows (not listed, missing, not JSONL, or opened ManifestOnly)", r.Dir, name)
+	}
+	f, _, err := OpenRegular(full, MaxArtifactBytes)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	want := r.Entries[name]
+	sc := newLineScanner(boundedReader(f, full, MaxArtifactBytes), full)
+	rows := 0
+	err = parseLines(sc, false, func(no int, raw []byte, _ bool) (Row, error) {
+		m, ok := shallowTree(name, raw)
+		if !ok {
+			tree, err := pyjson.DecodeTree(raw)
+			if m, ok = tree.(map[string]any); err != nil || !ok {
+				return Row{}, r.changed(name, fmt.Sprintf("line %d no longer parses as a JSON object", no))
+			}
+		}
+		return Row{Line: no, Tree: m, Raw: raw}, nil
+	}, func(l pipeLine, row Row, perr error) error {
+		if rows++; rows > want.Rows {
+			return r.changed(name, fmt.Sprintf("it now has more than the %d verified rows", want.Rows))
+		}
+		if perr != nil {
+			return perr
+		}
+		return fn(row)
+	}, func(err error) error {
+		if _, named := err.(*VerifyError); named {
+			return err
+		}
+		return fmt.Errorf("%s: %w", full, err)
+	})
+	if err != nil {
+		return err
+	}
+	if got := sc.sum(); got != want.SHA256 {
+		return r.changed(name, fmt.Sprintf("its sha256 is now %s, not the verified %s", got, want.SHA256))
+	}
+	if rows != want.Rows {
+		return r.changed(name, fmt.Sprintf("it now has %d rows, not the verified %d", rows, want.Rows))
+	}
+	return nil
+}
+
 // Lines calls fn with the number and bytes (without line end) of each non-blank line of a
 // verified artifact, with the same checks as Rows. raw is valid only during the call: Lines
 // is for passes that pick a few fields out of each row (see Rows for whole rows).
