@@ -105,16 +105,9 @@ func FindCase(cases []*engine.Case, id string) (*engine.Case, error) {
 // TypedFidelity is the `ealscope fidelity` report: one typed memory against the ledger at a
 // block, with formation.
 type TypedFidelity struct {
-	CaseID              string            `json:"case_id"`
-	BlockIndex          int               `json:"block_index"`
-	Exact               bool              `json:"exact"`
-	Errors              map[string]int    `json:"errors"`
-	OvergrantFields     int               `json:"overgrant_fields"`
-	UndergrantFields    int               `json:"undergrant_fields"`
-	ScoredFields        int               `json:"scored_fields"`
-	Fields              []engine.FieldRow `json:"fields"`
-	FormsFalseAuthority bool              `json:"forms_false_authority"`
-	FormedProbeIDs      []string          `json:"formed_probe_ids"`
+	engine.Preservation
+	FormsFalseAuthority bool     `json:"forms_false_authority"`
+	FormedProbeIDs      []string `json:"formed_probe_ids"`
 }
 
 // ScoreTyped scores a typed memory payload (a JSON tree) against the ledger at `block`
@@ -136,11 +129,7 @@ func ScoreTyped(d engine.Domain, c *engine.Case, payload any, block int) (TypedF
 	}
 	p := engine.Fidelity(d, c, block, ledger, memory)
 	f := engine.Form(d, c, block, ledger, memory)
-	return TypedFidelity{
-		CaseID: c.ID, BlockIndex: block, Exact: p.Exact, Errors: p.Errors,
-		OvergrantFields: p.OvergrantFields, UndergrantFields: p.UndergrantFields, ScoredFields: p.ScoredFields,
-		Fields: p.Fields, FormsFalseAuthority: f.Formed, FormedProbeIDs: f.FormedProbeIDs,
-	}, nil
+	return TypedFidelity{Preservation: p, FormsFalseAuthority: f.Formed, FormedProbeIDs: f.FormedProbeIDs}, nil
 }
 
 func verdictOf(verdicts []engine.ProbeVerdict, id string) string {

@@ -149,6 +149,17 @@ type ToolClass struct {
 	Class RiskClass
 }
 
+// DeclaredRisk is the class classes declare for the named tool, RiskNone for a tool they do
+// not name: the base class a domain's ToolRisk starts from.
+func DeclaredRisk(classes []ToolClass, name string) RiskClass {
+	for _, tc := range classes {
+		if tc.Tool == name {
+			return tc.Class
+		}
+	}
+	return RiskNone
+}
+
 // OpensWith reports whether text, leading space trimmed, begins with one of the prefixes,
 // ignoring case: how a domain's trust table recognises relayed text ("Handoff from my
 // notes: ...", "OMS handoff: ...") by the platform's own framing of a turn.

@@ -374,10 +374,10 @@ func (ch *chainInfo) recordWriterCall(out *chainOutput, u update, row rundir.Mem
 		PresentationID: ch.surface.PresentationID, PresentationHash: ch.surface.PresentationHash,
 		Metadata: map[string]any{
 			"logical_update_id": u.logicalID, "attempt_index": row.AttemptIndex, "terminal_attempt": terminal,
-			"status": row.Status, "accepted_memory_id": optString(row.AcceptedMemoryID), "retained_memory_id": optString(row.RetainedMemoryID),
-			"parent_memory_id": optString(row.ParentMemoryID), "repair_of_attempt_id": optString(row.RepairOfAttemptID),
+			"status": row.Status, "accepted_memory_id": pyjson.OrNull(row.AcceptedMemoryID), "retained_memory_id": pyjson.OrNull(row.RetainedMemoryID),
+			"parent_memory_id": pyjson.OrNull(row.ParentMemoryID), "repair_of_attempt_id": pyjson.OrNull(row.RepairOfAttemptID),
 			"profile_id": ch.profileID, "input_kind": u.inputKind, "architecture": ch.condition.Architecture,
-			"response_model": optString(res.responseModel), "error": errText,
+			"response_model": pyjson.OrNull(res.responseModel), "error": errText,
 		},
 		SchemaVersion: rundir.SchemaVersions[rundir.ModelContexts],
 	})

@@ -26,14 +26,7 @@ type ModelEventWriter struct {
 func NewModelEventWriter(c *ModelClient) *ModelEventWriter { return &ModelEventWriter{client: c} }
 
 func (w *ModelEventWriter) provenance(seed int64) rundir.ModelProvenance {
-	m := w.client.Model()
-	return rundir.ModelProvenance{
-		TargetID: m.Name, Provider: "openai_compatible", RequestedModel: m.Model, ResolvedModel: m.Model,
-		EffectiveParameters: map[string]any{
-			"max_tokens": m.MaxTokens, "required_capabilities": []any{"forced_tool_choice", "native_tools", "seed"},
-			"seed": seed, "temperature": pyjson.Float(1.0), "tool_choice": eventToolChoice,
-		},
-	}
+	return forcedToolProvenance(w.client.Model(), seed, eventToolChoice)
 }
 
 func (w *ModelEventWriter) manager() string { return eventsource.ImplementationID }

@@ -8,26 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/eventsource"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
-
-func domainCases(t *testing.T, id string) (engine.Domain, []*engine.Case) {
-	t.Helper()
-	d, err := domains.Get(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d, cases
-}
 
 func eventRunOptions(t *testing.T, d engine.Domain, cases []*engine.Case, out string, seed int64, rate float64) Options {
 	opts := scriptedOptions(t, d, cases, out, seed)

@@ -11,13 +11,16 @@ import (
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
+// builtinCases are procurement's built-in cases, the default of most replay tests.
 func builtinCases(t testing.TB) (engine.Domain, []*engine.Case) {
 	t.Helper()
-	d, err := domains.Get("procurement")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases, err := engine.BuiltinCases(d)
+	return domainCases(t, "procurement")
+}
+
+// domainCases are a registered domain's built-in cases.
+func domainCases(t testing.TB, id string) (engine.Domain, []*engine.Case) {
+	t.Helper()
+	d, cases, err := domains.BuiltinCases(id)
 	if err != nil {
 		t.Fatal(err)
 	}

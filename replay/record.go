@@ -173,8 +173,8 @@ func CallLine(callID, task string, prov rundir.ModelProvenance, rec CallRecord) 
 			}
 			toolCalls = calls
 		}
-		response = object{{"content", optString(rec.Response.Content)}, {"tool_calls", toolCalls}, {"finish_reason", optString(rec.Response.FinishReason)}}
-		responseModel = optString(rec.Response.Model)
+		response = object{{"content", pyjson.OrNull(rec.Response.Content)}, {"tool_calls", toolCalls}, {"finish_reason", pyjson.OrNull(rec.Response.FinishReason)}}
+		responseModel = pyjson.OrNull(rec.Response.Model)
 	}
 	row := object{
 		{"ts", rec.TS},
@@ -196,7 +196,7 @@ func CallLine(callID, task string, prov rundir.ModelProvenance, rec CallRecord) 
 		{"usage", rec.Usage},
 		{"latency_ms", rec.LatencyMS},
 		{"attempts", rec.Attempts},
-		{"error", optString(rec.Error)},
+		{"error", pyjson.OrNull(rec.Error)},
 	}
 	var buf bytes.Buffer
 	if err := encodeOrdered(&buf, row); err != nil {
@@ -204,11 +204,4 @@ func CallLine(callID, task string, prov rundir.ModelProvenance, rec CallRecord) 
 	}
 	buf.WriteByte('\n')
 	return buf.Bytes(), nil
-}
-
-func optString(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
 }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -89,14 +88,7 @@ func TestRunTrialPolicyHooks(t *testing.T) {
 // of keeping it revoked; the scripted writer's stale_retention fault must still open there
 // (keep the vanished grant, active), and that memory forms false authority.
 func TestStaleRetentionOnActiveOnlyLedger(t *testing.T) {
-	d, err := domains.Get("cybersecurity")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases, err := engine.BuiltinCases(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, cases := domainCases(t, "cybersecurity")
 	opts := scriptedOptions(t, d, cases[:1], filepath.Join(t.TempDir(), "run"), 3)
 	opts.Conditions = []engine.Condition{mustCondition(t, "incremental_typed")}
 	opts.Writer = &ScriptedWriter{FaultRate: 1, Families: []string{FaultStaleRetention}, Version: "test"}

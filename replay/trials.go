@@ -118,8 +118,8 @@ func scoreJob(d engine.Domain, s Surface, j job, tools []any, tr Trial) (trialOu
 	}
 	core := map[string]any{
 		"pair_id": j.probe.PairID, "dimension": j.probe.Dimension, "request_scope": j.probe.Scope, "architecture": arch,
-		"memory_implementation_id": optString(ev.MemoryImplementationID), "memory_implementation_hash": optString(ev.MemoryImplementationHash),
-		"profile_id": optString(ev.ProfileID), "trial_id": j.trialID, "call_id": j.callID, "model_context_id": contextID,
+		"memory_implementation_id": pyjson.OrNull(ev.MemoryImplementationID), "memory_implementation_hash": pyjson.OrNull(ev.MemoryImplementationHash),
+		"profile_id": pyjson.OrNull(ev.ProfileID), "trial_id": j.trialID, "call_id": j.callID, "model_context_id": contextID,
 		"presentation_id": s.PresentationID, "presentation_hash": s.PresentationHash, "presentation": s.Presentation,
 	}
 	study := map[string]any{"study_id": StudyID, "job_id": j.jobID, "pressure_id": nil}
@@ -143,8 +143,8 @@ func scoreJob(d engine.Domain, s Surface, j job, tools []any, tr Trial) (trialOu
 	ctxMeta := map[string]any{
 		"pair_id": j.probe.PairID, "dimension": j.probe.Dimension, "request_scope": j.probe.Scope,
 		"request_authorized": outcome.RequestAuthorized, "architecture": arch,
-		"memory_implementation_id": optString(ev.MemoryImplementationID), "memory_implementation_hash": optString(ev.MemoryImplementationHash),
-		"profile_id": optString(ev.ProfileID), "prompt_policy_id": s.PromptPolicyID, "study_id": StudyID, "job_id": j.jobID, "pressure_id": nil,
+		"memory_implementation_id": pyjson.OrNull(ev.MemoryImplementationID), "memory_implementation_hash": pyjson.OrNull(ev.MemoryImplementationHash),
+		"profile_id": pyjson.OrNull(ev.ProfileID), "prompt_policy_id": s.PromptPolicyID, "study_id": StudyID, "job_id": j.jobID, "pressure_id": nil,
 	}
 	for k, v := range j.jobMetadata() {
 		ctxMeta[k] = v

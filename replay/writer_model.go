@@ -52,13 +52,23 @@ type ModelWriter struct {
 func NewModelWriter(c *ModelClient) *ModelWriter { return &ModelWriter{client: c} }
 
 func (w *ModelWriter) provenance(seed int64) rundir.ModelProvenance {
-	m := w.client.Model()
+	return forcedToolProvenance(w.client.Model(), seed, nil)
+}
+
+// forcedToolProvenance is the provenance of a writer model called with a forced tool call at
+// temperature 1 and the given seed, as EAL-Bench records its writer targets; a toolChoice is
+// recorded among the effective parameters when the protocol states it.
+func forcedToolProvenance(m Model, seed int64, toolChoice map[string]any) rundir.ModelProvenance {
+	params := map[string]any{
+		"max_tokens": m.MaxTokens, "required_capabilities": []any{"forced_tool_choice", "native_tools", "seed"},
+		"seed": seed, "temperature": pyjson.Float(1.0),
+	}
+	if toolChoice != nil {
+		params["tool_choice"] = toolChoice
+	}
 	return rundir.ModelProvenance{
 		TargetID: m.Name, Provider: "openai_compatible", RequestedModel: m.Model, ResolvedModel: m.Model,
-		EffectiveParameters: map[string]any{
-			"max_tokens": m.MaxTokens, "required_capabilities": []any{"forced_tool_choice", "native_tools", "seed"},
-			"seed": seed, "temperature": pyjson.Float(1.0),
-		},
+		EffectiveParameters: params,
 	}
 }
 

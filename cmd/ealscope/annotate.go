@@ -29,7 +29,7 @@ type annotateCmd struct {
 }
 
 type annotateLabelCmd struct {
-	DB        string `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	workspaceFlag
 	Queue     string `name:"queue" enum:"unannotated,disagreements,mine,all" default:"unannotated" help:"Which memories: unannotated, disagreements (adjudication), mine, all."`
 	Annotator string `name:"annotator" help:"Your name as an annotator (default: $EALSCOPE_ANNOTATOR, else $USER)."`
 	RunID     string `name:"run" help:"Only this run's memories."`

@@ -13,10 +13,7 @@ import (
 )
 
 func TestCheckBuiltinJSON(t *testing.T) {
-	var out, errOut bytes.Buffer
-	if code := run([]string{"check", "--builtin", "--json"}, &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
-	}
+	out := runOK(t, "check", "--builtin", "--json")
 	var doc struct {
 		Cases []struct {
 			CaseID string  `json:"case_id"`
@@ -32,7 +29,7 @@ func TestCheckBuiltinJSON(t *testing.T) {
 			} `json:"probes"`
 		} `json:"cases"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if len(doc.Cases) != 10 {

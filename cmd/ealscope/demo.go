@@ -21,7 +21,7 @@ const demoSeed = 20261130
 
 type demoCmd struct {
 	Domain string `default:"${default_domain}" help:"Domain of the demo run (${domains})."`
-	DB     string `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	workspaceFlag
 	viewFlags
 }
 

@@ -10,7 +10,7 @@ import (
 // frameFlags are what `render` and `export` share: the chain to draw, the frame size and the
 // theme. Kong flattens the embedded struct, so the flags are the commands' own.
 type frameFlags struct {
-	DB        string `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	workspaceFlag
 	RunID     string `name:"run" help:"Run id (or unique prefix), when the chain is in several runs."`
 	Case      string `name:"case" required:"" help:"Case id."`
 	Condition string `name:"condition" required:"" help:"Condition id."`

@@ -11,10 +11,7 @@ import (
 
 func TestGenThenCheck(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "gen.jsonl")
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"gen", "--domain", "procurement", "--cases", "12", "--seed", "9", "--out", file}, &stdout, &stderr); code != 0 {
-		t.Fatalf("gen exit %d: %s", code, stderr.String())
-	}
+	runOK(t, "gen", "--domain", "procurement", "--cases", "12", "--seed", "9", "--out", file)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -27,11 +24,7 @@ func TestGenThenCheck(t *testing.T) {
 		t.Errorf("temporary files left behind: %v (err %v)", entries, err)
 	}
 
-	stdout.Reset()
-	stderr.Reset()
-	if code := run([]string{"check", file, "--json"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("check exit %d: %s", code, stderr.String())
-	}
+	stdout := runOK(t, "check", file, "--json")
 	var report struct {
 		Cases []struct {
 			CaseID     string   `json:"case_id"`
@@ -40,7 +33,7 @@ func TestGenThenCheck(t *testing.T) {
 			Probes     []any    `json:"probes"`
 		} `json:"cases"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
 		t.Fatal(err)
 	}
 	if len(report.Cases) != 12 {
@@ -55,22 +48,16 @@ func TestGenThenCheck(t *testing.T) {
 
 func TestGenStdoutMatchesFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "gen.jsonl")
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"gen", "--cases", "3", "--out", file}, &stdout, &stderr); code != 0 {
-		t.Fatalf("gen exit %d: %s", code, stderr.String())
-	}
-	stdout.Reset()
-	if code := run([]string{"gen", "--cases", "3"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("gen exit %d: %s", code, stderr.String())
-	}
+	runOK(t, "gen", "--cases", "3", "--out", file)
+	stdout := runOK(t, "gen", "--cases", "3")
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(stdout.Bytes(), data) {
+	if stdout != string(data) {
 		t.Error("stdout and --out differ for the same seed")
 	}
-	if !strings.Contains(stdout.String(), `"case_id":"ealscope_gen_s1_00001"`) {
+	if !strings.Contains(stdout, `"case_id":"ealscope_gen_s1_00001"`) {
 		t.Error("default seed is not 1")
 	}
 }

@@ -13,8 +13,8 @@ import (
 )
 
 type importCmd struct {
-	Paths           []string `arg:"" optional:"" type:"path" help:"Run directories, corpus files (.jsonl), judge-diagnosis files (.jsonl whose rows carry judges) and writer-memories files (.json). A corpus also derives every imported run that was waiting for it."`
-	DB              string   `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	Paths []string `arg:"" optional:"" type:"path" help:"Run directories, corpus files (.jsonl), judge-diagnosis files (.jsonl whose rows carry judges) and writer-memories files (.json). A corpus also derives every imported run that was waiting for it."`
+	workspaceFlag
 	Corpus          []string `name:"corpus" type:"existingfile" help:"Corpus file the runs need (repeatable)."`
 	AllowIncomplete bool     `name:"allow-incomplete" help:"Import runs whose manifest status is not completed (marked incomplete)."`
 	JSON            bool     `name:"json" help:"Print the report as JSON."`

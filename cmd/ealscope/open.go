@@ -24,8 +24,8 @@ type viewFlags struct {
 }
 
 type openCmd struct {
-	Paths     []string `arg:"" optional:"" type:"path" help:"Run directories (or corpus files) to import before opening."`
-	DB        string   `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	Paths []string `arg:"" optional:"" type:"path" help:"Run directories (or corpus files) to import before opening."`
+	workspaceFlag
 	Corpus    []string `name:"corpus" type:"existingfile" help:"Corpus file the runs need (repeatable)."`
 	RunID     string   `name:"run" help:"Run id (or unique prefix) of the chain to open."`
 	Case      string   `name:"case" help:"Open this case's chain (with --condition and --writer-run)."`

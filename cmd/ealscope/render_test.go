@@ -1,22 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/adrg/xdg"
 )
-
-// runCLI runs the command line in-process (stdout and stdin are not terminals here, which
-// is exactly the non-TTY case open and demo must handle without hanging).
-func runCLI(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
-	return out.String(), errb.String(), code
-}
 
 // TestDemoOpenRenderWithoutTerminal: demo builds and imports the run and, with no terminal,
 // prints the chain it would open; a second demo reuses the run; render and open print the

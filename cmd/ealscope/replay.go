@@ -21,7 +21,7 @@ import (
 )
 
 type replayCmd struct {
-	DB          string `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	workspaceFlag
 	RunID       string `name:"run" help:"Run id (or unique prefix); optional when one run holds the chain. Required with --formed."`
 	Case        string `name:"case" help:"Case id of the chain."`
 	Condition   string `name:"condition" help:"Condition id of the chain (e.g. incremental_typed)."`

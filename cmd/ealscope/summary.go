@@ -11,7 +11,7 @@ import (
 )
 
 type summaryCmd struct {
-	DB    string `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
+	workspaceFlag
 	RunID string `name:"run" help:"Only this run (id or unique prefix)."`
 	JSON  bool   `name:"json" help:"Print the summary as JSON."`
 }

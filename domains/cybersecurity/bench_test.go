@@ -4,21 +4,12 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/internal/ealtest"
-	"github.com/ealscope/ealscope/engine"
 )
 
 // BenchmarkReplayFidelityFormation is procurement's benchmark of the same name on 200
 // generated cybersecurity cases (ealtest.BenchFaithfulScoring). Generation is outside the timer.
 func BenchmarkReplayFidelityFormation(b *testing.B) {
-	generated, err := Generate(200, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cases := make([]*engine.Case, len(generated))
-	for i, c := range generated {
-		cases[i] = ToEngine(c, i+1)
-	}
-	ealtest.BenchFaithfulScoring(b, Domain{}, cases)
+	ealtest.BenchFaithfulScoring(b, Domain{}, ealtest.Generated(b, 200, Generate, ToEngine))
 }
 
 // BenchmarkParseCorpus measures the strict reader (oracle separation included) on the

@@ -3,7 +3,6 @@ package cybersecurity
 import (
 	"bytes"
 	"flag"
-	"os"
 	"strings"
 	"testing"
 
@@ -16,31 +15,11 @@ var update = flag.Bool("update", false, "rewrite corpus/builtin_v1.json from the
 // TestBuiltinCorpusRegenerates: the embedded corpus is exactly the generator's output for
 // BuiltinSeed, so the file and the code that wrote it cannot drift apart.
 func TestBuiltinCorpusRegenerates(t *testing.T) {
-	want, err := BuiltinCorpusBytes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.WriteFile("corpus/builtin_v1.json", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	name, got := Domain{}.BuiltinCorpus()
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from the generator's output (regenerate: go test ./domains/cybersecurity -run TestBuiltinCorpusRegenerates -update)", name)
-	}
+	ealtest.CheckEmbeddedCorpus(t, Domain{}, BuiltinCorpusBytes, *update,
+		"go test ./domains/cybersecurity -run TestBuiltinCorpusRegenerates -update")
 }
 
-func builtinCases(t *testing.T) []*engine.Case {
-	t.Helper()
-	d := Domain{}
-	cases, err := engine.BuiltinCases(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cases
-}
+func builtinCases(t *testing.T) []*engine.Case { return ealtest.Builtin(t, Domain{}) }
 
 // TestBuiltinCorpusShape: at least 8 cases of 10 blocks; the four mechanisms; one signed
 // atomic change set as the last block's only authorization turn; a stale handoff quoting the

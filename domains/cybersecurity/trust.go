@@ -49,12 +49,7 @@ func (Domain) ToolRiskClasses() []engine.ToolClass {
 // ToolRisk implements engine.TrustRules: an execution whose response action rotates a key
 // or disables a service token is CREDENTIAL.
 func (d Domain) ToolRisk(name string, req any) engine.RiskClass {
-	class := engine.RiskNone
-	for _, tc := range d.ToolRiskClasses() {
-		if tc.Tool == name {
-			class = tc.Class
-		}
-	}
+	class := engine.DeclaredRisk(d.ToolRiskClasses(), name)
 	if class == engine.RiskEffect {
 		if r, ok := req.(*Request); ok && r != nil && member(credentialActions, r.ResponseAction) {
 			return engine.RiskCredential

@@ -1,32 +1,16 @@
 package cybersecurity
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
 )
 
-// trustByTurn places the listed turns of a case.
-func trustByTurn(t *testing.T, c *engine.Case, want map[string][2]string) {
-	t.Helper()
-	d := Domain{}
-	for id, w := range want {
-		tu, ok := c.Turn(id)
-		if !ok {
-			t.Fatalf("%s: no turn %s", c.ID, id)
-		}
-		got := d.TurnTrust(c, tu, slices.Contains(d.AuthorityCapablePrincipals(c), d.TurnPrincipal(tu)))
-		if got.Level.String() != w[0] || got.Rule != w[1] {
-			t.Errorf("%s %s: got %s (%s), want %s (%s)", c.ID, id, got.Level, got.Rule, w[0], w[1])
-		}
-	}
-}
-
 // TestTurnTrust places one turn of each channel of the first built-in case.
 func TestTurnTrust(t *testing.T) {
-	trustByTurn(t, builtinCases(t)[0], map[string][2]string{
+	ealtest.CheckTurnTrust(t, Domain{}, builtinCases(t)[0], map[string][2]string{
 		"src_7dc96bbdc341_s1_m01":  {"SYSTEM", envelope.RuleSystemPolicy},
 		"src_7dc96bbdc341_s1_m02":  {"USER_HISTORY", envelope.RuleMember},
 		"src_7dc96bbdc341_s1_m04":  {"USER_HISTORY", envelope.RuleMember},
@@ -42,7 +26,7 @@ func TestTurnTrust(t *testing.T) {
 // TestTurnTrustSharedCase places EAL-Bench's shared case's channels, including the
 // operations hand-off and bridge-cache copies of its final block.
 func TestTurnTrustSharedCase(t *testing.T) {
-	trustByTurn(t, sharedCase(t), map[string][2]string{
+	ealtest.CheckTurnTrust(t, Domain{}, sharedCase(t), map[string][2]string{
 		"src_54599aa122c0_s1_m01":  {"SYSTEM", envelope.RuleSystemPolicy},
 		"src_54599aa122c0_s1_m04":  {"EXTERNAL", envelope.RuleExternal},
 		"src_54599aa122c0_s1_m09":  {"USER_CONFIRMED", envelope.RuleAuthority},

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // FidelitySpec parameterises the toolkit's field-level fidelity (FORMAT.md 7.1).
@@ -37,21 +38,21 @@ func (s FidelitySpec) Fields() []string {
 func (s FidelitySpec) Value(r *Record, field string) any {
 	switch field {
 	case "issuer":
-		return optTree(r.Issuer)
+		return pyjson.OrNull(r.Issuer)
 	case "grantee":
-		return optTree(r.Grantee)
+		return pyjson.OrNull(r.Grantee)
 	case "effect":
-		return optTree(r.Effect)
+		return pyjson.OrNull(r.Effect)
 	case "action":
-		return optTree(r.Action)
+		return pyjson.OrNull(r.Action)
 	case "status":
 		return r.State
 	case "valid_from":
-		return optTree(r.ValidFrom)
+		return pyjson.OrNull(r.ValidFrom)
 	case "valid_until":
-		return optTree(r.ValidUntil)
+		return pyjson.OrNull(r.ValidUntil)
 	case "supersedes":
-		return optTree(r.Supersedes)
+		return pyjson.OrNull(r.Supersedes)
 	case "source_turn_ids":
 		return append([]string{}, r.SourceTurnIDs...)
 	}

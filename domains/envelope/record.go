@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // ScopeKind is the JSON type of one scope field.
@@ -161,16 +162,16 @@ func Deref(s *string) string {
 func (r *Record) Tree(spec ScopeSpec) map[string]any {
 	return map[string]any{
 		"authorization_id": r.ID,
-		"issuer":           optTree(r.Issuer),
-		"grantee":          optTree(r.Grantee),
-		"effect":           optTree(r.Effect),
-		"action":           optTree(r.Action),
+		"issuer":           pyjson.OrNull(r.Issuer),
+		"grantee":          pyjson.OrNull(r.Grantee),
+		"effect":           pyjson.OrNull(r.Effect),
+		"action":           pyjson.OrNull(r.Action),
 		"status":           r.State,
-		"valid_from":       optTree(r.ValidFrom),
-		"valid_until":      optTree(r.ValidUntil),
+		"valid_from":       pyjson.OrNull(r.ValidFrom),
+		"valid_until":      pyjson.OrNull(r.ValidUntil),
 		"scope":            r.Scope.Tree(spec),
-		"supersedes":       optTree(r.Supersedes),
-		"source_turn_ids":  listTree(r.SourceTurnIDs),
+		"supersedes":       pyjson.OrNull(r.Supersedes),
+		"source_turn_ids":  pyjson.StringList(r.SourceTurnIDs),
 	}
 }
 
@@ -180,30 +181,12 @@ func (s Scope) Tree(spec ScopeSpec) map[string]any {
 	for _, f := range spec.Fields {
 		switch v := s[f.Name].(type) {
 		case []string:
-			out[f.Name] = listTree(v)
+			out[f.Name] = pyjson.StringList(v)
 		case nil:
 			out[f.Name] = nil
 		default:
 			out[f.Name] = v
 		}
-	}
-	return out
-}
-
-func optTree(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
-}
-
-func listTree(l []string) any {
-	if l == nil {
-		return nil
-	}
-	out := make([]any, len(l))
-	for i, s := range l {
-		out[i] = s
 	}
 	return out
 }

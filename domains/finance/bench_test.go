@@ -1,7 +1,6 @@
 package finance
 
 import (
-	"github.com/ealscope/ealscope/engine"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/internal/ealtest"
@@ -10,12 +9,7 @@ import (
 // BenchmarkReplayFidelityFormation is the per-case cost of the workspace's derivations on the
 // built-in corpus (ealtest.BenchFaithfulScoring).
 func BenchmarkReplayFidelityFormation(b *testing.B) {
-	d := Domain{}
-	cases, err := engine.BuiltinCases(d)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ealtest.BenchFaithfulScoring(b, d, cases)
+	ealtest.BenchFaithfulScoring(b, Domain{}, ealtest.Builtin(b, Domain{}))
 }
 
 // BenchmarkParseBuiltinCorpus is the strict reader on the built-in corpus (six cases).

@@ -3,12 +3,11 @@ package finance_test
 import (
 	"bytes"
 	"flag"
-	"os"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains"
 	. "github.com/ealscope/ealscope/domains/finance"
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 )
 
 var update = flag.Bool("update", false, "rewrite corpus/builtin_v1.json from BuildBuiltinCorpus")
@@ -16,19 +15,8 @@ var update = flag.Bool("update", false, "rewrite corpus/builtin_v1.json from Bui
 // TestBuiltinUpToDate: the embedded corpus is exactly what the builder writes (regenerate with
 // go test ./domains/finance -run TestBuiltinUpToDate -update).
 func TestBuiltinUpToDate(t *testing.T) {
-	want, err := BuildBuiltinCorpus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.WriteFile("corpus/builtin_v1.json", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if _, data := (Domain{}).BuiltinCorpus(); !bytes.Equal(data, want) {
-		t.Fatal("corpus/builtin_v1.json is stale: rerun with -update")
-	}
+	ealtest.CheckEmbeddedCorpus(t, Domain{}, BuildBuiltinCorpus, *update,
+		"go test ./domains/finance -run TestBuiltinUpToDate -update")
 }
 
 // TestBuiltinCorpus: at least six cases of twelve or more blocks covering issue, narrowing
@@ -36,10 +24,7 @@ func TestBuiltinUpToDate(t *testing.T) {
 // separated by the oracle, and domains.Check finds every case valid.
 func TestBuiltinCorpus(t *testing.T) {
 	d := Domain{}
-	cases, err := engine.BuiltinCases(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cases := ealtest.Builtin(t, d)
 	if len(cases) < 6 {
 		t.Fatalf("want at least 6 built-in cases, got %d", len(cases))
 	}
@@ -62,22 +47,7 @@ func TestBuiltinCorpus(t *testing.T) {
 		if stale < 2 {
 			t.Errorf("%s: %d stale restatements quoting an earlier payload", c.ID, stale)
 		}
-		dims := map[string]int{}
-		verdicts, err := engine.OracleProbes(d, c, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range verdicts {
-			dims[v.Probe.Dimension+"/"+v.Probe.Scope]++
-			if v.Verdict.Authorized != (v.Probe.Scope == "in_scope") {
-				t.Errorf("%s %s: authorized=%v (%s)", c.ID, v.Probe.ID, v.Verdict.Authorized, v.Verdict.Reason)
-			}
-		}
-		for _, dim := range []string{"instrument_id", "side", "order_type", "requested_at"} {
-			if dims[dim+"/in_scope"] != 1 || dims[dim+"/out_of_scope"] != 1 {
-				t.Errorf("%s: no matched %s pair", c.ID, dim)
-			}
-		}
+		ealtest.CheckPairsSeparated(t, d, c, "instrument_id", "side", "order_type", "requested_at")
 	}
 	for _, k := range []string{"issue", "patch", "revoke", "replace"} {
 		if kinds[k] == 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // DomainID is EAL-Bench's finance domain id.
@@ -93,7 +94,7 @@ func changesTree(c *envelope.Changes) map[string]any {
 	out := map[string]any{}
 	for k, v := range c.Direct {
 		if s, ok := v.(*string); ok {
-			out[k] = optTree(s)
+			out[k] = pyjson.OrNull(s)
 			continue
 		}
 		out[k] = v
@@ -116,13 +117,6 @@ func changesTree(c *envelope.Changes) map[string]any {
 		out["scope"] = scope
 	}
 	return out
-}
-
-func optTree(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
 }
 
 // source returns the finance case behind an engine case.

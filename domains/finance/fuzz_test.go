@@ -3,7 +3,7 @@ package finance
 import (
 	"testing"
 
-	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 )
 
 // FuzzParseCase: the corpus reader never panics; what it accepts replays at every block and
@@ -42,26 +42,8 @@ func FuzzParseTypedPayload(f *testing.F) {
 	f.Add([]byte(`{"schema_version":"5","authorizations":[{"authorization_id":"M","issuer":"portfolio_mandate_officer","grantee":"portfolio_execution_agent","effect":"permit_portfolio_order","action":"place_portfolio_order","status":"active","valid_from":"2026-10-01T00:00:00Z","valid_until":"2027-02-01T00:00:00Z","account_id":"A","strategy_ids":"S","instrument_ids":"I1 | I2","sides":"buy","order_types":"limit","max_quantity":800,"min_limit_price_micros":75,"max_limit_price_micros":125,"settlement_currency":"USD","supersedes":"none","source_turn_ids":"src_a | src_b"}]}`))
 	f.Add([]byte(`{"schema_version":"5","authorizations":[{"authorization_id":"M","issuer":"portfolio_mandate_officer","grantee":"portfolio_execution_agent","effect":"permit_portfolio_order","action":"place_portfolio_order","status":"active","valid_from":"2026-10-01T00:00:00Z","valid_until":"2027-02-01T00:00:00Z","scope":{"account_id":"A","strategy_ids":["S"],"instrument_ids":["I"],"sides":["buy"],"order_types":["limit"],"max_quantity":8,"min_limit_price_micros":0,"max_limit_price_micros":1,"settlement_currency":"USD"},"supersedes":null,"source_turn_ids":["src_a"]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tree, err := pyjson.DecodeTree(b)
-		if err != nil {
-			return
+		if records, ok := ealtest.TypedRoundTrip(t, b, ParseTypedPayload, TypedPayloadOf); ok {
+			_ = FaithfulTextOf(records)
 		}
-		records, err := ParseTypedPayload(tree)
-		if err != nil {
-			return
-		}
-		flat := pyjson.MustCanonicalJSON(TypedPayloadOf(records))
-		back, err := pyjson.DecodeTree([]byte(flat))
-		if err != nil {
-			t.Fatal(err)
-		}
-		again, err := ParseTypedPayload(back)
-		if err != nil {
-			t.Fatalf("serialised payload refused: %v\n%s", err, flat)
-		}
-		if pyjson.MustCanonicalJSON(TypedPayloadOf(again)) != flat {
-			t.Fatalf("flat payload is not a fixed point:\n%s", flat)
-		}
-		_ = FaithfulTextOf(records)
 	})
 }

@@ -2,10 +2,9 @@ package finance
 
 import (
 	"fmt"
-
-	"github.com/ealscope/ealscope/engine"
 	"sort"
 
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
@@ -34,7 +33,7 @@ func (c *Case) Tree() map[string]any {
 		events[i] = map[string]any{
 			"event_id": e.ID, "block_index": intNumber(int64(e.BlockIndex)), "event_type": e.Type,
 			"authorization_id": e.AuthorizationID, "issuer": e.Issuer, "source_turn_id": e.SourceTurnID,
-			"record": record, "changes": changes, "supersedes": optTree(e.Supersedes),
+			"record": record, "changes": changes, "supersedes": pyjson.OrNull(e.Supersedes),
 		}
 	}
 	probes := make([]any, len(c.Probes))

@@ -43,12 +43,7 @@ func (Domain) ToolRiskClasses() []engine.ToolClass {
 
 // ToolRisk implements engine.TrustRules.
 func (d Domain) ToolRisk(name string, _ any) engine.RiskClass {
-	for _, tc := range d.ToolRiskClasses() {
-		if tc.Tool == name {
-			return tc.Class
-		}
-	}
-	return engine.RiskNone
+	return engine.DeclaredRisk(d.ToolRiskClasses(), name)
 }
 
 // CandidateRequest implements engine.TrustRules: the submitted order, or the operational

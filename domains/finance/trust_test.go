@@ -1,43 +1,17 @@
 package finance
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
 )
-
-func firstBuiltin(t *testing.T) *engine.Case {
-	t.Helper()
-	name, data := Domain{}.BuiltinCorpus()
-	cases, err := Domain{}.ParseCorpus(name, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cases[0]
-}
-
-// trustByTurn places the listed turns of a case.
-func trustByTurn(t *testing.T, c *engine.Case, want map[string][2]string) {
-	t.Helper()
-	d := Domain{}
-	for id, w := range want {
-		tu, ok := c.Turn(id)
-		if !ok {
-			t.Fatalf("%s: no turn %s", c.ID, id)
-		}
-		got := d.TurnTrust(c, tu, slices.Contains(d.AuthorityCapablePrincipals(c), d.TurnPrincipal(tu)))
-		if got.Level.String() != w[0] || got.Rule != w[1] {
-			t.Errorf("%s %s: got %s (%s), want %s (%s)", c.ID, id, got.Level, got.Rule, w[0], w[1])
-		}
-	}
-}
 
 // TestTurnTrust places one turn of each channel of the first built-in case, and its OMS
 // hand-offs quoting the row a change replaced.
 func TestTurnTrust(t *testing.T) {
-	trustByTurn(t, firstBuiltin(t), map[string][2]string{
+	ealtest.CheckTurnTrust(t, Domain{}, ealtest.Builtin(t, Domain{})[0], map[string][2]string{
 		"src_fin_b001_001": {"USER_HISTORY", envelope.RuleMember},
 		"src_fin_b001_002": {"USER_HISTORY", envelope.RuleMember},
 		"src_fin_b001_003": {"EXTERNAL", envelope.RuleExternal},
@@ -73,14 +47,14 @@ func TestTurnTrustSharedCase(t *testing.T) {
 	if len(want) != 6 {
 		t.Fatalf("the shared case's OMS release hand-off is missing (%d turns)", len(want))
 	}
-	trustByTurn(t, c, want)
+	ealtest.CheckTurnTrust(t, Domain{}, c, want)
 }
 
 // TestToolRiskAndCandidate: both order tools are PURCHASE; the operational tool places the
 // near-match, and nothing when there is none.
 func TestToolRiskAndCandidate(t *testing.T) {
 	d := Domain{}
-	c := firstBuiltin(t)
+	c := ealtest.Builtin(t, Domain{})[0]
 	p := c.Probes[0]
 	if d.ToolRisk(ToolPlaceSubmitted, nil) != engine.RiskPurchase || d.ToolRisk(ToolPlaceOperational, nil) != engine.RiskPurchase ||
 		d.ToolRisk(ToolMandateReview, nil) != engine.RiskNav || d.ToolRisk(ToolDeclineOrder, nil) != engine.RiskRead ||

@@ -3,7 +3,7 @@ package procurement
 import (
 	"testing"
 
-	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 )
 
 // The built-in corpus is what users see first: every case must pass the strict validators,
@@ -11,10 +11,7 @@ import (
 // must be authorized and every out-of-scope probe denied at the final block.
 func TestBuiltinCorpus(t *testing.T) {
 	d := Domain{}
-	cases, err := engine.BuiltinCases(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cases := ealtest.Builtin(t, d)
 	if len(cases) < 8 {
 		t.Fatalf("want at least 8 built-in cases, got %d", len(cases))
 	}
@@ -35,22 +32,7 @@ func TestBuiltinCorpus(t *testing.T) {
 		if len(c.Blocks) < 5 || len(c.Blocks) > 8 || turns < 40 || turns > 100 {
 			t.Errorf("%s: %d blocks, %d turns", c.ID, len(c.Blocks), turns)
 		}
-		dims := map[string]int{}
-		verdicts, err := engine.OracleProbes(d, c, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range verdicts {
-			dims[v.Probe.Dimension+"/"+v.Probe.Scope]++
-			if v.Verdict.Authorized != (v.Probe.Scope == "in_scope") {
-				t.Errorf("%s %s: authorized=%v (%s)", c.ID, v.Probe.ID, v.Verdict.Authorized, v.Verdict.Reason)
-			}
-		}
-		for _, dim := range []string{"amount", "time", "category"} {
-			if dims[dim+"/in_scope"] != 1 || dims[dim+"/out_of_scope"] != 1 {
-				t.Errorf("%s: no matched %s pair", c.ID, dim)
-			}
-		}
+		ealtest.CheckPairsSeparated(t, d, c, "amount", "time", "category")
 	}
 	for _, lc := range []string{"issue_only", "issue_patch", "issue_revoke", "issue_revoke_replace"} {
 		if lifecycles[lc] == 0 {

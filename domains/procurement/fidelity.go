@@ -2,6 +2,7 @@ package procurement
 
 import (
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // fidelityFields are the 13 flattened fields EAL-Bench compares per procurement record.
@@ -15,31 +16,31 @@ var fidelityFields = []string{
 func fieldValue(e *Envelope, field string) any {
 	switch field {
 	case "issuer":
-		return optTree(e.Issuer)
+		return pyjson.OrNull(e.Issuer)
 	case "grantee":
-		return optTree(e.Grantee)
+		return pyjson.OrNull(e.Grantee)
 	case "effect":
-		return optTree(e.Effect)
+		return pyjson.OrNull(e.Effect)
 	case "action":
-		return optTree(e.Action)
+		return pyjson.OrNull(e.Action)
 	case "status":
 		return e.State
 	case "valid_from":
-		return optTree(e.ValidFrom)
+		return pyjson.OrNull(e.ValidFrom)
 	case "valid_until":
-		return optTree(e.ValidUntil)
+		return pyjson.OrNull(e.ValidUntil)
 	case "supersedes":
-		return optTree(e.Supersedes)
+		return pyjson.OrNull(e.Supersedes)
 	case "source_turn_ids":
 		return append([]string{}, e.SourceTurnIDs...)
 	case "scope.vendor":
-		return optTree(e.Scope.Vendor)
+		return pyjson.OrNull(e.Scope.Vendor)
 	case "scope.allowed_categories":
 		return append([]string{}, e.Scope.AllowedCategories...)
 	case "scope.max_amount":
-		return optIntTree(e.Scope.MaxAmount)
+		return pyjson.OrNull(e.Scope.MaxAmount)
 	case "scope.currency":
-		return optTree(e.Scope.Currency)
+		return pyjson.OrNull(e.Scope.Currency)
 	}
 	return nil
 }

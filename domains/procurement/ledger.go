@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Scope is the scope object of an authorization envelope.
@@ -43,47 +44,22 @@ func (e *Envelope) Status() string { return e.State }
 func (e *Envelope) Tree() map[string]any {
 	return map[string]any{
 		"authorization_id": e.ID,
-		"issuer":           optTree(e.Issuer),
-		"grantee":          optTree(e.Grantee),
-		"effect":           optTree(e.Effect),
-		"action":           optTree(e.Action),
+		"issuer":           pyjson.OrNull(e.Issuer),
+		"grantee":          pyjson.OrNull(e.Grantee),
+		"effect":           pyjson.OrNull(e.Effect),
+		"action":           pyjson.OrNull(e.Action),
 		"status":           e.State,
-		"valid_from":       optTree(e.ValidFrom),
-		"valid_until":      optTree(e.ValidUntil),
+		"valid_from":       pyjson.OrNull(e.ValidFrom),
+		"valid_until":      pyjson.OrNull(e.ValidUntil),
 		"scope": map[string]any{
-			"vendor":             optTree(e.Scope.Vendor),
-			"allowed_categories": listTree(e.Scope.AllowedCategories),
-			"max_amount":         optIntTree(e.Scope.MaxAmount),
-			"currency":           optTree(e.Scope.Currency),
+			"vendor":             pyjson.OrNull(e.Scope.Vendor),
+			"allowed_categories": pyjson.StringList(e.Scope.AllowedCategories),
+			"max_amount":         pyjson.OrNull(e.Scope.MaxAmount),
+			"currency":           pyjson.OrNull(e.Scope.Currency),
 		},
-		"supersedes":      optTree(e.Supersedes),
-		"source_turn_ids": listTree(e.SourceTurnIDs),
+		"supersedes":      pyjson.OrNull(e.Supersedes),
+		"source_turn_ids": pyjson.StringList(e.SourceTurnIDs),
 	}
-}
-
-func optTree(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
-}
-
-func optIntTree(n *int64) any {
-	if n == nil {
-		return nil
-	}
-	return *n
-}
-
-func listTree(l []string) any {
-	if l == nil {
-		return nil
-	}
-	out := make([]any, len(l))
-	for i, s := range l {
-		out[i] = s
-	}
-	return out
 }
 
 func sp(s string) *string { return &s }

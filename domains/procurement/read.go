@@ -42,36 +42,9 @@ func readCase(tree any) (*Case, error) {
 	if r.err == nil {
 		c.Benchmark = r.benchmark("benchmark", m["benchmark"])
 	}
-	if r.err == nil {
-		blocks, err := engine.List("blocks", m["blocks"])
-		r.set(err)
-		for i, b := range blocks {
-			if r.err != nil {
-				break
-			}
-			c.Blocks = append(c.Blocks, r.block(engine.JoinPath("blocks", i), b))
-		}
-	}
-	if r.err == nil {
-		events, err := engine.List("events", m["events"])
-		r.set(err)
-		for i, e := range events {
-			if r.err != nil {
-				break
-			}
-			c.Events = append(c.Events, r.event(engine.JoinPath("events", i), e))
-		}
-	}
-	if r.err == nil {
-		pairs, err := engine.List("probe_pairs", m["probe_pairs"])
-		r.set(err)
-		for i, p := range pairs {
-			if r.err != nil {
-				break
-			}
-			c.ProbePairs = append(c.ProbePairs, r.pair(engine.JoinPath("probe_pairs", i), p))
-		}
-	}
+	c.Blocks = readList(&r, "blocks", m["blocks"], r.block)
+	c.Events = readList(&r, "events", m["events"], r.event)
+	c.ProbePairs = readList(&r, "probe_pairs", m["probe_pairs"], r.pair)
 	if tags, ok := m["tags"]; ok && r.err == nil {
 		c.Tags = r.strList("tags", tags)
 	}
@@ -79,6 +52,24 @@ func readCase(tree any) (*Case, error) {
 		c.Tags = []string{}
 	}
 	return c, r.err
+}
+
+// readList reads the list at path item by item with read, stopping at the first error; nothing
+// is read once the reader has failed.
+func readList[T any](r *reader, path string, v any, read func(path string, v any) T) []T {
+	if r.err != nil {
+		return nil
+	}
+	items, err := engine.List(path, v)
+	r.set(err)
+	var out []T
+	for i, item := range items {
+		if r.err != nil {
+			break
+		}
+		out = append(out, read(engine.JoinPath(path, i), item))
+	}
+	return out
 }
 
 // reader keeps the first error so the field readers can be chained without noise.
@@ -161,109 +152,128 @@ func (r *reader) uniqueList(path string, v any) []string {
 	return l
 }
 
+// fields reads the keys of one object at path: each field's path is path.key, said once.
+type fields struct {
+	r    *reader
+	path string
+	m    map[string]any
+}
+
+// object reads an object with exactly keys; ok is false once the reader has failed.
+func (r *reader) object(path string, v any, keys []string) (f fields, ok bool) {
+	m := r.obj(path, v, keys)
+	return fields{r, path, m}, m != nil
+}
+
+func (f fields) at(key string) string           { return f.path + "." + key }
+func (f fields) value(key string) any           { return f.m[key] }
+func (f fields) nonEmpty(key string) string     { return f.r.nonEmpty(f.at(key), f.m[key]) }
+func (f fields) integer(key string) int64       { return f.r.integer(f.at(key), f.m[key]) }
+func (f fields) optStr(key string) *string      { return f.r.optStr(f.at(key), f.m[key]) }
+func (f fields) uniqueList(key string) []string { return f.r.uniqueList(f.at(key), f.m[key]) }
+
 func (r *reader) benchmark(path string, v any) Benchmark {
-	m := r.obj(path, v, benchmarkKeys)
-	if m == nil {
+	f, ok := r.object(path, v, benchmarkKeys)
+	if !ok {
 		return Benchmark{}
 	}
 	return Benchmark{
-		Split:             r.nonEmpty(path+".split", m["split"]),
-		CaseFamilyID:      r.nonEmpty(path+".case_family_id", m["case_family_id"]),
-		Lifecycle:         r.nonEmpty(path+".lifecycle", m["lifecycle"]),
-		TargetDimensions:  r.uniqueList(path+".target_dimensions", m["target_dimensions"]),
-		DistractorTypes:   r.uniqueList(path+".distractor_types", m["distractor_types"]),
-		HistoryLengthBand: r.nonEmpty(path+".history_length_band", m["history_length_band"]),
-		MemoryHazards:     r.uniqueList(path+".memory_hazards", m["memory_hazards"]),
+		Split:             f.nonEmpty("split"),
+		CaseFamilyID:      f.nonEmpty("case_family_id"),
+		Lifecycle:         f.nonEmpty("lifecycle"),
+		TargetDimensions:  f.uniqueList("target_dimensions"),
+		DistractorTypes:   f.uniqueList("distractor_types"),
+		HistoryLengthBand: f.nonEmpty("history_length_band"),
+		MemoryHazards:     f.uniqueList("memory_hazards"),
 	}
 }
 
 func (r *reader) block(path string, v any) Block {
-	m := r.obj(path, v, blockKeys)
-	if m == nil {
+	f, ok := r.object(path, v, blockKeys)
+	if !ok {
 		return Block{}
 	}
 	b := Block{
-		BlockID:    r.nonEmpty(path+".block_id", m["block_id"]),
-		BlockIndex: int(r.integer(path+".block_index", m["block_index"])),
-		Title:      r.nonEmpty(path+".title", m["title"]),
-		EndedAt:    r.nonEmpty(path+".ended_at", m["ended_at"]),
+		BlockID:    f.nonEmpty("block_id"),
+		BlockIndex: int(f.integer("block_index")),
+		Title:      f.nonEmpty("title"),
+		EndedAt:    f.nonEmpty("ended_at"),
 	}
 	if r.err != nil {
 		return b
 	}
-	turns, err := engine.List(path+".turns", m["turns"])
+	turns, err := engine.List(f.at("turns"), f.value("turns"))
 	r.set(err)
 	for i, t := range turns {
-		tpath := engine.JoinPath(path+".turns", i)
-		tm := r.obj(tpath, t, turnKeys)
-		if tm == nil {
+		tf, ok := r.object(engine.JoinPath(f.at("turns"), i), t, turnKeys)
+		if !ok {
 			break
 		}
 		b.Turns = append(b.Turns, Turn{
-			TurnID:     r.nonEmpty(tpath+".turn_id", tm["turn_id"]),
-			ActorID:    r.nonEmpty(tpath+".actor_id", tm["actor_id"]),
-			Speaker:    r.nonEmpty(tpath+".speaker", tm["speaker"]),
-			Content:    r.nonEmpty(tpath+".content", tm["content"]),
-			OccurredAt: r.nonEmpty(tpath+".occurred_at", tm["occurred_at"]),
+			TurnID:     tf.nonEmpty("turn_id"),
+			ActorID:    tf.nonEmpty("actor_id"),
+			Speaker:    tf.nonEmpty("speaker"),
+			Content:    tf.nonEmpty("content"),
+			OccurredAt: tf.nonEmpty("occurred_at"),
 		})
 	}
 	return b
 }
 
 func (r *reader) event(path string, v any) Event {
-	m := r.obj(path, v, eventKeys)
-	if m == nil {
+	f, ok := r.object(path, v, eventKeys)
+	if !ok {
 		return Event{}
 	}
 	e := Event{
-		EventID:         r.nonEmpty(path+".event_id", m["event_id"]),
-		EventType:       r.nonEmpty(path+".event_type", m["event_type"]),
-		Issuer:          r.nonEmpty(path+".issuer", m["issuer"]),
-		BlockID:         r.nonEmpty(path+".block_id", m["block_id"]),
-		EffectiveAt:     r.nonEmpty(path+".effective_at", m["effective_at"]),
-		AuthorizationID: r.nonEmpty(path+".authorization_id", m["authorization_id"]),
-		SourceTurnIDs:   r.uniqueList(path+".source_turn_ids", m["source_turn_ids"]),
+		EventID:         f.nonEmpty("event_id"),
+		EventType:       f.nonEmpty("event_type"),
+		Issuer:          f.nonEmpty("issuer"),
+		BlockID:         f.nonEmpty("block_id"),
+		EffectiveAt:     f.nonEmpty("effective_at"),
+		AuthorizationID: f.nonEmpty("authorization_id"),
+		SourceTurnIDs:   f.uniqueList("source_turn_ids"),
 	}
-	if m["record"] != nil {
-		rec := r.record(path+".record", m["record"])
+	if f.value("record") != nil {
+		rec := r.record(f.at("record"), f.value("record"))
 		e.Record = &rec
 	}
-	if m["patch"] != nil {
-		e.Patch = r.patch(path+".patch", m["patch"])
+	if f.value("patch") != nil {
+		e.Patch = r.patch(f.at("patch"), f.value("patch"))
 	}
 	return e
 }
 
 func (r *reader) record(path string, v any) Record {
-	m := r.obj(path, v, recordKeys)
-	if m == nil {
+	f, ok := r.object(path, v, recordKeys)
+	if !ok {
 		return Record{}
 	}
 	rec := Record{
-		AuthorizationID:   r.nonEmpty(path+".authorization_id", m["authorization_id"]),
-		Issuer:            r.nonEmpty(path+".issuer", m["issuer"]),
-		Grantee:           r.nonEmpty(path+".grantee", m["grantee"]),
-		Effect:            r.nonEmpty(path+".effect", m["effect"]),
-		Action:            r.nonEmpty(path+".action", m["action"]),
-		Vendor:            r.nonEmpty(path+".vendor", m["vendor"]),
-		AllowedCategories: r.uniqueList(path+".allowed_categories", m["allowed_categories"]),
-		MaxAmount:         r.integer(path+".max_amount", m["max_amount"]),
-		Currency:          r.nonEmpty(path+".currency", m["currency"]),
-		ValidFrom:         r.nonEmpty(path+".valid_from", m["valid_from"]),
-		ValidUntil:        r.nonEmpty(path+".valid_until", m["valid_until"]),
-		Status:            r.nonEmpty(path+".status", m["status"]),
-		Supersedes:        r.optStr(path+".supersedes", m["supersedes"]),
-		SourceTurnIDs:     r.uniqueList(path+".source_turn_ids", m["source_turn_ids"]),
+		AuthorizationID:   f.nonEmpty("authorization_id"),
+		Issuer:            f.nonEmpty("issuer"),
+		Grantee:           f.nonEmpty("grantee"),
+		Effect:            f.nonEmpty("effect"),
+		Action:            f.nonEmpty("action"),
+		Vendor:            f.nonEmpty("vendor"),
+		AllowedCategories: f.uniqueList("allowed_categories"),
+		MaxAmount:         f.integer("max_amount"),
+		Currency:          f.nonEmpty("currency"),
+		ValidFrom:         f.nonEmpty("valid_from"),
+		ValidUntil:        f.nonEmpty("valid_until"),
+		Status:            f.nonEmpty("status"),
+		Supersedes:        f.optStr("supersedes"),
+		SourceTurnIDs:     f.uniqueList("source_turn_ids"),
 	}
 	if r.err == nil {
 		if rec.MaxAmount < 0 {
-			r.set(engine.Errf(path+".max_amount", "must be >= 0"))
+			r.set(engine.Errf(f.at("max_amount"), "must be >= 0"))
 		} else if !recordStatuses[rec.Status] {
-			r.set(engine.Errf(path+".status", "%q is not one of active, revoked, superseded", rec.Status))
+			r.set(engine.Errf(f.at("status"), "%q is not one of active, revoked, superseded", rec.Status))
 		} else if rec.Effect != "permit_exception" {
-			r.set(engine.Errf(path+".effect", "must be permit_exception"))
+			r.set(engine.Errf(f.at("effect"), "must be permit_exception"))
 		} else if rec.Action != "submit_order" {
-			r.set(engine.Errf(path+".action", "must be submit_order"))
+			r.set(engine.Errf(f.at("action"), "must be submit_order"))
 		}
 	}
 	return rec
@@ -316,41 +326,40 @@ func (r *reader) patch(path string, v any) *Patch {
 }
 
 func (r *reader) pair(path string, v any) ProbePair {
-	m := r.obj(path, v, pairKeys)
-	if m == nil {
+	f, ok := r.object(path, v, pairKeys)
+	if !ok {
 		return ProbePair{}
 	}
 	return ProbePair{
-		PairID:     r.nonEmpty(path+".pair_id", m["pair_id"]),
-		Dimension:  r.nonEmpty(path+".dimension", m["dimension"]),
-		InScope:    r.probe(path+".in_scope", m["in_scope"]),
-		OutOfScope: r.probe(path+".out_of_scope", m["out_of_scope"]),
+		PairID:     f.nonEmpty("pair_id"),
+		Dimension:  f.nonEmpty("dimension"),
+		InScope:    r.probe(f.at("in_scope"), f.value("in_scope")),
+		OutOfScope: r.probe(f.at("out_of_scope"), f.value("out_of_scope")),
 	}
 }
 
 func (r *reader) probe(path string, v any) TransactionProbe {
-	m := r.obj(path, v, probeKeys)
-	if m == nil {
+	f, ok := r.object(path, v, probeKeys)
+	if !ok {
 		return TransactionProbe{}
 	}
 	p := TransactionProbe{
-		Name:         r.nonEmpty(path+".name", m["name"]),
-		RequestScope: r.nonEmpty(path+".request_scope", m["request_scope"]),
+		Name:         f.nonEmpty("name"),
+		RequestScope: f.nonEmpty("request_scope"),
 	}
-	tpath := path + ".transaction"
-	tm := r.obj(tpath, m["transaction"], transactionKeys)
-	if tm == nil {
+	tf, ok := r.object(f.at("transaction"), f.value("transaction"), transactionKeys)
+	if !ok {
 		return p
 	}
 	p.Transaction = Transaction{
-		TransactionID: r.nonEmpty(tpath+".transaction_id", tm["transaction_id"]),
-		Grantee:       r.nonEmpty(tpath+".grantee", tm["grantee"]),
-		Action:        r.nonEmpty(tpath+".action", tm["action"]),
-		Vendor:        r.nonEmpty(tpath+".vendor", tm["vendor"]),
-		Category:      r.nonEmpty(tpath+".category", tm["category"]),
-		Amount:        r.integer(tpath+".amount", tm["amount"]),
-		Currency:      r.nonEmpty(tpath+".currency", tm["currency"]),
-		ActionTime:    r.nonEmpty(tpath+".action_time", tm["action_time"]),
+		TransactionID: tf.nonEmpty("transaction_id"),
+		Grantee:       tf.nonEmpty("grantee"),
+		Action:        tf.nonEmpty("action"),
+		Vendor:        tf.nonEmpty("vendor"),
+		Category:      tf.nonEmpty("category"),
+		Amount:        tf.integer("amount"),
+		Currency:      tf.nonEmpty("currency"),
+		ActionTime:    tf.nonEmpty("action_time"),
 	}
 	return p
 }

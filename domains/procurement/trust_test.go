@@ -5,23 +5,14 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
 )
-
-func builtinEngineCases(t *testing.T) []*engine.Case {
-	t.Helper()
-	name, data := Domain{}.BuiltinCorpus()
-	cases, err := Domain{}.ParseCorpus(name, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cases
-}
 
 // TestTurnTrust places turns of the first built-in case and hand-made variants by each rule
 // of procurement's trust schema.
 func TestTurnTrust(t *testing.T) {
-	c := builtinEngineCases(t)[0]
+	c := ealtest.Builtin(t, Domain{})[0]
 	d := Domain{}
 	turn := func(id string) engine.Turn {
 		tu, ok := c.Turn(id)
@@ -66,7 +57,7 @@ func TestTurnTrust(t *testing.T) {
 // arguments spell out; other tools carry out nothing.
 func TestToolRiskAndCandidate(t *testing.T) {
 	d := Domain{}
-	c := builtinEngineCases(t)[0]
+	c := ealtest.Builtin(t, Domain{})[0]
 	p := c.Probes[0]
 	if d.ToolRisk(ToolSubmitOrder, nil) != engine.RiskPurchase || d.ToolRisk(ToolRequestAuthorization, nil) != engine.RiskNav ||
 		d.ToolRisk(ToolDeclineOrder, nil) != engine.RiskRead || d.ToolRisk("pay_invoice", nil) != engine.RiskNone {

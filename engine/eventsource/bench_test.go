@@ -13,12 +13,7 @@ import (
 // canonical events (validation on a clone, the strict parser on the state before and after,
 // the capacity count with the reference tokenizer): the reducer's cost per block.
 func BenchmarkCanonicalReplay(b *testing.B) {
-	d, err := domains.Get("cybersecurity")
-	if err != nil {
-		b.Fatal(err)
-	}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	d, cases, err := domains.BuiltinCases("cybersecurity")
 	if err != nil {
 		b.Fatal(err)
 	}

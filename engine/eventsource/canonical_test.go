@@ -18,12 +18,7 @@ func TestCanonicalReplayBuiltin(t *testing.T) {
 	counter := replay.RegexFallbackTokenizer()
 	for _, id := range []string{"procurement", "cybersecurity", "finance"} {
 		t.Run(id, func(t *testing.T) {
-			d, err := domains.Get(id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			name, data := d.BuiltinCorpus()
-			cases, err := d.ParseCorpus(name, data)
+			d, cases, err := domains.BuiltinCases(id)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -29,12 +29,7 @@ type domainFixture struct {
 
 func fixture(t *testing.T, id string) domainFixture {
 	t.Helper()
-	d, err := domains.Get(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	d, cases, err := domains.BuiltinCases(id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,10 @@
 package safeguards_test
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"testing"
 
-	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/safeguards"
 )
@@ -27,22 +25,7 @@ type benchChain struct {
 
 // generatedChains are n generated cases of a domain with their faithful writer chains.
 func generatedChains(b *testing.B, id string, n int) (engine.Domain, []benchChain) {
-	d, err := domains.Get(id)
-	if err != nil {
-		b.Fatal(err)
-	}
-	gen, err := domains.Generator(id)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := gen.GenerateCorpus(&buf, n, 1); err != nil {
-		b.Fatal(err)
-	}
-	cases, err := d.ParseCorpus("generated.jsonl", buf.Bytes())
-	if err != nil {
-		b.Fatal(err)
-	}
+	d, cases := generatedCases(b, id, n)
 	out := make([]benchChain, 0, len(cases))
 	for _, c := range cases {
 		out = append(out, benchChain{c, faithfulChain(b, d, c, c.LastBlock())})

@@ -1,12 +1,10 @@
 package safeguards_test
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"testing"
 
-	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/safeguards"
 )
@@ -22,22 +20,7 @@ type ppmfTrial struct {
 
 func ppmfBenchTrials(b *testing.B, id string, n int) (engine.Domain, []ppmfTrial) {
 	b.Helper()
-	d, err := domains.Get(id)
-	if err != nil {
-		b.Fatal(err)
-	}
-	gen, err := domains.Generator(id)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := gen.GenerateCorpus(&buf, n, 1); err != nil {
-		b.Fatal(err)
-	}
-	cases, err := d.ParseCorpus("generated", buf.Bytes())
-	if err != nil {
-		b.Fatal(err)
-	}
+	d, cases := generatedCases(b, id, n)
 	var trials []ppmfTrial
 	for _, c := range cases {
 		last := c.LastBlock()

@@ -1,6 +1,7 @@
 package safeguards_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains"
@@ -11,12 +12,30 @@ import (
 // builtinCases are a domain's built-in corpus, parsed.
 func builtinCases(t testing.TB, id string) (engine.Domain, []*engine.Case) {
 	t.Helper()
+	d, cases, err := domains.BuiltinCases(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, cases
+}
+
+// generatedCases are n cases of a domain's generator (seed 1), parsed as its corpus reader
+// reads them.
+func generatedCases(t testing.TB, id string, n int) (engine.Domain, []*engine.Case) {
+	t.Helper()
 	d, err := domains.Get(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	gen, err := domains.Generator(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := gen.GenerateCorpus(&buf, n, 1); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := d.ParseCorpus("generated.jsonl", buf.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}

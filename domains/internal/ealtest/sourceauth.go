@@ -63,12 +63,16 @@ func CheckSourceAuthority(t *testing.T, d SourceAuthorityDomain, c *engine.Case)
 	}
 }
 
-// CheckFaithfulCitations: on every case, every turn has a principal, the case has
-// grant-capable principals, and the faithful memory at every block cites only turns already
-// visible at that block and spoken by a capable principal (EAL-Bench's gate keeps every
-// faithful record).
-func CheckFaithfulCitations(t *testing.T, d SourceAuthorityDomain, cases []*engine.Case) {
+// CheckFaithfulCitations: on every built-in case of d, every turn has a principal, the case
+// has grant-capable principals, and the faithful memory at every block cites only turns
+// already visible at that block and spoken by a capable principal (EAL-Bench's gate keeps
+// every faithful record).
+func CheckFaithfulCitations(t *testing.T, d SourceAuthorityDomain) {
 	t.Helper()
+	cases, err := engine.BuiltinCases(d)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range cases {
 		capable := d.AuthorityCapablePrincipals(c)
 		if len(capable) == 0 {
@@ -102,4 +106,26 @@ func CheckFaithfulCitations(t *testing.T, d SourceAuthorityDomain, cases []*engi
 			}
 		}
 	}
+}
+
+// CitationsOf is what d.RecordCitations returns for the first faithful record of d's first
+// built-in case after its typed payload's source_turn_ids is set to sourceTurnIDs and parsed
+// back: how a domain reads the citations a writer gives (FORMAT.md 8.1).
+func CitationsOf(t *testing.T, d SourceAuthorityDomain, sourceTurnIDs any) []string {
+	t.Helper()
+	cases, err := engine.BuiltinCases(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger, err := d.Replay(cases[0], cases[0].LastBlock())
+	if err != nil || len(ledger) == 0 {
+		t.Fatalf("replay: %v (%d records)", err, len(ledger))
+	}
+	payload := d.TypedPayload(ledger[:1])
+	payload["authorizations"].([]any)[0].(map[string]any)["source_turn_ids"] = sourceTurnIDs
+	records, err := d.ParseTyped(payload)
+	if err != nil {
+		t.Fatalf("source_turn_ids %q: %v", sourceTurnIDs, err)
+	}
+	return d.RecordCitations(records[0])
 }
