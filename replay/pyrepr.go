@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
+
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // pyRepr renders a JSON tree the way Python's repr() prints the dict trustcall interpolates
@@ -29,7 +30,7 @@ func writeRepr(b *strings.Builder, v any, order []string) {
 			b.WriteString("False")
 		}
 	case string:
-		b.WriteString(pyStrRepr(t))
+		b.WriteString(pyjson.StrRepr(t))
 	case json.Number:
 		b.WriteString(string(t))
 	case []any:
@@ -65,7 +66,7 @@ func writeRepr(b *strings.Builder, v any, order []string) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(pyStrRepr(k))
+			b.WriteString(pyjson.StrRepr(k))
 			b.WriteString(": ")
 			writeRepr(b, t[k], order)
 		}
@@ -73,39 +74,4 @@ func writeRepr(b *strings.Builder, v any, order []string) {
 	default:
 		fmt.Fprint(b, t)
 	}
-}
-
-// pyStrRepr is Python's repr(str).
-func pyStrRepr(s string) string {
-	quote := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		quote = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(quote)
-	for _, r := range s {
-		switch {
-		case r == rune(quote) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case !unicode.IsPrint(r) && r > 0xff:
-			if r > 0xffff {
-				fmt.Fprintf(&b, `\U%08x`, r)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(quote)
-	return b.String()
 }

@@ -199,14 +199,14 @@ func (w *ModelWriter) attempt(ctx context.Context, ch *chainInfo, u update, curr
 		return fail(StatusWriterError, fmt.Sprintf("ValueError: LangMem model made %d tool calls; expected one PatchDoc call", len(calls)))
 	}
 	if calls[0].Name != patchDocName {
-		return fail(StatusWriterError, fmt.Sprintf("ValueError: LangMem model called %s; expected 'PatchDoc'", pyStrRepr(calls[0].Name)))
+		return fail(StatusWriterError, fmt.Sprintf("ValueError: LangMem model called %s; expected 'PatchDoc'", pyjson.StrRepr(calls[0].Name)))
 	}
 	args, ok := res.rawArguments.(map[string]any)["args"].(map[string]any)
 	if !ok {
 		return fail(StatusWriterError, "ValueError: LangMem PatchDoc arguments must be an object")
 	}
 	if id, _ := args["json_doc_id"].(string); id != ch.profileID {
-		return fail(StatusWriterError, "ValueError: LangMem PatchDoc targeted the wrong profile: "+pyStrRepr(fmt.Sprint(args["json_doc_id"])))
+		return fail(StatusWriterError, "ValueError: LangMem PatchDoc targeted the wrong profile: "+pyjson.StrRepr(fmt.Sprint(args["json_doc_id"])))
 	}
 	if _, ok := args["planned_edits"]; !ok {
 		return fail(StatusWriterError, "ValueError: LangMem PatchDoc is missing planned_edits")
@@ -274,7 +274,7 @@ func applyPatchDoc(doc any, rawPatches any) (any, error) {
 		if v, has := m["value"]; has {
 			n["value"] = v
 		} else if op != "remove" {
-			return nil, fmt.Errorf("LangMem patch %d operation %s requires value", i, pyStrRepr(op))
+			return nil, fmt.Errorf("LangMem patch %d operation %s requires value", i, pyjson.StrRepr(op))
 		}
 		norm = append(norm, n)
 	}

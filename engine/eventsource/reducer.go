@@ -26,7 +26,7 @@ func valueErr(format string, args ...any) *Error {
 }
 
 // keyErr is str(KeyError(key)): the key's repr.
-func keyErr(key string) *Error { return &Error{Exception: "KeyError", Message: pyStrRepr(key)} }
+func keyErr(key string) *Error { return &Error{Exception: "KeyError", Message: pyjson.StrRepr(key)} }
 
 // Reducer is EAL-Bench's PublicEventReducer: every record ever issued, keyed by
 // authorization id (inactive ones included), and the events applied so far. Records are JSON
@@ -307,7 +307,7 @@ func (r *Reducer) Apply(e Event) error {
 			r.Records[pyStr(id)] = rep
 		}
 	default:
-		return valueErr("unsupported event type: %s", pyStrRepr(e.EventType))
+		return valueErr("unsupported event type: %s", pyjson.StrRepr(e.EventType))
 	}
 	r.Log = append(r.Log, e)
 	return nil

@@ -77,7 +77,7 @@ func pyRepr(v any) string {
 		}
 		return "False"
 	case string:
-		return pyStrRepr(t)
+		return pyjson.StrRepr(t)
 	case json.Number:
 		return pyNumber(string(t))
 	case int:
@@ -99,7 +99,7 @@ func pyRepr(v any) string {
 	case []string:
 		parts := make([]string, len(t))
 		for i, x := range t {
-			parts[i] = pyStrRepr(x)
+			parts[i] = pyjson.StrRepr(x)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
@@ -110,7 +110,7 @@ func pyRepr(v any) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = pyStrRepr(k) + ": " + pyRepr(t[k])
+			parts[i] = pyjson.StrRepr(k) + ": " + pyRepr(t[k])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	default:
@@ -136,40 +136,6 @@ func pyNumber(lit string) string {
 		return lit
 	}
 	return s
-}
-
-// pyStrRepr is Python's repr() of a str: single quotes unless the text has a single quote and
-// no double quote; backslash, the quote in use and control characters escaped.
-func pyStrRepr(s string) string {
-	quote := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		quote = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(quote)
-	for _, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == rune(quote):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(quote)
-	return b.String()
 }
 
 // pyTypeName is Python's type name of a JSON value, for TypeError texts.
