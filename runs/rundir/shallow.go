@@ -54,35 +54,13 @@ func shallowTree(name string, line []byte) (map[string]any, bool) {
 	if p.i >= len(p.b) || p.b[p.i] != '{' {
 		return nil, false
 	}
-	p.i++
 	m := make(map[string]any, 32)
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
-	} else {
-		for {
-			p.ws()
-			ks, ke, kesc, ok := p.str()
+	if !p.open('}') {
+		for more := true; more; {
+			key, ok := p.objectKey()
 			if !ok {
 				return nil, false
 			}
-			key, ok := "", true
-			if kesc {
-				key, ok = decodeStr(p.b[ks:ke], kesc)
-			} else if utf8.Valid(p.b[ks:ke]) {
-				key = internKey(p.b[ks:ke])
-			} else {
-				key, ok = decodeStr(p.b[ks:ke], kesc)
-			}
-			if !ok {
-				return nil, false
-			}
-			p.ws()
-			if p.i >= len(p.b) || p.b[p.i] != ':' {
-				return nil, false
-			}
-			p.i++
-			p.ws()
 			if p.i >= len(p.b) {
 				return nil, false
 			}
@@ -123,19 +101,9 @@ func shallowTree(name string, line []byte) (map[string]any, bool) {
 				v = json.Number(p.b[vs:p.i])
 			}
 			m[key] = v
-			p.ws()
-			if p.i >= len(p.b) {
+			if more, ok = p.more('}'); !ok {
 				return nil, false
 			}
-			if p.b[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.b[p.i] == '}' {
-				p.i++
-				break
-			}
-			return nil, false
 		}
 	}
 	p.ws()
@@ -314,6 +282,64 @@ func (p *shallowParser) str() (start, end int, escaped, ok bool) {
 	}
 }
 
+// open scans the '{' or '[' at p.i and the whitespace after it; empty is true, with the
+// closer scanned too, when the container has nothing in it.
+func (p *shallowParser) open(closer byte) (empty bool) {
+	p.i++
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == closer {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// objectKey scans an object member's key and its colon (whitespace around both allowed) and
+// returns the key as encoding/json decodes it; a plain valid-UTF-8 key is interned, since the
+// same few keys recur on every row.
+func (p *shallowParser) objectKey() (string, bool) {
+	p.ws()
+	ks, ke, kesc, ok := p.str()
+	if !ok {
+		return "", false
+	}
+	key := ""
+	if !kesc && utf8.Valid(p.b[ks:ke]) {
+		key = internKey(p.b[ks:ke])
+	} else if key, ok = decodeStr(p.b[ks:ke], kesc); !ok {
+		return "", false
+	}
+	return key, p.colon()
+}
+
+// colon scans the ':' after an object key with the whitespace either side of it.
+func (p *shallowParser) colon() bool {
+	p.ws()
+	if p.i >= len(p.b) || p.b[p.i] != ':' {
+		return false
+	}
+	p.i++
+	p.ws()
+	return true
+}
+
+// more scans what follows a member or element: whitespace, then ',' (more is true: another
+// one follows) or closer (more is false: the container ends). ok is false on anything else.
+func (p *shallowParser) more(closer byte) (more, ok bool) {
+	p.ws()
+	if p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+			return true, true
+		case closer:
+			p.i++
+			return false, true
+		}
+	}
+	return false, false
+}
+
 func isHexDigit(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
@@ -336,64 +362,32 @@ func (p *shallowParser) tree(depth int) (any, bool) {
 		if depth > maxShallowDepth {
 			return nil, false
 		}
-		p.i++
 		m := map[string]any{}
-		p.ws()
-		if p.i < len(p.b) && p.b[p.i] == '}' {
-			p.i++
+		if p.open('}') {
 			return m, true
 		}
 		for {
-			p.ws()
-			ks, ke, kesc, ok := p.str()
+			key, ok := p.objectKey()
 			if !ok {
 				return nil, false
 			}
-			key, ok := "", true
-			if kesc {
-				key, ok = decodeStr(p.b[ks:ke], kesc)
-			} else if utf8.Valid(p.b[ks:ke]) {
-				key = internKey(p.b[ks:ke])
-			} else {
-				key, ok = decodeStr(p.b[ks:ke], kesc)
-			}
-			if !ok {
-				return nil, false
-			}
-			p.ws()
-			if p.i >= len(p.b) || p.b[p.i] != ':' {
-				return nil, false
-			}
-			p.i++
-			p.ws()
 			v, ok := p.tree(depth + 1)
 			if !ok {
 				return nil, false
 			}
 			m[key] = v
-			p.ws()
-			if p.i >= len(p.b) {
+			if more, ok := p.more('}'); !ok {
 				return nil, false
-			}
-			if p.b[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.b[p.i] == '}' {
-				p.i++
+			} else if !more {
 				return m, true
 			}
-			return nil, false
 		}
 	case '[':
 		if depth > maxShallowDepth {
 			return nil, false
 		}
-		p.i++
 		l := []any{}
-		p.ws()
-		if p.i < len(p.b) && p.b[p.i] == ']' {
-			p.i++
+		if p.open(']') {
 			return l, true
 		}
 		for {
@@ -403,19 +397,11 @@ func (p *shallowParser) tree(depth int) (any, bool) {
 				return nil, false
 			}
 			l = append(l, v)
-			p.ws()
-			if p.i >= len(p.b) {
+			if more, ok := p.more(']'); !ok {
 				return nil, false
-			}
-			if p.b[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.b[p.i] == ']' {
-				p.i++
+			} else if !more {
 				return l, true
 			}
-			return nil, false
 		}
 	case 't', 'f', 'n':
 		if !p.literal() {
@@ -448,48 +434,26 @@ func (p *shallowParser) value(depth int) bool {
 		if depth > maxShallowDepth {
 			return false
 		}
-		p.i++
-		p.ws()
-		if p.i < len(p.b) && p.b[p.i] == '}' {
-			p.i++
+		if p.open('}') {
 			return true
 		}
 		for {
 			p.ws()
-			if _, _, _, ok := p.str(); !ok {
+			if _, _, _, ok := p.str(); !ok || !p.colon() {
 				return false
 			}
-			p.ws()
-			if p.i >= len(p.b) || p.b[p.i] != ':' {
-				return false
-			}
-			p.i++
-			p.ws()
 			if !p.value(depth + 1) {
 				return false
 			}
-			p.ws()
-			if p.i >= len(p.b) {
-				return false
+			if more, ok := p.more('}'); !more {
+				return ok
 			}
-			if p.b[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.b[p.i] == '}' {
-				p.i++
-				return true
-			}
-			return false
 		}
 	case '[':
 		if depth > maxShallowDepth {
 			return false
 		}
-		p.i++
-		p.ws()
-		if p.i < len(p.b) && p.b[p.i] == ']' {
-			p.i++
+		if p.open(']') {
 			return true
 		}
 		for {
@@ -497,19 +461,9 @@ func (p *shallowParser) value(depth int) bool {
 			if !p.value(depth + 1) {
 				return false
 			}
-			p.ws()
-			if p.i >= len(p.b) {
-				return false
+			if more, ok := p.more(']'); !more {
+				return ok
 			}
-			if p.b[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if p.b[p.i] == ']' {
-				p.i++
-				return true
-			}
-			return false
 		}
 	case 't', 'f', 'n':
 		return p.literal()
