@@ -61,44 +61,16 @@ func shallowTree(name string, line []byte) (map[string]any, bool) {
 			if !ok {
 				return nil, false
 			}
-			if p.i >= len(p.b) {
-				return nil, false
-			}
-			vs := p.i
+			// A scalar, or a nested value not kept raw, is what tree makes of it.
 			var v any
-			switch c := p.b[p.i]; c {
-			case '"':
-				s, e, esc, ok := p.str()
-				if !ok {
+			if p.i < len(p.b) && (p.b[p.i] == '{' || p.b[p.i] == '[') && raw[key] {
+				vs := p.i
+				if !p.value(1) {
 					return nil, false
 				}
-				if v, ok = decodeStr(p.b[s:e], esc); !ok {
-					return nil, false
-				}
-			case '{', '[':
-				if raw[key] {
-					if !p.value(1) {
-						return nil, false
-					}
-					v = json.RawMessage(p.b[vs:p.i])
-				} else if v, ok = p.tree(1); !ok {
-					return nil, false
-				}
-			case 't', 'f', 'n':
-				if !p.literal() {
-					return nil, false
-				}
-				switch c {
-				case 't':
-					v = true
-				case 'f':
-					v = false
-				}
-			default:
-				if !p.number() {
-					return nil, false
-				}
-				v = json.Number(p.b[vs:p.i])
+				v = json.RawMessage(p.b[vs:p.i])
+			} else if v, ok = p.tree(1); !ok {
+				return nil, false
 			}
 			m[key] = v
 			if more, ok = p.more('}'); !ok {
