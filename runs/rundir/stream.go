@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -149,17 +150,12 @@ func (r *Run) ImportRows(name string, fn func(Row) error) error {
 	if _, ok := r.Files[name]; ok {
 		return r.Rows(name, fn)
 	}
-	full, ok := r.paths[name]
-	if !ok {
-		return fmt.Errorf("%s: artifact %s has no verified rows (not listed, missing, not JSONL, or opened ManifestOnly)", r.Dir, name)
-	}
-	f, _, err := OpenRegular(full, MaxArtifactBytes)
+	f, full, sc, err := r.openVerified(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	want := r.Entries[name]
-	sc := newLineScanner(boundedReader(f, full, MaxArtifactBytes), full)
 	rows := 0
 	err = parseLines(sc, false, func(no int, raw []byte, _ bool) (Row, error) {
 		m, ok := shallowTree(name, raw)
@@ -187,13 +183,7 @@ func (r *Run) ImportRows(name string, fn func(Row) error) error {
 	if err != nil {
 		return err
 	}
-	if got := sc.sum(); got != want.SHA256 {
-		return r.changed(name, fmt.Sprintf("its sha256 is now %s, not the verified %s", got, want.SHA256))
-	}
-	if rows != want.Rows {
-		return r.changed(name, fmt.Sprintf("it now has %d rows, not the verified %d", rows, want.Rows))
-	}
-	return nil
+	return r.checkRead(name, sc, rows)
 }
 
 // Lines calls fn with the number and bytes (without line end) of each non-blank line of a
@@ -216,17 +206,12 @@ func (r *Run) Lines(name string, fn func(line int, raw []byte) error) error {
 		}
 		return nil
 	}
-	full, ok := r.paths[name]
-	if !ok {
-		return fmt.Errorf("%s: artifact %s has no verified rows (not listed, missing, not JSONL, or opened ManifestOnly)", r.Dir, name)
-	}
-	f, _, err := OpenRegular(full, MaxArtifactBytes)
+	f, full, sc, err := r.openVerified(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	want := r.Entries[name]
-	sc := newLineScanner(boundedReader(f, full, MaxArtifactBytes), full)
 	rows := 0
 	for {
 		line, _, ok, err := sc.next()
@@ -249,6 +234,27 @@ func (r *Run) Lines(name string, fn func(line int, raw []byte) error) error {
 			return err
 		}
 	}
+	return r.checkRead(name, sc, rows)
+}
+
+// openVerified opens a verified artifact's file again for a pass over its lines: the file, its
+// path and a scanner that hashes what it reads (checkRead compares the hash at the end).
+func (r *Run) openVerified(name string) (*os.File, string, *lineScanner, error) {
+	full, ok := r.paths[name]
+	if !ok {
+		return nil, "", nil, fmt.Errorf("%s: artifact %s has no verified rows (not listed, missing, not JSONL, or opened ManifestOnly)", r.Dir, name)
+	}
+	f, _, err := OpenRegular(full, MaxArtifactBytes)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return f, full, newLineScanner(boundedReader(f, full, MaxArtifactBytes), full), nil
+}
+
+// checkRead is the end of a pass over a verified artifact that read it all: the bytes read
+// must still hash to the verified sha256, and the rows counted must be the verified count.
+func (r *Run) checkRead(name string, sc *lineScanner, rows int) error {
+	want := r.Entries[name]
 	if got := sc.sum(); got != want.SHA256 {
 		return r.changed(name, fmt.Sprintf("its sha256 is now %s, not the verified %s", got, want.SHA256))
 	}
