@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -120,25 +119,10 @@ func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (Rerun
 		return RerunSource{}, err
 	}
 	src := RerunSource{Chain: h, Architecture: h.Architecture}
-	if h.CaseKey == 0 {
-		if h.MissingCorpus != nil {
-			return src, fmt.Errorf("case %s needs corpus %s, which is not in the workspace (import it with --corpus FILE)", h.CaseID, h.MissingCorpus)
-		}
-		return src, fmt.Errorf("case %s is not in the workspace", h.CaseID)
-	}
-	d, err := domains.Get(h.DomainID)
+	d, c, err := s.storedCase(ctx, h)
 	if err != nil {
 		return src, err
 	}
-	var caseJSON, version string
-	if err := s.db.QueryRowContext(ctx, `SELECT case_json, corpus_version FROM cases WHERE case_pk = ?`, int64(h.CaseKey)).Scan(&caseJSON, &version); err != nil {
-		return src, err
-	}
-	cases, err := d.ParseCorpus("workspace:"+d.ID()+"/"+version, []byte(caseJSON))
-	if err != nil || len(cases) != 1 {
-		return src, fmt.Errorf("stored case %s no longer parses: %v", h.CaseID, err)
-	}
-	c := cases[0]
 	if block < 0 {
 		block = c.LastBlock()
 	}
@@ -216,27 +200,8 @@ func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (Rerun
 		return src, err
 	}
 	defer crows.Close()
-	for crows.Next() {
-		var probe, raw string
-		if err := crows.Scan(&probe, &raw); err != nil {
-			return src, err
-		}
-		i, ok := index[probe]
-		if !ok || src.Probes[i].ContextUserMessage != "" {
-			continue
-		}
-		var row struct {
-			Messages []engine.ChatMessage `json:"messages"`
-		}
-		if json.Unmarshal([]byte(raw), &row) == nil {
-			for _, m := range row.Messages {
-				if m.Role == "user" {
-					src.Probes[i].ContextUserMessage = m.Content
-				}
-			}
-		}
-	}
-	return src, crows.Err()
+	err = setContextUserMessages(crows, index, src.Probes)
+	return src, err
 }
 
 // mirrorTrials lists the imported trials on a memory scored against a block, by probe, with

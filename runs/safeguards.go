@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -55,25 +54,10 @@ func (s *Store) SafeguardSource(ctx context.Context, key ChainKey) (SafeguardSou
 		return out, err
 	}
 	out.Chain, out.Architecture = h, h.Architecture
-	if h.CaseKey == 0 {
-		if h.MissingCorpus != nil {
-			return out, fmt.Errorf("case %s needs corpus %s, which is not in the workspace (import it with --corpus FILE)", h.CaseID, h.MissingCorpus)
-		}
-		return out, fmt.Errorf("case %s is not in the workspace", h.CaseID)
-	}
-	d, err := domains.Get(h.DomainID)
+	d, c, err := s.storedCase(ctx, h)
 	if err != nil {
 		return out, err
 	}
-	var caseJSON, version string
-	if err := s.db.QueryRowContext(ctx, `SELECT case_json, corpus_version FROM cases WHERE case_pk = ?`, int64(h.CaseKey)).Scan(&caseJSON, &version); err != nil {
-		return out, err
-	}
-	cases, err := d.ParseCorpus("workspace:"+d.ID()+"/"+version, []byte(caseJSON))
-	if err != nil || len(cases) != 1 {
-		return out, fmt.Errorf("stored case %s no longer parses: %v", h.CaseID, err)
-	}
-	c := cases[0]
 	out.Domain, out.Case, out.Block = d, c, c.LastBlock()
 	index := map[string]int{}
 	for _, p := range c.Probes {
@@ -123,27 +107,8 @@ func (s *Store) SafeguardSource(ctx context.Context, key ChainKey) (SafeguardSou
 		return out, err
 	}
 	defer crows.Close()
-	for crows.Next() {
-		var probe, raw string
-		if err := crows.Scan(&probe, &raw); err != nil {
-			return out, err
-		}
-		i, ok := index[probe]
-		if !ok || out.Probes[i].ContextUserMessage != "" {
-			continue
-		}
-		var row struct {
-			Messages []engine.ChatMessage `json:"messages"`
-		}
-		if json.Unmarshal([]byte(raw), &row) == nil {
-			for _, m := range row.Messages {
-				if m.Role == "user" {
-					out.Probes[i].ContextUserMessage = m.Content
-				}
-			}
-		}
-	}
-	return out, crows.Err()
+	err = setContextUserMessages(crows, index, out.Probes)
+	return out, err
 }
 
 // SafeguardChains lists the chains of a run the lab evaluates: every writer condition's, and
