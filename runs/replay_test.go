@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
 )
 
@@ -13,26 +12,8 @@ import (
 // its default seeded faults and the built-in memory-faithful executor.
 func scriptedRun(t testing.TB, dir string, corpus string, cases []string, conditions string) *replay.Summary {
 	t.Helper()
-	faults, err := replay.ParseFaults("all")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conds, err := engine.ParseConditions(conditions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]string, len(conds))
-	for i, c := range conds {
-		ids[i] = c.ID
-	}
-	st := replay.Settings{Domain: "procurement", Corpus: corpus, Cases: cases, Conditions: ids, Writer: "scripted", Executor: "builtin",
-		WriterRuns: 1, ExecutorRuns: 1, Seed: 20260821, FaultRate: 0.35, Faults: faults}
-	opts, err := replay.Prepare(st, &replay.Config{Models: map[string]replay.Model{}}, replay.DefaultRetryPolicy(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Out, opts.Concurrency = dir, 4
-	sum, err := replay.Run(context.Background(), opts)
+	sum, err := replay.ScriptedRun{Domain: "procurement", Corpus: corpus, Cases: cases, Conditions: conditions, Seed: 20260821,
+		Version: "test", Out: dir, Concurrency: 4}.Make(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

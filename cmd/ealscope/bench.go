@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/ealscope/ealscope/domains"
-	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/runs/rundir"
@@ -174,27 +173,9 @@ func (c *benchImportCmd) prepare(ctx context.Context, g *Globals, dir string) (c
 	}); err != nil {
 		return "", "", err
 	}
-	conds, err := engine.ParseConditions(c.Conditions)
-	if err != nil {
-		return "", "", err
-	}
-	ids := make([]string, len(conds))
-	for i, cd := range conds {
-		ids[i] = cd.ID
-	}
-	faults, err := replay.ParseFaults("all")
-	if err != nil {
-		return "", "", err
-	}
-	st := replay.Settings{Domain: domains.Default, Corpus: corpus, Conditions: ids, Writer: "scripted", Executor: "builtin",
-		WriterRuns: 1, ExecutorRuns: 1, Seed: c.Seed, FaultRate: 0.35, Faults: faults}
-	opts, err := replay.Prepare(st, &replay.Config{Models: map[string]replay.Model{}}, replay.DefaultRetryPolicy(), ealscopeVersion)
-	if err != nil {
-		return "", "", err
-	}
 	fmt.Fprintf(g.Stderr, "generating a run over %d cases (%s)...\n", c.Cases, c.Conditions)
-	opts.Out, opts.Concurrency = runDir, 8
-	if _, err := replay.Run(ctx, opts); err != nil {
+	if _, err := (replay.ScriptedRun{Domain: domains.Default, Corpus: corpus, Conditions: c.Conditions, Seed: c.Seed,
+		Version: ealscopeVersion, Out: runDir, Concurrency: 8}).Make(ctx); err != nil {
 		return "", "", err
 	}
 	return corpus, runDir, nil
