@@ -3,7 +3,6 @@ package runs
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -74,7 +73,7 @@ func benchFixture(b *testing.B) {
 		}
 		benchRunDir = filepath.Join(benchTmp, "run")
 		scriptedRun(b, benchRunDir, benchCorpus, nil, benchConditions())
-		benchRunSize = dirSize(benchRunDir)
+		benchRunSize = TreeBytes(benchRunDir)
 		benchDB = filepath.Join(benchTmp, "workspace.db")
 		s, err := Open(benchDB)
 		if err != nil {
@@ -92,41 +91,6 @@ func benchFixture(b *testing.B) {
 	if benchErr != nil {
 		b.Fatal(benchErr)
 	}
-}
-
-func dirSize(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
-}
-
-// peakHeap samples the heap in use until stop is closed and returns the largest sample.
-func peakHeap(stop <-chan struct{}) <-chan uint64 {
-	out := make(chan uint64, 1)
-	go func() {
-		var peak uint64
-		var ms runtime.MemStats
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse)
-			select {
-			case <-stop:
-				out <- peak
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return out
 }
 
 // BenchmarkImportScriptedRun imports the scripted run over 2,000 generated cases (with its
@@ -147,7 +111,7 @@ func BenchmarkImportScriptedRun(b *testing.B) {
 		}
 		runtime.GC()
 		stop := make(chan struct{})
-		peakc := peakHeap(stop)
+		peakc := SampleHeapPeak(stop, 5*time.Millisecond)
 		b.StartTimer()
 		start := time.Now()
 		rep, err := s.Import(ctx, []string{benchRunDir}, ImportOptions{Corpora: []string{benchCorpus}})

@@ -72,7 +72,7 @@ func TestImportPeakMemory(t *testing.T) {
 	found := false
 	for _, line := range strings.Split(string(out), "\n") {
 		if _, rest, ok := strings.Cut(line, "MEMORY "); ok {
-			t.Logf("%d cases x 8 conditions, run directory %.1f MB: %s", memoryCases(), float64(dirSize(runDir))/1e6, rest)
+			t.Logf("%d cases x 8 conditions, run directory %.1f MB: %s", memoryCases(), float64(TreeBytes(runDir))/1e6, rest)
 			found = true
 		}
 	}

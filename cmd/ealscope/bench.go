@@ -86,7 +86,7 @@ func (c *benchImportCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	res := benchImportResult{Cases: c.Cases, Conditions: c.Conditions, RunDir: runDir, RunBytes: treeSize(runDir)}
+	res := benchImportResult{Cases: c.Cases, Conditions: c.Conditions, RunDir: runDir, RunBytes: runs.TreeBytes(runDir)}
 	for i := 0; i < c.Repeat; i++ {
 		// Alternate which loader goes first, so neither always meets a cold or warm cache.
 		order := []bool{true, false}
@@ -186,23 +186,7 @@ func (c *benchImportCmd) prepare(ctx context.Context, g *Globals, dir string) (c
 func timeEalscopeImport(ctx context.Context, db, corpus, runDir string) (secs float64, rows int, peakMB float64, err error) {
 	runtime.GC()
 	stop := make(chan struct{})
-	peakc := make(chan uint64, 1)
-	go func() {
-		var peak uint64
-		var ms runtime.MemStats
-		t := time.NewTicker(50 * time.Millisecond)
-		defer t.Stop()
-		for {
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse)
-			select {
-			case <-stop:
-				peakc <- peak
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	peakc := runs.SampleHeapPeak(stop, 50*time.Millisecond)
 	start := time.Now()
 	s, err := runs.Open(db)
 	if err == nil {
@@ -273,17 +257,4 @@ func countLines(path string) int {
 		return 0
 	}
 	return bytes.Count(b, []byte("\n"))
-}
-
-func treeSize(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
