@@ -15,7 +15,6 @@ import (
 	"github.com/ealscope/ealscope/engine/safeguards"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/replay/rerunstore"
-	"github.com/ealscope/ealscope/runs"
 )
 
 // BenchmarkSafeguardsRun is the lab over a built-in run: generated procurement cases
@@ -32,40 +31,17 @@ func BenchmarkSafeguardsRun(b *testing.B) {
 		n = v
 	}
 	ctx := context.Background()
-	dir := b.TempDir()
 	data, err := procurement.GenerateJSONL(n, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	corpus := filepath.Join(dir, "corpus.jsonl")
+	corpus := filepath.Join(b.TempDir(), "corpus.jsonl")
 	if err := os.WriteFile(corpus, data, 0o600); err != nil {
 		b.Fatal(err)
 	}
-	st := replay.Settings{Domain: "procurement", Corpus: corpus, Conditions: []string{"one_shot_text", "one_shot_typed", "incremental_text", "incremental_typed"},
-		Writer: "scripted", Executor: "builtin", WriterRuns: 1, ExecutorRuns: 1, Seed: 20260821, FaultRate: replay.DefaultFaultRate, Faults: replay.FaultFamilies}
-	opts, err := replay.Prepare(st, &replay.Config{}, replay.DefaultRetryPolicy(), "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	opts.Out, opts.Concurrency = filepath.Join(dir, "run"), runtime.GOMAXPROCS(0)
-	if _, err := replay.Run(ctx, opts); err != nil {
-		b.Fatal(err)
-	}
-	store, err := runs.Open(filepath.Join(dir, "ws.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer store.Close()
-	rep, err := store.Import(ctx, []string{corpus, opts.Out}, runs.ImportOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var runID string
-	for _, r := range rep.Results {
-		if r.RunID != "" {
-			runID = r.RunID
-		}
-	}
+	store, runID, _ := scriptedWorkspace(b, replay.ScriptedRun{Domain: "procurement", Corpus: corpus,
+		Conditions: "one_shot_text,one_shot_typed,incremental_text,incremental_typed", Seed: 20260821, Version: "bench",
+		Concurrency: runtime.GOMAXPROCS(0)}, corpus)
 	policies := safeguards.All()
 	var ids []string
 	for _, p := range policies {

@@ -31,29 +31,32 @@ func labRun(t *testing.T) (*runs.Store, string, string) {
 // seed 20260821) imported into a fresh workspace.
 func domainRun(t *testing.T, domain string, conditions ...string) (*runs.Store, string, string) {
 	t.Helper()
+	return scriptedWorkspace(t, replay.ScriptedRun{Domain: domain, Corpus: replay.BuiltinCorpus, Conditions: strings.Join(conditions, ","),
+		Seed: 20260821, Version: "test", Concurrency: 2})
+}
+
+// scriptedWorkspace makes run (its Out set to a fresh directory) and imports it, after the
+// files in first (a generated corpus), into a fresh workspace closed at cleanup: the store, the
+// run's id and the workspace's path.
+func scriptedWorkspace(tb testing.TB, run replay.ScriptedRun, first ...string) (*runs.Store, string, string) {
+	tb.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	st := replay.Settings{Domain: domain, Corpus: replay.BuiltinCorpus, Conditions: conditions,
-		Writer: "scripted", Executor: "builtin", WriterRuns: 1, ExecutorRuns: 1, Seed: 20260821, FaultRate: replay.DefaultFaultRate, Faults: replay.FaultFamilies}
-	opts, err := replay.Prepare(st, &replay.Config{}, replay.DefaultRetryPolicy(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Out, opts.Concurrency = filepath.Join(dir, "run"), 2
-	if _, err := replay.Run(ctx, opts); err != nil {
-		t.Fatal(err)
+	dir := tb.TempDir()
+	run.Out = filepath.Join(dir, "run")
+	if _, err := run.Make(ctx); err != nil {
+		tb.Fatal(err)
 	}
 	dbPath := filepath.Join(dir, "ws.db")
 	store, err := runs.Open(dbPath)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	rep, err := store.Import(ctx, []string{opts.Out}, runs.ImportOptions{})
+	tb.Cleanup(func() { store.Close() })
+	rep, err := store.Import(ctx, append(first, run.Out), runs.ImportOptions{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return store, rep.Results[0].RunID, dbPath
+	return store, rep.Results[len(rep.Results)-1].RunID, dbPath
 }
 
 func evaluateRun(t *testing.T, store *runs.Store, runID string, policies []engine.Policy) *replay.SafeguardRunResult {
@@ -363,34 +366,17 @@ func TestSafeguardStorageReplaces(t *testing.T) {
 // event-sourced writer condition (the events branch); a build without it skips.
 func TestSafeguardLabEventSourcingRow(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	st := replay.Settings{Domain: "procurement", Corpus: replay.BuiltinCorpus, Conditions: []string{"incremental_typed", replay.EventSourcedCondition},
-		Writer: "scripted", Executor: "builtin", WriterRuns: 1, ExecutorRuns: 1, Seed: 20260821, FaultRate: replay.DefaultFaultRate, Faults: replay.FaultFamilies}
-	opts, err := replay.Prepare(st, &replay.Config{}, replay.DefaultRetryPolicy(), "test")
-	if err != nil && strings.Contains(err.Error(), replay.EventSourcedCondition) {
+	conditions := "incremental_typed," + replay.EventSourcedCondition
+	if _, err := engine.ParseConditions(conditions); err != nil && strings.Contains(err.Error(), replay.EventSourcedCondition) {
 		t.Skipf("this build has no %s writer condition (it comes with event sourcing): %v", replay.EventSourcedCondition, err)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Out, opts.Concurrency = filepath.Join(dir, "run"), 2
-	if _, err := replay.Run(ctx, opts); err != nil {
-		t.Fatal(err)
-	}
-	store, err := runs.Open(filepath.Join(dir, "ws.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	rep, err := store.Import(ctx, []string{opts.Out}, runs.ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, runID, _ := scriptedWorkspace(t, replay.ScriptedRun{Domain: "procurement", Corpus: replay.BuiltinCorpus, Conditions: conditions,
+		Seed: 20260821, Version: "test", Concurrency: 2})
 	gate, err := safeguards.Lookup("source_authority_gate")
 	if err != nil {
 		t.Fatal(err)
 	}
-	chains, keys, _, err := rerunstore.LoadSafeguardRun(ctx, store, rep.Results[0].RunID)
+	chains, keys, _, err := rerunstore.LoadSafeguardRun(ctx, store, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +398,7 @@ func TestSafeguardLabEventSourcingRow(t *testing.T) {
 	if got := countsOf(*es); got != want || es.Condition != replay.IncrementalTypedCondition {
 		t.Fatalf("event-sourcing row %s: got %#v, want %#v", es.Condition, got, want)
 	}
-	stored, _, err := rerunstore.StoredSafeguardTable(ctx, store, rep.Results[0].RunID)
+	stored, _, err := rerunstore.StoredSafeguardTable(ctx, store, runID)
 	if err != nil || !reflect.DeepEqual(stored, res.Table) {
 		t.Fatalf("stored table differs (%v)", err)
 	}
