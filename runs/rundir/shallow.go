@@ -55,28 +55,26 @@ func shallowTree(name string, line []byte) (map[string]any, bool) {
 		return nil, false
 	}
 	m := make(map[string]any, 32)
-	if !p.open('}') {
-		for more := true; more; {
-			key, ok := p.objectKey()
-			if !ok {
-				return nil, false
-			}
-			// A scalar, or a nested value not kept raw, is what tree makes of it.
-			var v any
-			if p.i < len(p.b) && (p.b[p.i] == '{' || p.b[p.i] == '[') && raw[key] {
-				vs := p.i
-				if !p.value(1) {
-					return nil, false
-				}
-				v = json.RawMessage(p.b[vs:p.i])
-			} else if v, ok = p.tree(1); !ok {
-				return nil, false
-			}
-			m[key] = v
-			if more, ok = p.more('}'); !ok {
-				return nil, false
-			}
+	if !p.items(0, '}', func() bool {
+		key, ok := p.objectKey()
+		if !ok {
+			return false
 		}
+		// A scalar, or a nested value not kept raw, is what tree makes of it.
+		var v any
+		if p.i < len(p.b) && (p.b[p.i] == '{' || p.b[p.i] == '[') && raw[key] {
+			vs := p.i
+			if !p.value(1) {
+				return false
+			}
+			v = json.RawMessage(p.b[vs:p.i])
+		} else if v, ok = p.tree(1); !ok {
+			return false
+		}
+		m[key] = v
+		return true
+	}) {
+		return nil, false
 	}
 	p.ws()
 	if p.i != len(p.b) {
@@ -254,16 +252,28 @@ func (p *shallowParser) str() (start, end int, escaped, ok bool) {
 	}
 }
 
-// open scans the '{' or '[' at p.i and the whitespace after it; empty is true, with the
-// closer scanned too, when the container has nothing in it.
-func (p *shallowParser) open(closer byte) (empty bool) {
+// items scans the object or array whose opener is at p.i, at nesting depth, to its closer:
+// item scans each member or element (p.i at its first byte) and reports whether it was valid.
+// Nesting past maxShallowDepth is refused, as encoding/json refuses it.
+func (p *shallowParser) items(depth int, closer byte, item func() bool) bool {
+	if depth > maxShallowDepth {
+		return false
+	}
 	p.i++
 	p.ws()
 	if p.i < len(p.b) && p.b[p.i] == closer {
 		p.i++
 		return true
 	}
-	return false
+	for {
+		p.ws()
+		if !item() {
+			return false
+		}
+		if more, ok := p.more(closer); !more {
+			return ok
+		}
+	}
 }
 
 // objectKey scans an object member's key and its colon (whitespace around both allowed) and
@@ -331,50 +341,29 @@ func (p *shallowParser) tree(depth int) (any, bool) {
 		}
 		return decodeStr(p.b[s:e], esc)
 	case '{':
-		if depth > maxShallowDepth {
-			return nil, false
-		}
 		m := map[string]any{}
-		if p.open('}') {
-			return m, true
-		}
-		for {
+		if !p.items(depth, '}', func() bool {
 			key, ok := p.objectKey()
 			if !ok {
-				return nil, false
+				return false
 			}
 			v, ok := p.tree(depth + 1)
-			if !ok {
-				return nil, false
-			}
 			m[key] = v
-			if more, ok := p.more('}'); !ok {
-				return nil, false
-			} else if !more {
-				return m, true
-			}
-		}
-	case '[':
-		if depth > maxShallowDepth {
+			return ok
+		}) {
 			return nil, false
 		}
+		return m, true
+	case '[':
 		l := []any{}
-		if p.open(']') {
-			return l, true
-		}
-		for {
-			p.ws()
+		if !p.items(depth, ']', func() bool {
 			v, ok := p.tree(depth + 1)
-			if !ok {
-				return nil, false
-			}
 			l = append(l, v)
-			if more, ok := p.more(']'); !ok {
-				return nil, false
-			} else if !more {
-				return l, true
-			}
+			return ok
+		}) {
+			return nil, false
 		}
+		return l, true
 	case 't', 'f', 'n':
 		if !p.literal() {
 			return nil, false
@@ -403,40 +392,12 @@ func (p *shallowParser) value(depth int) bool {
 		_, _, _, ok := p.str()
 		return ok
 	case '{':
-		if depth > maxShallowDepth {
-			return false
-		}
-		if p.open('}') {
-			return true
-		}
-		for {
-			p.ws()
-			if _, _, _, ok := p.str(); !ok || !p.colon() {
-				return false
-			}
-			if !p.value(depth + 1) {
-				return false
-			}
-			if more, ok := p.more('}'); !more {
-				return ok
-			}
-		}
+		return p.items(depth, '}', func() bool {
+			_, _, _, ok := p.str()
+			return ok && p.colon() && p.value(depth+1)
+		})
 	case '[':
-		if depth > maxShallowDepth {
-			return false
-		}
-		if p.open(']') {
-			return true
-		}
-		for {
-			p.ws()
-			if !p.value(depth + 1) {
-				return false
-			}
-			if more, ok := p.more(']'); !more {
-				return ok
-			}
-		}
+		return p.items(depth, ']', func() bool { return p.value(depth + 1) })
 	case 't', 'f', 'n':
 		return p.literal()
 	}
