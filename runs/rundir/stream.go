@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -150,40 +149,26 @@ func (r *Run) ImportRows(name string, fn func(Row) error) error {
 	if _, ok := r.Files[name]; ok {
 		return r.Rows(name, fn)
 	}
-	f, full, sc, err := r.openVerified(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	want := r.Entries[name]
-	rows := 0
-	err = parseLines(sc, false, func(no int, raw []byte, _ bool) (Row, error) {
-		m, ok := shallowTree(name, raw)
-		if !ok {
-			tree, err := pyjson.DecodeTree(raw)
-			if m, ok = tree.(map[string]any); err != nil || !ok {
-				return Row{}, r.changed(name, fmt.Sprintf("line %d no longer parses as a JSON object", no))
+	return r.readVerified(name, func(sc *lineScanner, countRow func() error, readErr func(error) error) error {
+		return parseLines(sc, false, func(no int, raw []byte, _ bool) (Row, error) {
+			m, ok := shallowTree(name, raw)
+			if !ok {
+				tree, err := pyjson.DecodeTree(raw)
+				if m, ok = tree.(map[string]any); err != nil || !ok {
+					return Row{}, r.changed(name, fmt.Sprintf("line %d no longer parses as a JSON object", no))
+				}
 			}
-		}
-		return Row{Line: no, Tree: m, Raw: raw}, nil
-	}, func(l pipeLine, row Row, perr error) error {
-		if rows++; rows > want.Rows {
-			return r.changed(name, fmt.Sprintf("it now has more than the %d verified rows", want.Rows))
-		}
-		if perr != nil {
-			return perr
-		}
-		return fn(row)
-	}, func(err error) error {
-		if _, named := err.(*VerifyError); named {
-			return err
-		}
-		return fmt.Errorf("%s: %w", full, err)
+			return Row{Line: no, Tree: m, Raw: raw}, nil
+		}, func(l pipeLine, row Row, perr error) error {
+			if err := countRow(); err != nil {
+				return err
+			}
+			if perr != nil {
+				return perr
+			}
+			return fn(row)
+		}, readErr)
 	})
-	if err != nil {
-		return err
-	}
-	return r.checkRead(name, sc, rows)
 }
 
 // Lines calls fn with the number and bytes (without line end) of each non-blank line of a
@@ -206,55 +191,61 @@ func (r *Run) Lines(name string, fn func(line int, raw []byte) error) error {
 		}
 		return nil
 	}
-	f, full, sc, err := r.openVerified(name)
+	return r.readVerified(name, func(sc *lineScanner, countRow func() error, readErr func(error) error) error {
+		for {
+			line, _, ok, err := sc.next()
+			if err != nil {
+				return readErr(err)
+			}
+			if !ok {
+				return nil
+			}
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			if err := countRow(); err != nil {
+				return err
+			}
+			if err := fn(sc.line, line); err != nil {
+				return err
+			}
+		}
+	})
+}
+
+// readVerified opens a verified artifact's file again and runs scan over it with a scanner
+// that hashes what it reads, countRow, to call once per row (it fails once the file has more
+// rows than verified), and readErr, which names the file in a read error (a *VerifyError is
+// left as it is). After scan, the bytes read must still hash to the verified sha256 and the
+// rows counted must be the verified count.
+func (r *Run) readVerified(name string, scan func(sc *lineScanner, countRow func() error, readErr func(error) error) error) error {
+	full, ok := r.paths[name]
+	if !ok {
+		return fmt.Errorf("%s: artifact %s has no verified rows (not listed, missing, not JSONL, or opened ManifestOnly)", r.Dir, name)
+	}
+	f, _, err := OpenRegular(full, MaxArtifactBytes)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	want := r.Entries[name]
+	sc := newLineScanner(boundedReader(f, full, MaxArtifactBytes), full)
 	rows := 0
-	for {
-		line, _, ok, err := sc.next()
-		if err != nil {
-			if _, named := err.(*VerifyError); named {
-				return err
-			}
-			return fmt.Errorf("%s: %w", full, err)
-		}
-		if !ok {
-			break
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
+	countRow := func() error {
 		if rows++; rows > want.Rows {
 			return r.changed(name, fmt.Sprintf("it now has more than the %d verified rows", want.Rows))
 		}
-		if err := fn(sc.line, line); err != nil {
+		return nil
+	}
+	readErr := func(err error) error {
+		if _, named := err.(*VerifyError); named {
 			return err
 		}
+		return fmt.Errorf("%s: %w", full, err)
 	}
-	return r.checkRead(name, sc, rows)
-}
-
-// openVerified opens a verified artifact's file again for a pass over its lines: the file, its
-// path and a scanner that hashes what it reads (checkRead compares the hash at the end).
-func (r *Run) openVerified(name string) (*os.File, string, *lineScanner, error) {
-	full, ok := r.paths[name]
-	if !ok {
-		return nil, "", nil, fmt.Errorf("%s: artifact %s has no verified rows (not listed, missing, not JSONL, or opened ManifestOnly)", r.Dir, name)
+	if err := scan(sc, countRow, readErr); err != nil {
+		return err
 	}
-	f, _, err := OpenRegular(full, MaxArtifactBytes)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	return f, full, newLineScanner(boundedReader(f, full, MaxArtifactBytes), full), nil
-}
-
-// checkRead is the end of a pass over a verified artifact that read it all: the bytes read
-// must still hash to the verified sha256, and the rows counted must be the verified count.
-func (r *Run) checkRead(name string, sc *lineScanner, rows int) error {
-	want := r.Entries[name]
 	if got := sc.sum(); got != want.SHA256 {
 		return r.changed(name, fmt.Sprintf("its sha256 is now %s, not the verified %s", got, want.SHA256))
 	}
