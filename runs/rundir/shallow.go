@@ -424,19 +424,13 @@ func (p *shallowParser) number() bool {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = skipDigits(b, i)
 	default:
 		return false
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		d := i + 1
+		if i = skipDigits(b, d); i == d {
 			return false
 		}
 	}
@@ -446,15 +440,20 @@ func (p *shallowParser) number() bool {
 			i++
 		}
 		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = skipDigits(b, d); i == d {
 			return false
 		}
 	}
 	p.i = i
 	return true
+}
+
+// skipDigits is the index of the first byte at or after i that is not an ASCII digit.
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // DecodeValue is pyjson.DecodeTree (same values: json.Number, maps, slices) through the one
