@@ -83,13 +83,22 @@ type RerunResult struct {
 	Repetition int
 	Seed       int64
 	Memory     RerunMemory
+	Mirror     *Mirror
+	ArmRecord
+	CreatedAt time.Time
+	// Gated is the policy's transformation of this arm's memory (nil without a policy).
+	Gated *engine.GatedMemory
+}
+
+// ArmRecord is what a replay row stores of one executor trial, a live re-run's arm or a
+// safeguard lab's alike: the request sent, the reply and its score.
+type ArmRecord struct {
 	// Executor is the route's provenance (provenance, never part of the arm's key); the
 	// response model is filled in when the call succeeded.
 	Executor    rundir.ModelProvenance
 	Messages    []engine.ChatMessage
 	Tools       []any
 	RequestHash string
-	Mirror      *Mirror
 	// Response is the raw reply as the scorer read it (ProviderError set on failure).
 	Response  engine.Response
 	Usage     any
@@ -100,10 +109,21 @@ type RerunResult struct {
 	// the probe at the block.
 	MemoryFormed       bool
 	FormationEstimable bool
-	CreatedAt          time.Time
-	// Gated and Gate are the policy's decisions on this arm (nil without a policy).
-	Gated *engine.GatedMemory
-	Gate  *engine.GateDecision
+	// Gate is the policy's action-gate verdict (nil: no policy or gate, or no action to gate).
+	Gate *engine.GateDecision
+}
+
+// recordArm is the record of a finished trial sent with tools by the executor whose route is
+// prov; the response model is taken from the reply when the call succeeded. The formation
+// verdict is the caller's to fill in.
+func recordArm(tr Trial, tools []any, prov rundir.ModelProvenance) ArmRecord {
+	rec := tr.Call
+	if rec.Error == nil && rec.Response != nil {
+		prov.ResponseModel = rec.Response.Model
+	}
+	return ArmRecord{Executor: prov, Messages: tr.Messages, Tools: tools, RequestHash: tr.RequestHash,
+		Response: rec.EngineResponse(), Usage: rec.Usage, Attempts: rec.Attempts, LatencyMS: rec.LatencyMS,
+		Outcome: tr.Outcome, Gate: tr.Gate}
 }
 
 // MirrorMismatch reports a written arm whose request differs from its mirrored trial's: the
@@ -301,16 +321,10 @@ func (s *RerunSpec) runArm(ctx context.Context, j rerunJob, tools []any, batch s
 	if err != nil {
 		return RerunResult{}, true, err
 	}
-	rec, resp, outcome := tr.Call, tr.Call.EngineResponse(), tr.Outcome
-	prov := s.Executor.Provenance(j.seed)
-	if rec.Error == nil && rec.Response != nil {
-		prov.ResponseModel = rec.Response.Model
-	}
 	res := RerunResult{
 		ReplayID: j.replayID, BatchID: batch, CaseID: s.Case.ID, BlockIndex: s.Block, ProbeID: j.probe.Probe.ID,
-		Repetition: j.rep, Seed: j.seed, Memory: s.Memory, Executor: prov, Messages: tr.Messages, Tools: tools,
-		RequestHash: tr.RequestHash, Gated: tr.Gated, Gate: tr.Gate, Mirror: j.mirror, Response: resp, Usage: rec.Usage, Attempts: rec.Attempts,
-		LatencyMS: rec.LatencyMS, Outcome: outcome, CreatedAt: now().UTC(),
+		Repetition: j.rep, Seed: j.seed, Memory: s.Memory, Mirror: j.mirror,
+		ArmRecord: recordArm(tr, tools, s.Executor.Provenance(j.seed)), CreatedAt: now().UTC(), Gated: tr.Gated,
 	}
 	switch {
 	case j.probe.Formation != nil:

@@ -369,13 +369,8 @@ func runSafeguardArm(ctx context.Context, spec SafeguardSpec, ch SafeguardChain,
 	if err != nil {
 		return nil, true, err
 	}
-	rec := tr.Call
-	if rec.Error == nil && rec.Response != nil {
-		prov.ResponseModel = rec.Response.Model
-	}
 	return &SafeguardArm{
-		ReplayID: j.replayID, BlockIndex: j.block, ProbeID: j.probe.ID, Seed: spec.Seed, Memory: mem, Executor: prov,
-		Messages: tr.Messages, Tools: tools, RequestHash: tr.RequestHash, Response: rec.EngineResponse(), Usage: rec.Usage,
-		Attempts: rec.Attempts, LatencyMS: rec.LatencyMS, Outcome: tr.Outcome, Gate: tr.Gate, CreatedAt: now().UTC(),
+		ReplayID: j.replayID, BlockIndex: j.block, ProbeID: j.probe.ID, Seed: spec.Seed, Memory: mem,
+		ArmRecord: recordArm(tr, tools, prov), CreatedAt: now().UTC(),
 	}, true, nil
 }

@@ -108,21 +108,9 @@ type SafeguardArm struct {
 	Seed       int64
 	// Memory is what the executor was shown: the written memory (variant written), or the
 	// policy's gated memory (variant gated).
-	Memory      RerunMemory
-	Executor    rundir.ModelProvenance
-	Messages    []engine.ChatMessage
-	Tools       []any
-	RequestHash string
-	Response    engine.Response
-	Usage       any
-	Attempts    int
-	LatencyMS   int64
-	Outcome     engine.Outcome
-	// Formation is this arm's memory's formation verdict for the probe at the block.
-	MemoryFormed       bool
-	FormationEstimable bool
-	// Gate is the policy's action-gate verdict (nil: no gate, or no action to gate).
-	Gate      *engine.GateDecision
+	Memory RerunMemory
+	// ArmRecord's formation verdict is this arm's memory's for the probe at the block.
+	ArmRecord
 	CreatedAt time.Time
 }
 

@@ -123,8 +123,27 @@ func RenderFrame(ctx context.Context, o FrameOptions) (string, error) {
 // runSync executes cmd and the commands it leads to, feeding each result to Update. Messages
 // meant for the terminal (clipboard, colour queries, ticks) are dropped.
 func runSync(ctx context.Context, m Model, cmd tea.Cmd, failure *error) Model {
+	drainCmds(cmd, func() bool { return ctx.Err() == nil }, func(msg tea.Msg) (tea.Cmd, bool) {
+		switch msg := msg.(type) {
+		case errMsg:
+			*failure = msg.err
+			return nil, true
+		case chainLoadedMsg, blockLoadedMsg, storyLoadedMsg:
+			next, c2 := m.Update(msg)
+			m = next.(Model)
+			return c2, false
+		}
+		return nil, false
+	})
+	return m
+}
+
+// drainCmds runs cmd and every command it leads to, in order, with no terminal: the commands
+// of a batch are queued, and every other message goes to handle, which returns the command it
+// leads to and whether to stop. The drain also stops when more() says so.
+func drainCmds(cmd tea.Cmd, more func() bool, handle func(tea.Msg) (next tea.Cmd, stop bool)) {
 	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 && ctx.Err() == nil {
+	for len(queue) > 0 && more() {
 		c := queue[0]
 		queue = queue[1:]
 		if c == nil {
@@ -134,16 +153,14 @@ func runSync(ctx context.Context, m Model, cmd tea.Cmd, failure *error) Model {
 		case nil:
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
-		case errMsg:
-			*failure = msg.err
-			return m
-		case chainLoadedMsg, blockLoadedMsg, storyLoadedMsg:
-			next, c2 := m.Update(msg)
-			m = next.(Model)
-			queue = append(queue, c2)
+		default:
+			next, stop := handle(msg)
+			if stop {
+				return
+			}
+			queue = append(queue, next)
 		}
 	}
-	return m
 }
 
 // ResolveChain finds a chain by the names a person types: case, condition and writer run,

@@ -66,18 +66,12 @@ type safeguardsPanel struct {
 
 	data    *SafeguardChain
 	loading bool
-	err     error
 	sel     int
 	picked  bool
 	scroll  int
 	exec    int
 
-	seq         int
-	running     bool
-	cancel      context.CancelFunc
-	done, total int
-	phase       string
-	note        string
+	labTask
 }
 
 func newSafeguardsPanel(c *common, lab SafeguardLab, models *replay.Config, chain ChainKey, order []string, block int) *safeguardsPanel {
@@ -108,11 +102,8 @@ func (p *safeguardsPanel) evaluate() tea.Cmd {
 	if p.running {
 		return nil
 	}
-	p.seq++
-	ctx, cancel := context.WithCancel(context.Background())
-	p.running, p.cancel, p.done, p.total, p.err, p.note = true, cancel, 0, 0, nil, ""
 	lab, key, exec := p.lab, p.chain, labExecutors(p.models)[p.exec]
-	return startLabTask(ctx, p.owner(), p.seq, func(ctx context.Context, progress LabProgress) (any, error) {
+	return p.start(p.owner(), func(ctx context.Context, progress LabProgress) (any, error) {
 		return lab.EvaluateChain(ctx, key, exec, progress)
 	})
 }
@@ -141,8 +132,7 @@ func (p *safeguardsPanel) Update(msg tea.Msg) tea.Cmd {
 		if msg.owner != p.owner() || msg.seq != p.seq {
 			return nil
 		}
-		p.phase, p.done, p.total = msg.p.phase, msg.p.done, msg.p.total
-		return waitLabProgress(msg.owner, msg.seq, msg.events)
+		return p.progressed(msg)
 	case labDoneMsg:
 		if msg.owner != p.owner() || msg.seq != p.seq {
 			return nil
@@ -291,9 +281,7 @@ func (p *safeguardsPanel) View(w, h int) string {
 			}
 			if p.data.Baseline != "" {
 				list = append(list, "", st.App.Subtle.Render(ansi.Truncate("compared with:", lw, "…")))
-				for _, l := range strings.Split(ansi.Wrap(sanitizeLine(p.data.Baseline), lw, ""), "\n") {
-					list = append(list, st.App.Subtle.Render(ansi.Truncate(l, lw, "…")))
-				}
+				list = append(list, subtleWrapped(st, p.data.Baseline, "", lw, lw)...)
 			}
 			avail := max(h-2-len(status), 1)
 			detail = window(detail, p.scroll, avail)
@@ -319,17 +307,11 @@ func (p *safeguardsPanel) View(w, h int) string {
 
 // statusLines are the progress bar, the error or the note, above the content.
 func (p *safeguardsPanel) statusLines(w int) []string {
-	st := p.c.styles
-	switch {
-	case p.running:
-		return []string{st.App.Status.Render(ansi.Truncate(fmt.Sprintf("evaluating every policy: %s %s · esc cancels",
-			progressText(p.phase, p.done, p.total), progressBar(p.done, p.total, 20)), w, "…"))}
-	case p.err != nil:
-		return []string{st.App.Error.Render(ansi.Truncate("! "+sanitizeLine(p.err.Error()), w, "…"))}
-	case p.note != "":
-		return []string{st.App.Status.Render(ansi.Truncate(p.note, w, "…"))}
-	case p.loading:
-		return []string{st.App.Subtle.Render("loading the stored evaluation…")}
+	if l := p.labTask.statusLines(p.c.styles, w, "evaluating every policy", 20, "esc cancels"); l != nil {
+		return l
+	}
+	if p.loading {
+		return []string{p.c.styles.App.Subtle.Render("loading the stored evaluation…")}
 	}
 	return nil
 }

@@ -31,17 +31,11 @@ type safeguardsScreen struct {
 
 	table   *SafeguardTable
 	loading bool
-	err     error
 	cur     cursor
 	moved   bool
 	exec    int
 
-	seq         int
-	running     bool
-	cancel      context.CancelFunc
-	done, total int
-	phase       string
-	note        string
+	labTask
 }
 
 func newSafeguardsScreen(c *common, lab SafeguardLab, models *replay.Config, runID string) safeguardsScreen {
@@ -97,8 +91,7 @@ func (s safeguardsScreen) Update(msg tea.Msg) (safeguardsScreen, tea.Cmd) {
 		if msg.owner != s.owner() || msg.seq != s.seq {
 			return s, nil
 		}
-		s.phase, s.done, s.total = msg.p.phase, msg.p.done, msg.p.total
-		return s, waitLabProgress(msg.owner, msg.seq, msg.events)
+		return s, s.progressed(msg)
 	case labDoneMsg:
 		if msg.owner != s.owner() || msg.seq != s.seq {
 			return s, nil
@@ -159,11 +152,8 @@ func (s *safeguardsScreen) evaluate() tea.Cmd {
 	if s.running || s.lab == nil {
 		return nil
 	}
-	s.seq++
-	ctx, cancel := context.WithCancel(context.Background())
-	s.running, s.cancel, s.done, s.total, s.err, s.note = true, cancel, 0, 0, nil, ""
 	lab, runID, exec := s.lab, s.runID, labExecutors(s.models)[s.exec]
-	return startLabTask(ctx, s.owner(), s.seq, func(ctx context.Context, progress LabProgress) (any, error) {
+	return s.start(s.owner(), func(ctx context.Context, progress LabProgress) (any, error) {
 		return lab.EvaluateRun(ctx, runID, exec, progress)
 	})
 }
@@ -242,25 +232,13 @@ func (s safeguardsScreen) detailLines(w int) []string {
 		ansi.Truncate(fmt.Sprintf("  %s refused (in %s)", plural(r.Refused, "authorized request"), plural(r.ChainsRefused, "chain")), w, "…"),
 		ansi.Truncate(fmt.Sprintf("  %s not estimable (provider errors) · %s not applicable", plural(r.NotEstimable, "pair"), plural(r.NotApplicable, "chain")), w, "…"))
 	if s.table.Note != "" {
-		for _, l := range strings.Split(ansi.Wrap(sanitizeLine(s.table.Note), max(w-2, 8), ""), "\n") {
-			out = append(out, st.App.Subtle.Render(ansi.Truncate("  "+l, w, "…")))
-		}
+		out = append(out, subtleWrapped(st, s.table.Note, "  ", max(w-2, 8), w)...)
 	}
 	return out
 }
 
 func (s safeguardsScreen) statusLines(w int) []string {
-	st := s.c.styles
-	switch {
-	case s.running:
-		return []string{st.App.Status.Render(ansi.Truncate(fmt.Sprintf("evaluating the run: %s %s · esc cancels (finished chains are kept)",
-			progressText(s.phase, s.done, s.total), progressBar(s.done, s.total, 24)), w, "…"))}
-	case s.err != nil:
-		return []string{st.App.Error.Render(ansi.Truncate("! "+sanitizeLine(s.err.Error()), w, "…"))}
-	case s.note != "":
-		return []string{st.App.Status.Render(ansi.Truncate(s.note, w, "…"))}
-	}
-	return nil
+	return s.labTask.statusLines(s.c.styles, w, "evaluating the run", 24, "esc cancels (finished chains are kept)")
 }
 
 func (s safeguardsScreen) View() string {

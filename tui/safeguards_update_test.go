@@ -139,23 +139,12 @@ func TestSafeguardsPaneCancel(t *testing.T) {
 // dropped).
 func runCmd(cmd tea.Cmd) []tea.Msg {
 	var out []tea.Msg
-	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
+	drainCmds(cmd, func() bool { return true }, func(msg tea.Msg) (tea.Cmd, bool) {
+		if !isTerminalMsg(msg) {
+			out = append(out, msg)
 		}
-		switch msg := c().(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		default:
-			if !isTerminalMsg(msg) {
-				out = append(out, msg)
-			}
-		}
-	}
+		return nil, false
+	})
 	return out
 }
 

@@ -22,21 +22,19 @@ import (
 
 type replayCmd struct {
 	workspaceFlag
-	RunID       string `name:"run" help:"Run id (or unique prefix); optional when one run holds the chain. Required with --formed."`
-	Case        string `name:"case" help:"Case id of the chain."`
-	Condition   string `name:"condition" help:"Condition id of the chain (e.g. incremental_typed)."`
-	WriterRun   *int64 `name:"writer-run" help:"Writer run of the chain (default: the only one)."`
-	Block       int    `name:"block" default:"-1" help:"History block whose memory is re-run (default: the final block, where the imported trials are)."`
-	Probe       string `name:"probe" help:"Probe id, a comma list of ids, or 'all'."`
-	Memory      string `name:"memory" default:"written" help:"Memory variant: written (the chain's memory at the block), exact (oracle-exact at the block), edited (open the written memory in $EDITOR) or @FILE (a payload file)."`
-	Executor    string `name:"executor" default:"builtin" help:"Executor: 'builtin' (memory-faithful) or the name of a [models.NAME] config entry."`
-	Runs        int    `name:"runs" default:"1" help:"Repetitions per probe; repetition r uses seed S + r."`
-	Seed        int64  `name:"seed" default:"20260821" help:"Base executor seed."`
-	Concurrency int    `name:"concurrency" default:"8" help:"Calls in flight (a model's own concurrency setting bounds it further)."`
-	MaxAttempts int    `name:"max-attempts" default:"4" help:"Attempts per model call (retries on 429, 5xx and timeouts with exponential backoff)."`
-	Config      string `name:"config" type:"path" help:"Config file (default: $EALSCOPE_CONFIG, else $XDG_CONFIG_HOME/ealscope/config.toml)."`
-	Formed      bool   `name:"formed" help:"Re-run the exact arm of every (written memory, probe) of --run that forms false authority, then print the end-to-end report."`
-	JSON        bool   `name:"json" help:"Print the replays and attribution rows as JSON."`
+	RunID string `name:"run" help:"Run id (or unique prefix); optional when one run holds the chain. Required with --formed."`
+	Case  string `name:"case" help:"Case id of the chain."`
+	chainNameFlags
+	Block  int    `name:"block" default:"-1" help:"History block whose memory is re-run (default: the final block, where the imported trials are)."`
+	Probe  string `name:"probe" help:"Probe id, a comma list of ids, or 'all'."`
+	Memory string `name:"memory" default:"written" help:"Memory variant: written (the chain's memory at the block), exact (oracle-exact at the block), edited (open the written memory in $EDITOR) or @FILE (a payload file)."`
+	executorFlag
+	Runs        int   `name:"runs" default:"1" help:"Repetitions per probe; repetition r uses seed S + r."`
+	Seed        int64 `name:"seed" default:"20260821" help:"Base executor seed."`
+	Concurrency int   `name:"concurrency" default:"8" help:"Calls in flight (a model's own concurrency setting bounds it further)."`
+	modelCallFlags
+	Formed bool `name:"formed" help:"Re-run the exact arm of every (written memory, probe) of --run that forms false authority, then print the end-to-end report."`
+	JSON   bool `name:"json" help:"Print the replays and attribution rows as JSON."`
 }
 
 func usageErr(format string, args ...any) error {
@@ -60,11 +58,7 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	} else if c.Case == "" || c.Condition == "" || c.Probe == "" {
 		return usageErr("give --case, --condition and --probe (or --run ID --formed)")
 	}
-	cfg, err := replay.LoadConfig(c.Config)
-	if err != nil {
-		return err
-	}
-	store, err := openForWriting(g, c.DB, runs.OpenExisting)
+	cfg, store, err := c.openForRerun(g, c.DB)
 	if err != nil {
 		return err
 	}

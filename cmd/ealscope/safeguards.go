@@ -18,19 +18,17 @@ import (
 )
 
 type safeguardsCmd struct {
-	DB          string   `name:"db" type:"path" help:"Workspace database (default: $XDG_DATA_HOME/ealscope/workspace.db)."`
-	RunID       string   `name:"run" help:"Run id (or unique prefix): evaluate every writer chain of the run and print the table per policy and condition. With --case, the run holding the chain."`
-	Case        string   `name:"case" help:"Case id of one chain to evaluate (with --condition)."`
-	Condition   string   `name:"condition" help:"Condition id of the chain (e.g. incremental_typed)."`
-	WriterRun   *int64   `name:"writer-run" help:"Writer run of the chain (default: the only one)."`
-	Policy      []string `name:"policy" help:"Policy id (repeat or comma list; default: every policy: ${policies})."`
-	Executor    string   `name:"executor" default:"builtin" help:"Executor: 'builtin' (memory-faithful) or the name of a [models.NAME] config entry."`
-	Seed        int64    `name:"seed" default:"20260821" help:"Executor seed of every arm (both arms of a pair share it)."`
-	Blocks      string   `name:"blocks" default:"final" enum:"final,every" help:"Blocks whose probes are re-run: final (where EAL-Bench's trials are; the table is measured there) or every block with a memory."`
-	Concurrency int      `name:"concurrency" default:"8" help:"Chains evaluated at once (calls in flight); a model's own concurrency setting bounds it further."`
-	MaxAttempts int      `name:"max-attempts" default:"4" help:"Attempts per model call (retries on 429, 5xx and timeouts with exponential backoff)."`
-	Config      string   `name:"config" type:"path" help:"Config file (default: $EALSCOPE_CONFIG, else $XDG_CONFIG_HOME/ealscope/config.toml)."`
-	JSON        bool     `name:"json" help:"Print the counts, rates and intervals per policy and condition (and, for --case, the chain's detail) as JSON."`
+	workspaceFlag
+	RunID string `name:"run" help:"Run id (or unique prefix): evaluate every writer chain of the run and print the table per policy and condition. With --case, the run holding the chain."`
+	Case  string `name:"case" help:"Case id of one chain to evaluate (with --condition)."`
+	chainNameFlags
+	Policy []string `name:"policy" help:"Policy id (repeat or comma list; default: every policy: ${policies})."`
+	executorFlag
+	Seed        int64  `name:"seed" default:"20260821" help:"Executor seed of every arm (both arms of a pair share it)."`
+	Blocks      string `name:"blocks" default:"final" enum:"final,every" help:"Blocks whose probes are re-run: final (where EAL-Bench's trials are; the table is measured there) or every block with a memory."`
+	Concurrency int    `name:"concurrency" default:"8" help:"Chains evaluated at once (calls in flight); a model's own concurrency setting bounds it further."`
+	modelCallFlags
+	JSON bool `name:"json" help:"Print the counts, rates and intervals per policy and condition (and, for --case, the chain's detail) as JSON."`
 }
 
 func (c *safeguardsCmd) Run(g *Globals) error {
@@ -61,11 +59,7 @@ func (c *safeguardsCmd) run(ctx context.Context, g *Globals) error {
 	if len(policies) == 0 {
 		return fmt.Errorf("no safeguard policies are registered")
 	}
-	cfg, err := replay.LoadConfig(c.Config)
-	if err != nil {
-		return err
-	}
-	store, err := openForWriting(g, c.DB, runs.OpenExisting)
+	cfg, store, err := c.openForRerun(g, c.DB)
 	if err != nil {
 		return err
 	}
