@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -101,7 +100,7 @@ func ParseMemoryText(d engine.Domain, arch, name, variant string, text []byte) (
 	case engine.ArchTyped:
 		tree, err := pyjson.DecodeTree(text)
 		if err != nil {
-			return RerunMemory{}, fmt.Errorf("%s: %s", name, jsonErrorPosition(text, err))
+			return RerunMemory{}, fmt.Errorf("%s: %s", name, pyjson.DecodeErrorAt(text, err))
 		}
 		if _, err := d.ParseTyped(tree); err != nil {
 			var fe *engine.FieldError
@@ -113,28 +112,6 @@ func ParseMemoryText(d engine.Domain, arch, name, variant string, text []byte) (
 		return newRerunMemory(variant, arch, tree, name)
 	}
 	return RerunMemory{}, fmt.Errorf("%s: unknown architecture %q", name, arch)
-}
-
-// jsonErrorPosition turns a decoder error's byte offset into "line L, column C".
-func jsonErrorPosition(text []byte, err error) string {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	off := int64(-1)
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	if off < 0 {
-		return "not a JSON document: " + err.Error()
-	}
-	if off > int64(len(text)) {
-		off = int64(len(text))
-	}
-	line := 1 + bytes.Count(text[:off], []byte("\n"))
-	col := int(off) - bytes.LastIndexByte(text[:off], '\n')
-	return fmt.Sprintf("line %d, column %d: not a JSON document: %v", line, col, err)
 }
 
 // fieldLine is a best-effort line for a field path: the line of the path's last key found
