@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
-	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // The memory against the ledger (the ledger baseline) and against the oracle-exact memory
@@ -115,25 +114,13 @@ func ledgerClass(r FieldRow) string {
 // side. Records (JSON objects) are indented so a word diff lines up field by field.
 func expandedValues(st *Styles, r FieldRow, w int) []diffLine {
 	ledger, mem := expandJSON(r.Ledger), expandJSON(r.Remembered)
-	var l, m strings.Builder
-	ops := wordDiff(sanitize(ledger), sanitize(mem))
+	var ledgerText, memText string
 	if r.Ledger == "—" || r.Remembered == "—" {
 		// A record one side lacks: marking every word of the other says nothing the "—" does
 		// not, and buries the values.
-		ops = []wordOp{{diffmatchpatch.DiffEqual, ""}}
-		l.WriteString(sanitize(ledger))
-		m.WriteString(sanitize(mem))
-	}
-	for _, op := range ops {
-		switch op.op {
-		case diffmatchpatch.DiffDelete:
-			l.WriteString(markWords(op.text, "[-", "-]", st.Chain.Removed.Render))
-		case diffmatchpatch.DiffInsert:
-			m.WriteString(markWords(op.text, "{+", "+}", st.Chain.Added.Render))
-		default:
-			l.WriteString(op.text)
-			m.WriteString(op.text)
-		}
+		ledgerText, memText = sanitize(ledger), sanitize(mem)
+	} else {
+		ledgerText, memText = markSides(st, wordDiff(sanitize(ledger), sanitize(mem)))
 	}
 	var out []diffLine
 	block := func(label, text string) {
@@ -142,8 +129,8 @@ func expandedValues(st *Styles, r FieldRow, w int) []diffLine {
 			out = append(out, diffLine{"      " + dl.text, dl.change})
 		}
 	}
-	block("ledger:", l.String())
-	block("memory:", m.String())
+	block("ledger:", ledgerText)
+	block("memory:", memText)
 	return out
 }
 

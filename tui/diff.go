@@ -86,14 +86,7 @@ func tokenize(s string) []string {
 func textDiffInline(s *Styles, prev, cur string, w int) []diffLine {
 	var b strings.Builder
 	for _, op := range wordDiff(sanitize(prev), sanitize(cur)) {
-		switch op.op {
-		case diffmatchpatch.DiffDelete:
-			b.WriteString(markWords(op.text, "[-", "-]", s.Chain.Removed.Render))
-		case diffmatchpatch.DiffInsert:
-			b.WriteString(markWords(op.text, "{+", "+}", s.Chain.Added.Render))
-		default:
-			b.WriteString(op.text)
-		}
+		b.WriteString(markOp(s, op))
 	}
 	return wrapDiffLines(b.String(), w)
 }
@@ -101,20 +94,36 @@ func textDiffInline(s *Styles, prev, cur string, w int) []diffLine {
 // textDiffSide renders previous (deletions marked) and current (insertions marked) in two
 // columns.
 func textDiffSide(s *Styles, prev, cur string, w int) []diffLine {
-	var l, r strings.Builder
-	for _, op := range wordDiff(sanitize(prev), sanitize(cur)) {
-		switch op.op {
-		case diffmatchpatch.DiffDelete:
-			l.WriteString(markWords(op.text, "[-", "-]", s.Chain.Removed.Render))
-		case diffmatchpatch.DiffInsert:
-			r.WriteString(markWords(op.text, "{+", "+}", s.Chain.Added.Render))
-		default:
-			l.WriteString(op.text)
-			r.WriteString(op.text)
+	before, after := markSides(s, wordDiff(sanitize(prev), sanitize(cur)))
+	half := max((w-3)/2, 4)
+	return zipColumns(wrapDiffLines(before, half), wrapDiffLines(after, half), half)
+}
+
+// markOp draws one word-diff op: a deletion marked [-…-], an insertion {+…+}, equal text as
+// it is.
+func markOp(s *Styles, op wordOp) string {
+	switch op.op {
+	case diffmatchpatch.DiffDelete:
+		return markWords(op.text, "[-", "-]", s.Chain.Removed.Render)
+	case diffmatchpatch.DiffInsert:
+		return markWords(op.text, "{+", "+}", s.Chain.Added.Render)
+	}
+	return op.text
+}
+
+// markSides splits a word diff into its two texts: before, with the deletions marked, and
+// after, with the insertions marked; equal text stands in both.
+func markSides(s *Styles, ops []wordOp) (before, after string) {
+	var b, a strings.Builder
+	for _, op := range ops {
+		if op.op != diffmatchpatch.DiffInsert {
+			b.WriteString(markOp(s, op))
+		}
+		if op.op != diffmatchpatch.DiffDelete {
+			a.WriteString(markOp(s, op))
 		}
 	}
-	half := max((w-3)/2, 4)
-	return zipColumns(wrapDiffLines(l.String(), half), wrapDiffLines(r.String(), half), half)
+	return b.String(), a.String()
 }
 
 // markWords wraps each line of a changed span in markers, so a change spanning a newline
@@ -155,19 +164,9 @@ func sideCell(style func(...string) string, name, value string, w int) []diffLin
 }
 
 func zipColumns(left, right []diffLine, half int) []diffLine {
-	n := max(len(left), len(right))
-	out := make([]diffLine, n)
-	for i := range n {
-		var l, r diffLine
-		if i < len(left) {
-			l = left[i]
-		}
-		if i < len(right) {
-			r = right[i]
-		}
-		out[i] = diffLine{padANSI(l.text, half) + " │ " + r.text, l.change || r.change}
-	}
-	return out
+	return zipLonger(left, right, 0, func(l, r diffLine) diffLine {
+		return diffLine{padANSI(l.text, half) + " │ " + r.text, l.change || r.change}
+	})
 }
 
 func padANSI(s string, w int) string {

@@ -426,19 +426,7 @@ func exactLines(st *Styles, s StoryStep, w int) []string {
 	if s.Exact != nil {
 		right = armLines(st, "behind oracle-exact memory", s.Exact, half, false)
 	}
-	n := max(len(left), len(right))
-	out := make([]string, n)
-	for i := range n {
-		var l, r string
-		if i < len(left) {
-			l = left[i]
-		}
-		if i < len(right) {
-			r = right[i]
-		}
-		out[i] = padANSI(l, half) + " │ " + r
-	}
-	return out
+	return sideBySide(left, right, half, 0)
 }
 
 func attributionLines(st *Styles, s StoryStep, w int) []string {

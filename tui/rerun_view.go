@@ -141,17 +141,7 @@ func (p *rerunPanel) armLines(w int) []string {
 		if len(left) == 0 {
 			left, right = right, nil
 		}
-		l, r := armColumn(st, left, half), armColumn(st, right, half)
-		for i := 0; i < max(len(l), len(r)); i++ {
-			var a, b string
-			if i < len(l) {
-				a = l[i]
-			}
-			if i < len(r) {
-				b = r[i]
-			}
-			out = append(out, padANSI(a, half)+" │ "+b)
-		}
+		out = append(out, sideBySide(armColumn(st, left, half), armColumn(st, right, half), half, 0)...)
 		out = append(out, p.verdictLine(arms, w))
 	}
 	first := byProbe[probes[0]]

@@ -285,17 +285,7 @@ func (p *safeguardsPanel) View(w, h int) string {
 			}
 			avail := max(h-2-len(status), 1)
 			detail = window(detail, p.scroll, avail)
-			rows := max(len(list), avail) // the divider runs the pane's full height
-			for i := 0; i < rows; i++ {
-				var a, b string
-				if i < len(list) {
-					a = list[i]
-				}
-				if i < len(detail) {
-					b = detail[i]
-				}
-				body = append(body, padANSI(a, lw)+" │ "+b)
-			}
+			body = append(body, sideBySide(list, detail, lw, avail)...) // the divider runs the pane's full height
 			body = append(status, body...)
 			break
 		}
