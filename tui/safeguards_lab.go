@@ -145,7 +145,9 @@ func (l *workspaceLab) StoredRun(ctx context.Context, runID string) (SafeguardTa
 // storing each chain as it finishes (a cancelled batch keeps those), and reads the table
 // back from the store.
 func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, progress LabProgress) (SafeguardTable, error) {
-	chains, keys, skipped, err := l.loadRun(ctx, runID, progress)
+	// One chain at a time, so the screen shows progress and esc stops it between chains.
+	chains, keys, skipped, err := rerunstore.LoadSafeguardRunProgress(ctx, l.store, runID,
+		func(done, total int) { progress("reading chains", done, total) })
 	if err != nil {
 		return SafeguardTable{}, err
 	}
@@ -175,36 +177,6 @@ func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, 
 		t.Skipped = append(t.Skipped, fmt.Sprintf("%d writer chains have no memory at any block: nothing to gate", skipped))
 	}
 	return t, err
-}
-
-// loadRun reads the run's chains for the lab as rerunstore.LoadSafeguardRun does, one chain
-// at a time so the screen shows progress and esc stops it between chains (reading a run's
-// chains takes longer than the built-in executor's trials).
-func (l *workspaceLab) loadRun(ctx context.Context, runID string, progress LabProgress) ([]replay.SafeguardChain, map[string]runs.ChainKey, int, error) {
-	rows, err := l.store.SafeguardChains(ctx, runID)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	var chains []replay.SafeguardChain
-	keys := map[string]runs.ChainKey{}
-	skipped := 0
-	for i, r := range rows {
-		progress("reading chains", i, len(rows))
-		if err := ctx.Err(); err != nil {
-			return nil, nil, 0, err
-		}
-		ch, err := rerunstore.LoadSafeguardChain(ctx, l.store, r.Key)
-		if err != nil {
-			return nil, nil, 0, fmt.Errorf("chain %s/%s writer run %d: %w", sanitizeLine(r.CaseID), sanitizeLine(r.ConditionID), r.WriterRunID, err)
-		}
-		if len(ch.Versions) == 0 {
-			skipped++
-			continue
-		}
-		keys[ch.ChainRef] = r.Key
-		chains = append(chains, ch)
-	}
-	return chains, keys, skipped, nil
 }
 
 // presentStoredPolicy turns one policy's stored evaluation of a chain into the pane's rows.

@@ -52,12 +52,25 @@ func LoadSafeguardChain(ctx context.Context, store *runs.Store, key runs.ChainKe
 // the chain key of each chain ref. Chains with no memory (a writer that failed everywhere)
 // are left out and counted in skipped.
 func LoadSafeguardRun(ctx context.Context, store *runs.Store, runID string) (chains []replay.SafeguardChain, keys map[string]runs.ChainKey, skipped int, err error) {
+	return LoadSafeguardRunProgress(ctx, store, runID, nil)
+}
+
+// LoadSafeguardRunProgress is LoadSafeguardRun reporting before each chain it reads (done of
+// total chains) when progress is set, and stopping between chains once ctx is done: reading
+// a run's chains can take longer than the built-in executor's trials.
+func LoadSafeguardRunProgress(ctx context.Context, store *runs.Store, runID string, progress func(done, total int)) (chains []replay.SafeguardChain, keys map[string]runs.ChainKey, skipped int, err error) {
 	rows, err := store.SafeguardChains(ctx, runID)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	keys = map[string]runs.ChainKey{}
-	for _, r := range rows {
+	for i, r := range rows {
+		if progress != nil {
+			progress(i, len(rows))
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, 0, err
+		}
 		ch, err := LoadSafeguardChain(ctx, store, r.Key)
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("chain %s/%s writer run %d: %w", r.CaseID, r.ConditionID, r.WriterRunID, err)
