@@ -4,6 +4,7 @@
 package replay
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"github.com/ealscope/ealscope/runs/rundir"
@@ -178,25 +179,25 @@ func validateModel(path, name string, r rawModel) (Model, error) {
 		}
 		m.Temperature = *r.Temperature
 	}
-	if r.MaxTokens != nil {
-		if *r.MaxTokens <= 0 {
-			return m, fmt.Errorf("%s: must be positive, got %d", key("max_tokens"), *r.MaxTokens)
-		}
-		m.MaxTokens = *r.MaxTokens
+	err := cmp.Or(
+		setPositive(&m.MaxTokens, r.MaxTokens, key("max_tokens")),
+		setPositive(&m.Concurrency, r.Concurrency, key("concurrency")),
+		setPositive(&m.TimeoutS, r.TimeoutS, key("timeout_s")),
+	)
+	return m, err
+}
+
+// setPositive sets *dst to the configured *v, which must be above 0; a nil v (the key is
+// not in the file) keeps the default.
+func setPositive[T int | float64](dst, v *T, key string) error {
+	if v == nil {
+		return nil
 	}
-	if r.Concurrency != nil {
-		if *r.Concurrency <= 0 {
-			return m, fmt.Errorf("%s: must be positive, got %d", key("concurrency"), *r.Concurrency)
-		}
-		m.Concurrency = *r.Concurrency
+	if *v <= 0 {
+		return fmt.Errorf("%s: must be positive, got %v", key, *v)
 	}
-	if r.TimeoutS != nil {
-		if *r.TimeoutS <= 0 {
-			return m, fmt.Errorf("%s: must be positive, got %v", key("timeout_s"), *r.TimeoutS)
-		}
-		m.TimeoutS = *r.TimeoutS
-	}
-	return m, nil
+	*dst = *v
+	return nil
 }
 
 // Lookup returns the named model entry, or an error naming the file and key.
