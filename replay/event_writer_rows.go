@@ -17,8 +17,9 @@ func markEventChain(ch *chainInfo) {
 	ch.framework["cumulative_event_log_model_visible"] = false
 }
 
-// extraRow is a row of a condition's own artifact (event sourcing's event log and
-// representation metrics), written with the chain.
+// extraRow is one row of a run file: a condition's own artifact (event sourcing's event log
+// and representation metrics) written with the chain, or any of the chain's rows as encode
+// lines them up.
 type extraRow struct {
 	file string
 	row  any

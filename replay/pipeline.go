@@ -422,48 +422,39 @@ type fileLine struct {
 }
 
 // encode serialises the chain's rows (in the workers, so the single writer goroutine only
-// copies bytes).
+// copies bytes), file by file in write order.
 func (out *chainOutput) encode() error {
-	add := func(file string, row any) error {
-		line, err := pyjson.RowLine(row)
-		if err != nil {
-			return fmt.Errorf("%s row: %w", file, err)
-		}
-		out.lines = append(out.lines, fileLine{file, line})
-		return nil
+	var rows []extraRow
+	rows = appendFileRows(rows, rundir.Memories, out.memories)
+	rows = appendFileRows(rows, rundir.MemoryAttempts, out.attempts)
+	rows = appendFileRows(rows, rundir.MemoryStates, out.states)
+	rows = appendFileRows(rows, rundir.Faults, out.faults)
+	if err := out.encodeRows(rows); err != nil {
+		return err
 	}
-	for _, m := range out.memories {
-		if err := add(rundir.Memories, m); err != nil {
-			return err
-		}
-	}
-	for _, a := range out.attempts {
-		if err := add(rundir.MemoryAttempts, a); err != nil {
-			return err
-		}
-	}
-	for _, st := range out.states {
-		if err := add(rundir.MemoryStates, st); err != nil {
-			return err
-		}
-	}
-	for _, f := range out.faults {
-		if err := add(rundir.Faults, f); err != nil {
-			return err
-		}
-	}
-	for _, line := range out.calls {
+	for _, line := range out.calls { // encoded when the call was made
 		out.lines = append(out.lines, fileLine{rundir.Calls, line})
 	}
-	for _, c := range out.contexts {
-		if err := add(rundir.ModelContexts, c); err != nil {
-			return err
-		}
+	rows = appendFileRows(nil, rundir.ModelContexts, out.contexts)
+	rows = append(append(rows, out.extra...), extraRow{rundir.Evidence, out.evidence})
+	return out.encodeRows(rows)
+}
+
+// appendFileRows appends rows of one file to list.
+func appendFileRows[T any](list []extraRow, file string, rows []T) []extraRow {
+	for _, r := range rows {
+		list = append(list, extraRow{file, r})
 	}
-	for _, x := range out.extra {
-		if err := add(x.file, x.row); err != nil {
-			return err
+	return list
+}
+
+func (out *chainOutput) encodeRows(rows []extraRow) error {
+	for _, r := range rows {
+		line, err := pyjson.RowLine(r.row)
+		if err != nil {
+			return fmt.Errorf("%s row: %w", r.file, err)
 		}
+		out.lines = append(out.lines, fileLine{r.file, line})
 	}
-	return add(rundir.Evidence, out.evidence)
+	return nil
 }
