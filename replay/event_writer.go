@@ -128,14 +128,7 @@ type ScriptedEventWriter struct {
 }
 
 func (w *ScriptedEventWriter) provenance(seed int64) rundir.ModelProvenance {
-	fams := make([]any, len(EventFaultFamilies))
-	for i, f := range EventFaultFamilies {
-		fams[i] = f
-	}
-	return rundir.ModelProvenance{
-		TargetID: "scripted", Provider: "ealscope", RequestedModel: ScriptedModelID, ResolvedModel: ScriptedModelID,
-		EffectiveParameters: map[string]any{"fault_rate": pyjson.Float(w.FaultRate), "faults": fams, "seed": seed},
-	}
+	return scriptedProvenance(w.FaultRate, EventFaultFamilies, seed)
 }
 
 func (w *ScriptedEventWriter) manager() string { return "ealscope_scripted_event_writer_v1" }
@@ -217,7 +210,7 @@ func (w *ScriptedEventWriter) draw(st *eventChainState) bool {
 // corrupt returns the event as the scripted writer states it (nil: omitted) and the fault it
 // injected, if any. Opportunities are drawn in a fixed order, one draw per applicable family.
 func (w *ScriptedEventWriter) corrupt(ch *chainInfo, st *eventChainState, u update, b eventBlock, index int, canonical map[string]any) (any, *rundir.FaultRow) {
-	ev := cloneTree(canonical).(map[string]any)
+	ev := deepCopy(canonical).(map[string]any)
 	target, _ := ev["target_authorization_id"].(string)
 	fault := func(family, field, desc string) *rundir.FaultRow {
 		return &rundir.FaultRow{
@@ -266,7 +259,7 @@ func repairUnseenSources(events []any, visible []string) []any {
 	for _, v := range visible {
 		ok[v] = true
 	}
-	out := cloneTree(events).([]any)
+	out := deepCopy(events).([]any)
 	for _, e := range out {
 		m, _ := e.(map[string]any)
 		sources, _ := m["source_turn_ids"].([]any)
@@ -444,23 +437,4 @@ func unionStrings(a, b []string) []string {
 		}
 	}
 	return out
-}
-
-func cloneTree(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = cloneTree(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = cloneTree(x)
-		}
-		return out
-	default:
-		return v
-	}
 }

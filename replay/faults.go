@@ -3,7 +3,9 @@ package replay
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,6 +148,7 @@ func ledgerTrees(d engine.Domain, c *engine.Case, k int) (map[string]map[string]
 
 func valueKey(v any) string { return pyjson.MustCanonicalJSON(v) }
 
+// deepCopy copies a JSON tree (maps and lists; leaves are immutable and shared).
 func deepCopy(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
@@ -468,14 +471,9 @@ func (fe *faultEngine) memory() []any {
 			}
 		}
 	}
-	ids := make([]string, 0, len(recs))
-	for id := range recs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = recs[id]
+	out := make([]any, 0, len(recs))
+	for _, id := range slices.Sorted(maps.Keys(recs)) {
+		out = append(out, recs[id])
 	}
 	return out
 }

@@ -26,13 +26,19 @@ type ScriptedWriter struct {
 type scriptedState struct{ fe *faultEngine }
 
 func (w *ScriptedWriter) provenance(seed int64) rundir.ModelProvenance {
-	fams := make([]any, len(w.Families))
-	for i, f := range w.Families {
+	return scriptedProvenance(w.FaultRate, w.Families, seed)
+}
+
+// scriptedProvenance is a built-in writer's model provenance: the fault rate, the fault
+// families it draws from and the seed are its effective parameters.
+func scriptedProvenance(faultRate float64, families []string, seed int64) rundir.ModelProvenance {
+	fams := make([]any, len(families))
+	for i, f := range families {
 		fams[i] = f
 	}
 	return rundir.ModelProvenance{
 		TargetID: "scripted", Provider: "ealscope", RequestedModel: ScriptedModelID, ResolvedModel: ScriptedModelID,
-		EffectiveParameters: map[string]any{"fault_rate": pyjson.Float(w.FaultRate), "faults": fams, "seed": seed},
+		EffectiveParameters: map[string]any{"fault_rate": pyjson.Float(faultRate), "faults": fams, "seed": seed},
 	}
 }
 
