@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -17,46 +16,30 @@ import (
 // conditions, 16,000 chains). Building it takes a while, so it is made once per test binary
 // and only when a benchmark asks for it. Figures: docs/BENCHMARKS.md, "TUI (issue 5)".
 
-var big struct {
-	once  sync.Once
-	dir   string
-	store *runs.Store
-	runID string
-	err   error
-}
+var big workspaceFixture
 
 func bigStore(b *testing.B) (*runs.Store, string) {
 	b.Helper()
-	big.once.Do(func() {
-		ctx := context.Background()
-		big.dir, big.err = os.MkdirTemp("", "ealscope-bench-")
-		if big.err != nil {
-			return
-		}
-		corpus := filepath.Join(big.dir, "generated.jsonl")
+	// The workspace lives until the process ends (see TestMain).
+	return big.get(b, func(ctx context.Context, dir string) (*runs.Store, string, error) {
+		corpus := filepath.Join(dir, "generated.jsonl")
 		data, err := procurement.GenerateJSONL(2000, 1)
 		if err != nil {
-			big.err = err
-			return
+			return nil, "", err
 		}
-		if big.err = os.WriteFile(corpus, data, 0o644); big.err != nil {
-			return
+		if err := os.WriteFile(corpus, data, 0o644); err != nil {
+			return nil, "", err
 		}
-		run := filepath.Join(big.dir, "run")
-		if big.err = buildScriptedRun(ctx, run, corpus, 11); big.err != nil {
-			return
+		run := filepath.Join(dir, "run")
+		if err := buildScriptedRun(ctx, run, corpus, 11); err != nil {
+			return nil, "", err
 		}
-		var res []runs.PathResult
-		big.store, res, big.err = importRun(ctx, filepath.Join(big.dir, "ws.db"), []string{run}, []string{corpus})
-		if big.err == nil {
-			big.runID = res[len(res)-1].RunID
+		s, res, err := importRun(ctx, filepath.Join(dir, "ws.db"), []string{run}, []string{corpus})
+		if err != nil {
+			return nil, "", err
 		}
+		return s, res[len(res)-1].RunID, nil
 	})
-	if big.err != nil {
-		b.Fatal(big.err)
-	}
-	b.Cleanup(func() {}) // the workspace lives until the process ends (see TestMain)
-	return big.store, big.runID
 }
 
 // BenchmarkFirstFrame: from nothing to the first complete chain-view frame of the most

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -248,49 +247,36 @@ func TestHTMLExportInChromium(t *testing.T) {
 }
 
 var hostileWS struct {
-	once  sync.Once
-	dir   string
-	store *runs.Store
-	key   ChainKey
-	err   error
+	workspaceFixture
+	key ChainKey
 }
 
 // hostileWorkspace is a scripted run over a corpus whose turns carry htmlHostile, imported
 // once per test binary, and its earliest forming chain (the first turn step shows them).
 func hostileWorkspace(t *testing.T) (*runs.Store, ChainKey, string) {
 	t.Helper()
-	hostileWS.once.Do(func() {
-		ctx := context.Background()
-		dir, err := os.MkdirTemp("", "ealscope-hostile-")
-		if err != nil {
-			hostileWS.err = err
-			return
-		}
-		hostileWS.dir = dir
+	store, _ := hostileWS.get(t, func(ctx context.Context, dir string) (*runs.Store, string, error) {
 		corpus := filepath.Join(dir, "hostile.jsonl")
 		caseID := writeHTMLHostileCorpus(t, corpus)
 		run := filepath.Join(dir, "run")
-		if hostileWS.err = buildScriptedRun(ctx, run, corpus, 3); hostileWS.err != nil {
-			return
+		if err := buildScriptedRun(ctx, run, corpus, 3); err != nil {
+			return nil, "", err
 		}
 		store, res, err := importRun(ctx, filepath.Join(dir, "ws.db"), []string{run}, []string{corpus})
 		if err != nil {
-			hostileWS.err = err
-			return
+			return nil, "", err
 		}
-		hostileWS.store = store
-		rows, err := store.Chains(ctx, runs.ChainFilter{RunID: res[len(res)-1].RunID, CaseID: caseID, Forming: true, Sort: runs.SortByFirstFalseAuthority})
+		runID := res[len(res)-1].RunID
+		rows, err := store.Chains(ctx, runs.ChainFilter{RunID: runID, CaseID: caseID, Forming: true, Sort: runs.SortByFirstFalseAuthority})
 		if err == nil && len(rows) == 0 {
 			err = errors.New("no chain of the hostile case forms false authority: the test needs one")
 		}
-		if hostileWS.err = err; err == nil {
+		if err == nil {
 			hostileWS.key = presentChain(rows[0]).Key
 		}
+		return store, runID, err
 	})
-	if hostileWS.err != nil {
-		t.Fatal(hostileWS.err)
-	}
-	return hostileWS.store, hostileWS.key, t.TempDir()
+	return store, hostileWS.key, t.TempDir()
 }
 
 // TestExportsEscapeHostileText: without a browser, every format keeps the hostile payloads

@@ -15,12 +15,55 @@ import (
 // same on every machine) imported into a temporary SQLite file by runs.Import. Building it
 // takes a moment, so the test binary does it once.
 
-var fixture struct {
+var fixture workspaceFixture
+
+// workspaceFixture is a workspace built once per test binary, on first use, in a temporary
+// directory that TestMain removes.
+type workspaceFixture struct {
 	once  sync.Once
 	dir   string
 	store *runs.Store
 	runID string
 	err   error
+}
+
+// get builds the workspace the first time: fill writes it into dir and returns its store (also
+// when a later step fails, so that it is closed) and the run's id.
+func (f *workspaceFixture) get(tb testing.TB, fill func(ctx context.Context, dir string) (*runs.Store, string, error)) (*runs.Store, string) {
+	tb.Helper()
+	f.once.Do(func() {
+		f.dir, f.err = os.MkdirTemp("", "ealscope-tui-")
+		if f.err == nil {
+			f.store, f.runID, f.err = fill(context.Background(), f.dir)
+		}
+	})
+	if f.err != nil {
+		tb.Fatalf("building the test workspace: %v", f.err)
+	}
+	return f.store, f.runID
+}
+
+func (f *workspaceFixture) close() {
+	if f.store != nil {
+		f.store.Close()
+	}
+	if f.dir != "" {
+		os.RemoveAll(f.dir)
+	}
+}
+
+// fixtureRun is the fixture workspace: the scripted run over the built-in corpus with
+// fixtureSeed, imported.
+func fixtureRun(ctx context.Context, dir string) (*runs.Store, string, error) {
+	run := filepath.Join(dir, "run")
+	if err := buildScriptedRun(ctx, run, "", fixtureSeed); err != nil {
+		return nil, "", err
+	}
+	s, res, err := importRun(ctx, filepath.Join(dir, "workspace.db"), []string{run}, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	return s, res[0].RunID, nil
 }
 
 const fixtureSeed = 7
@@ -58,48 +101,14 @@ func importRun(ctx context.Context, db string, paths, corpora []string) (*runs.S
 
 func testStore(t testing.TB) (*runs.Store, string) {
 	t.Helper()
-	fixture.once.Do(func() {
-		fixture.dir, fixture.err = os.MkdirTemp("", "ealscope-tui-")
-		if fixture.err != nil {
-			return
-		}
-		ctx := context.Background()
-		run := filepath.Join(fixture.dir, "run")
-		if fixture.err = buildScriptedRun(ctx, run, "", fixtureSeed); fixture.err != nil {
-			return
-		}
-		var res []runs.PathResult
-		fixture.store, res, fixture.err = importRun(ctx, filepath.Join(fixture.dir, "workspace.db"), []string{run}, nil)
-		if fixture.err == nil {
-			fixture.runID = res[0].RunID
-		}
-	})
-	if fixture.err != nil {
-		t.Fatalf("building the fixture workspace: %v", fixture.err)
-	}
-	return fixture.store, fixture.runID
+	return fixture.get(t, fixtureRun)
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if fixture.store != nil {
-		fixture.store.Close()
-	}
-	if fixture.dir != "" {
-		os.RemoveAll(fixture.dir)
-	}
-	if big.store != nil {
-		big.store.Close()
-	}
-	if big.dir != "" {
-		os.RemoveAll(big.dir)
-	}
-	if hostileWS.store != nil {
-		hostileWS.store.Close()
-	}
-	if hostileWS.dir != "" {
-		os.RemoveAll(hostileWS.dir)
-	}
+	fixture.close()
+	big.close()
+	hostileWS.close()
 	closeLabStore()
 	os.Exit(code)
 }
