@@ -86,11 +86,7 @@ func TestExpandedValuesMarkTheDifference(t *testing.T) {
 		t.Errorf("an expanded row cuts a value:\n%s", out)
 	}
 	text := ledgerRowText(r)
-	for _, want := range []string{r.Ledger, r.Remembered, "scope_broadened +over", "auth_1 scope.allowed_categories"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the copied row lacks %q:\n%s", want, text)
-		}
-	}
+	wantAll(t, "the copied row", text, r.Ledger, r.Remembered, "scope_broadened +over", "auth_1 scope.allowed_categories")
 }
 
 // TestRenderLedgerShowsWholeValues: `render --pane ledger` expands every row, so each line of

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"testing"
@@ -76,6 +77,16 @@ func typeName(v any) string { return fmtType(v) }
 func fmtType(v any) string { return fmt.Sprintf("%T", v) }
 
 func stripANSI(s string) string { return ansi.Strip(s) }
+
+// wantAll fails t for each of wants that text (named what in the message) does not contain.
+func wantAll(t testing.TB, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}
 
 // teaWait bounds how long a teatest flow waits for a frame or for the program to finish. It
 // is a liveness bound, never a speed target: on a loaded shared machine a first frame has

@@ -68,21 +68,17 @@ func TestFlowSafeguardsGateRemovesLaunderedRecord(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	m := tm.FinalModel(t, teatest.WithFinalTimeout(teaWait)).(Model)
 	out := frame(m, runID)
-	for _, want := range []string{
+	wantAll(t, "final frame", out,
 		"source_authority_gate",
 		"first false authority block",
 		"FORMATION REMOVED",
-		"✗ REMOVED " + invented,
+		"✗ REMOVED "+invented,
 		"why: source_not_authority_capable",
 		"cannot grant",
 		"! PREVENTED",
 		"written: execute_requested ✗ UNAUTHORIZED ACTION",
 		"gated:   escalate ✓ compliant",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("final frame lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	p := m.chain.safeguards
 	if p == nil || p.data == nil {
 		t.Fatal("the safeguards pane has no evaluation")
@@ -134,7 +130,7 @@ func TestSafeguardsRecordStateTrustAndGateReason(t *testing.T) {
 	probes := []SafeguardProbe{{ProbeID: "case_amount_out", Before: SafeguardTrial{Decision: "execute_requested", Unauthorized: true},
 		After: SafeguardTrial{Decision: "policy_blocked", Compliant: true, GateReason: "ppmf_insufficient_trust: PURCHASE needs USER_CONFIRMED"}, Effect: effectPrevented}}
 	text := ansi.Strip(strings.Join(append(recordLines(&st, recs, 100), probeOutcomeLines(&st, "case", probes, "", 100)...), "\n"))
-	for _, want := range []string{
+	wantAll(t, "the record lines", text,
 		"records (1 kept, 1 removed)",
 		"✗ REMOVED auth_a · state quarantined",
 		"why: evidence_source_not_authority_capable:t-9",
@@ -144,11 +140,7 @@ func TestSafeguardsRecordStateTrustAndGateReason(t *testing.T) {
 		"amount_out ✗deny · forms ?→? · ! PREVENTED",
 		"gated:   policy_blocked ✓ compliant",
 		"blocked by the gate: ppmf_insufficient_trust: PURCHASE needs USER_CONFIRMED",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("lacks %q:\n%s", want, text)
-		}
-	}
+	)
 	if strings.Index(text, "auth_a") > strings.Index(text, "auth_b") {
 		t.Errorf("removed records must come first:\n%s", text)
 	}

@@ -196,11 +196,7 @@ func TestSafeguardsRunScreen(t *testing.T) {
 		t.Fatalf("the gate under incremental_typed: %+v; want prevented actions and lower unauthorized and formation rates with intervals", gate)
 	}
 	out := frame(m, runID)
-	for _, want := range []string{"safeguards · run RUNID", "source_authority_gate", "incremental_typed", "n/a", "95% CI", "seed 20260821, 10000 draws"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("run screen lacks %q:\n%s", want, out)
-		}
-	}
+	wantAll(t, "run screen", out, "safeguards · run RUNID", "source_authority_gate", "incremental_typed", "n/a", "95% CI", "seed 20260821, 10000 draws")
 	for i, l := range strings.Split(m.Render(), "\n") {
 		if w := ansi.StringWidth(l); w > 140 {
 			t.Errorf("line %d is %d cells wide", i, w)
