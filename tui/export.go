@@ -184,24 +184,32 @@ func storyMarkdown(s Story, runID string) []byte {
 	return b.Bytes()
 }
 
-func writeArmTable(b *bytes.Buffer, st StoryStep) {
-	arms := []*StoryArm{st.Written}
-	head := "| | behind the written memory |\n|---|---|\n"
+// armColumns are what a step's arm table compares: the written arm (and on an exact step the
+// oracle-exact one), their headings, and the field labels of the first arm that ran (nil:
+// none did, and there is no table).
+func armColumns(st StoryStep) (arms []*StoryArm, heads []string, labels [][2]string) {
+	arms, heads = []*StoryArm{st.Written}, []string{"behind the written memory"}
 	if st.Kind == StepExact {
-		arms = append(arms, st.Exact)
-		head = "| | behind the written memory | behind oracle-exact memory |\n|---|---|---|\n"
+		arms, heads = append(arms, st.Exact), append(heads, "behind oracle-exact memory")
 	}
-	var rows [][2]string
 	for _, a := range arms {
 		if a != nil {
-			rows = armFields(a)
-			break
+			return arms, heads, armFields(a)
 		}
 	}
+	return arms, heads, nil
+}
+
+func writeArmTable(b *bytes.Buffer, st StoryStep) {
+	arms, heads, rows := armColumns(st)
 	if rows == nil {
 		return
 	}
-	b.WriteString(head)
+	b.WriteString("| |")
+	for _, h := range heads {
+		b.WriteString(" " + h + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(heads)) + "\n")
 	for i, r := range rows {
 		fmt.Fprintf(b, "| %s |", mdEscape(r[0]))
 		for _, a := range arms {

@@ -127,24 +127,16 @@ func htmlDiffRow(r DiffRow, text bool, e func(string) string) string {
 }
 
 func htmlArmTable(st StoryStep, e func(string) string) string {
-	arms := []*StoryArm{st.Written}
-	head := "<tr><th></th><th>behind the written memory</th></tr>"
-	if st.Kind == StepExact {
-		arms = append(arms, st.Exact)
-		head = "<tr><th></th><th>behind the written memory</th><th>behind oracle-exact memory</th></tr>"
-	}
-	var labels [][2]string
-	for _, a := range arms {
-		if a != nil {
-			labels = armFields(a)
-			break
-		}
-	}
+	arms, heads, labels := armColumns(st)
 	if labels == nil {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("<table>" + head + "\n")
+	b.WriteString("<table><tr><th></th>")
+	for _, h := range heads {
+		b.WriteString("<th>" + h + "</th>")
+	}
+	b.WriteString("</tr>\n")
 	for i, l := range labels {
 		b.WriteString("<tr><th>" + e(l[0]) + "</th>")
 		for _, a := range arms {
