@@ -30,15 +30,7 @@ func bigStore(b *testing.B) (*runs.Store, string) {
 		if err := os.WriteFile(corpus, data, 0o644); err != nil {
 			return nil, "", err
 		}
-		run := filepath.Join(dir, "run")
-		if err := buildScriptedRun(ctx, run, corpus, 11); err != nil {
-			return nil, "", err
-		}
-		s, res, err := importRun(ctx, filepath.Join(dir, "ws.db"), []string{run}, []string{corpus})
-		if err != nil {
-			return nil, "", err
-		}
-		return s, res[len(res)-1].RunID, nil
+		return scriptedWorkspace(ctx, dir, corpus, 11)
 	})
 }
 

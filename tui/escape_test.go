@@ -66,16 +66,11 @@ func TestHostileCorpusNeverReachesTheTerminal(t *testing.T) {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "hostile.jsonl")
 	caseID := writeHostileCorpus(t, corpus)
-	run := filepath.Join(dir, "run")
-	if err := buildScriptedRun(ctx, run, corpus, 3); err != nil {
-		t.Fatal(err)
-	}
-	store, res, err := importRun(ctx, filepath.Join(dir, "ws.db"), []string{run}, []string{corpus})
+	store, runID, err := scriptedWorkspace(ctx, dir, corpus, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	runID := res[len(res)-1].RunID
 	k, err := ResolveChain(ctx, store, runID, caseID, "incremental_text", 0)
 	if err != nil {
 		t.Fatal(err)

@@ -258,15 +258,10 @@ func hostileWorkspace(t *testing.T) (*runs.Store, ChainKey, string) {
 	store, _ := hostileWS.get(t, func(ctx context.Context, dir string) (*runs.Store, string, error) {
 		corpus := filepath.Join(dir, "hostile.jsonl")
 		caseID := writeHTMLHostileCorpus(t, corpus)
-		run := filepath.Join(dir, "run")
-		if err := buildScriptedRun(ctx, run, corpus, 3); err != nil {
-			return nil, "", err
-		}
-		store, res, err := importRun(ctx, filepath.Join(dir, "ws.db"), []string{run}, []string{corpus})
+		store, runID, err := scriptedWorkspace(ctx, dir, corpus, 3)
 		if err != nil {
 			return nil, "", err
 		}
-		runID := res[len(res)-1].RunID
 		rows, err := store.Chains(ctx, runs.ChainFilter{RunID: runID, CaseID: caseID, Forming: true, Sort: runs.SortByFirstFalseAuthority})
 		if err == nil && len(rows) == 0 {
 			err = errors.New("no chain of the hostile case forms false authority: the test needs one")

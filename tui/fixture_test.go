@@ -55,15 +55,25 @@ func (f *workspaceFixture) close() {
 // fixtureRun is the fixture workspace: the scripted run over the built-in corpus with
 // fixtureSeed, imported.
 func fixtureRun(ctx context.Context, dir string) (*runs.Store, string, error) {
+	return scriptedWorkspace(ctx, dir, "", fixtureSeed)
+}
+
+// scriptedWorkspace writes a scripted run over corpus ("": the built-in one) to dir/run and
+// imports it, after the corpus file, into the workspace dir/ws.db: its store and the run's id.
+func scriptedWorkspace(ctx context.Context, dir, corpus string, seed int64) (*runs.Store, string, error) {
 	run := filepath.Join(dir, "run")
-	if err := buildScriptedRun(ctx, run, "", fixtureSeed); err != nil {
+	if err := buildScriptedRun(ctx, run, corpus, seed); err != nil {
 		return nil, "", err
 	}
-	s, res, err := importRun(ctx, filepath.Join(dir, "workspace.db"), []string{run}, nil)
+	var corpora []string
+	if corpus != "" {
+		corpora = []string{corpus}
+	}
+	s, res, err := importRun(ctx, filepath.Join(dir, "ws.db"), []string{run}, corpora)
 	if err != nil {
 		return nil, "", err
 	}
-	return s, res[0].RunID, nil
+	return s, res[len(res)-1].RunID, nil
 }
 
 const fixtureSeed = 7
