@@ -323,13 +323,7 @@ func (s *chainScreen) back() bool {
 	if s.closeSafeguards() {
 		return true
 	}
-	if s.rerun != nil {
-		p := *s.rerun
-		if p.back() {
-			s.rerun = nil
-		} else {
-			s.rerun = &p
-		}
+	if panelBack(&s.rerun) {
 		return true
 	}
 	if len(s.hits) > 0 || s.query != "" {
@@ -341,6 +335,25 @@ func (s *chainScreen) back() bool {
 		return true
 	}
 	return false
+}
+
+// panelBack hands esc to the open panel *open and closes it when the panel says so; it
+// reports whether a panel was open. The panel steps back on a copy: an earlier model value
+// may still share the old one.
+func panelBack[P any, PP interface {
+	*P
+	back() bool
+}](open **P) bool {
+	if *open == nil {
+		return false
+	}
+	p := **open
+	if PP(&p).back() {
+		*open = nil
+	} else {
+		*open = &p
+	}
+	return true
 }
 
 func (s *chainScreen) cyclePane() {

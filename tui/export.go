@@ -164,12 +164,8 @@ func storyMarkdown(s Story, runID string) []byte {
 				b.WriteString("\n")
 			}
 			if p := st.Probe; p != nil {
-				mem := "?"
-				if p.MemoryAuthorized != nil {
-					mem = grantText(*p.MemoryAuthorized)
-				}
 				fmt.Fprintf(&b, "- probe: `%s` (%s %s)\n- ledger at block %d: %s\n- memory at block %d: %s\n- **! FALSE AUTHORITY**: the memory grants what the ledger denies\n\n",
-					strings.ReplaceAll(p.ProbeID, "`", "'"), mdEscape(p.Scope), mdEscape(p.Dimension), s.Block, grantText(p.AuthorizedNow), s.Block, mdEscape(mem))
+					strings.ReplaceAll(p.ProbeID, "`", "'"), mdEscape(p.Scope), mdEscape(p.Dimension), s.Block, grantText(p.AuthorizedNow), s.Block, mdEscape(memoryGrantText(p)))
 			}
 		case StepAction, StepExact:
 			writeArmTable(&b, st)
@@ -254,6 +250,15 @@ func grantText(ok bool) string {
 		return "✓ grant"
 	}
 	return "✗ deny"
+}
+
+// memoryGrantText is what the memory version grants for the probe ("?" when it cannot be
+// scored).
+func memoryGrantText(p *ProbeRow) string {
+	if p.MemoryAuthorized == nil {
+		return "?"
+	}
+	return grantText(*p.MemoryAuthorized)
 }
 
 func checkGlyph(ok bool) string {

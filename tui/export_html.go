@@ -74,12 +74,8 @@ table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid %s;padding:.
 				b.WriteString("</table>\n")
 			}
 			if p := st.Probe; p != nil {
-				mem := "?"
-				if p.MemoryAuthorized != nil {
-					mem = grantText(*p.MemoryAuthorized)
-				}
 				fmt.Fprintf(&b, "<ul><li>probe <code>%s</code> (%s %s)</li><li>ledger at block %d: <span class=\"%s\">%s</span></li><li>memory at block %d: %s</li><li class=\"bad\">! FALSE AUTHORITY: the memory grants what the ledger denies</li></ul>\n",
-					e(p.ProbeID), e(p.Scope), e(p.Dimension), s.Block, grantClass(p.AuthorizedNow), grantText(p.AuthorizedNow), s.Block, e(mem))
+					e(p.ProbeID), e(p.Scope), e(p.Dimension), s.Block, grantClass(p.AuthorizedNow), grantText(p.AuthorizedNow), s.Block, e(memoryGrantText(p)))
 			}
 		case StepAction, StepExact:
 			b.WriteString(htmlArmTable(st, e))

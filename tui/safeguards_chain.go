@@ -69,15 +69,5 @@ func (s chainScreen) safeguardsKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 }
 
 // closeSafeguards handles esc while the pane is open; it reports whether the pane took it.
-func (s *chainScreen) closeSafeguards() bool {
-	if s.safeguards == nil {
-		return false
-	}
-	p := *s.safeguards
-	if p.back() {
-		s.safeguards = nil
-	} else {
-		s.safeguards = &p
-	}
-	return true
-}
+func (s *chainScreen) closeSafeguards() bool { return panelBack(&s.safeguards) }
+

@@ -272,11 +272,8 @@ func policyDetailLines(st *Styles, caseID string, order []string, p SafeguardPol
 			out = append(out, st.App.Subtle.Render(ansi.Truncate(l, w, "…")))
 		}
 	}
-	switch {
-	case p.Err != "":
-		return append(out, wrapLines(st.App.Error, "! "+sanitizeLine(p.Err), w)...)
-	case p.NotApplicable != "":
-		return append(out, wrapLines(st.Chain.Same, "not applicable: "+sanitizeLine(p.NotApplicable), w)...)
+	if stop := unevaluatedLines(st, p.Err, p.NotApplicable, w); stop != nil {
+		return append(out, stop...)
 	}
 	out = append(out, ansi.Truncate(formationText(p), w, "…"))
 	over := "over the chain"
@@ -299,17 +296,26 @@ func policyDetailLines(st *Styles, caseID string, order []string, p SafeguardPol
 	}
 	head := fmt.Sprintf("block %d · written forms: %s · gated forms: %s", block, yesNo(b.FormsBefore), yesNo(b.FormsAfter))
 	out = append(out, st.List.Header.Render(ansi.Truncate(head, w, "…")))
-	switch {
-	case b.Err != "":
-		return append(out, wrapLines(st.App.Error, "! "+sanitizeLine(b.Err), w)...)
-	case b.NotApplicable != "":
-		return append(out, wrapLines(st.Chain.Same, "not applicable: "+sanitizeLine(b.NotApplicable), w)...)
+	if stop := unevaluatedLines(st, b.Err, b.NotApplicable, w); stop != nil {
+		return append(out, stop...)
 	}
 	out = append(out, recordLines(st, b.Records, w)...)
 	out = append(out, "")
 	out = append(out, probeOutcomeLines(st, caseID, b.Probes, b.NoTrials, w)...)
 	out = append(out, "")
 	return append(out, gatedDiffLines(st, order, *b, w)...)
+}
+
+// unevaluatedLines say why a policy, or a block of it, has no evaluation to show: its error,
+// or why it does not apply (nil: it was evaluated).
+func unevaluatedLines(st *Styles, err, notApplicable string, w int) []string {
+	switch {
+	case err != "":
+		return wrapLines(st.App.Error, "! "+sanitizeLine(err), w)
+	case notApplicable != "":
+		return wrapLines(st.Chain.Same, "not applicable: "+sanitizeLine(notApplicable), w)
+	}
+	return nil
 }
 
 // wrapLines wraps already-sanitised text to w cells, each line styled.
