@@ -70,4 +70,3 @@ func (s chainScreen) safeguardsKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 
 // closeSafeguards handles esc while the pane is open; it reports whether the pane took it.
 func (s *chainScreen) closeSafeguards() bool { return panelBack(&s.safeguards) }
-
