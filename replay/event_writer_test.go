@@ -281,24 +281,7 @@ func TestModelEventWriterOverLoopback(t *testing.T) {
 	if _, ok := changes["authorization_id"]; ok {
 		t.Error("changes may rename a record")
 	}
-	// Writer calls and contexts pair up and hash what was sent.
-	calls := map[string]map[string]any{}
-	for _, r := range run.Files[rundir.Calls] {
-		calls[r.Str("call_id")] = r.Tree
-	}
-	contexts := 0
-	for _, r := range run.Files[rundir.ModelContexts] {
-		if r.Str("stage") != "writer" {
-			continue
-		}
-		contexts++
-		req := calls[r.Str("call_id")]["request"].(map[string]any)
-		h := pyjson.MustContentHash(map[string]any{"messages": req["messages"], "tools": req["tools"], "tool_choice": req["params"].(map[string]any)["tool_choice"]})
-		if h != r.Str("content_hash") {
-			t.Errorf("writer context %s hash mismatch", r.Str("context_id"))
-		}
-	}
-	if contexts != len(attempts) {
+	if contexts := checkWriterContexts(t, run); contexts != len(attempts) {
 		t.Errorf("%d writer contexts for %d attempts", contexts, len(attempts))
 	}
 	assertNoSecret(t, opts.Out, testAPIKey)

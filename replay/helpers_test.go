@@ -8,6 +8,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -15,6 +16,30 @@ import (
 func builtinCases(t testing.TB) (engine.Domain, []*engine.Case) {
 	t.Helper()
 	return domainCases(t, "procurement")
+}
+
+// checkWriterContexts checks that each writer context of run pairs with its call and hashes
+// what the call sent (messages, tools, tool_choice); it returns how many writer contexts
+// there are.
+func checkWriterContexts(t testing.TB, run *rundir.Run) int {
+	t.Helper()
+	calls := map[string]map[string]any{}
+	for _, r := range run.Files[rundir.Calls] {
+		calls[r.Str("call_id")] = r.Tree
+	}
+	n := 0
+	for _, r := range run.Files[rundir.ModelContexts] {
+		if r.Str("stage") != "writer" {
+			continue
+		}
+		n++
+		req := calls[r.Str("call_id")]["request"].(map[string]any)
+		h := pyjson.MustContentHash(map[string]any{"messages": req["messages"], "tools": req["tools"], "tool_choice": req["params"].(map[string]any)["tool_choice"]})
+		if h != r.Str("content_hash") {
+			t.Errorf("writer context %s hash mismatch", r.Str("context_id"))
+		}
+	}
+	return n
 }
 
 // domainCases are a registered domain's built-in cases.

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -117,12 +116,7 @@ func forge(t *testing.T, payload any) any {
 }
 
 func TestEvaluateChainForgedRecord(t *testing.T) {
-	d := procurement.Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, cases := builtinCases(t)
 	formedChains := 0
 	for _, c := range cases {
 		ch := forgedChain(t, d, c)
@@ -186,12 +180,7 @@ func TestEvaluateChainForgedRecord(t *testing.T) {
 }
 
 func TestEvaluateChainNotApplicableOnFreeText(t *testing.T) {
-	d := procurement.Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, cases := builtinCases(t)
 	c := cases[0]
 	m, err := ExactMemory(d, c, c.LastBlock(), engine.ArchFreeText)
 	if err != nil {
@@ -221,12 +210,7 @@ func TestEvaluateChainNotApplicableOnFreeText(t *testing.T) {
 // forgedFormingCase is a built-in case whose forged chain forms false authority.
 func forgedFormingCase(t *testing.T) (engine.Domain, SafeguardChain) {
 	t.Helper()
-	d := procurement.Domain{}
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, cases := builtinCases(t)
 	for _, c := range cases {
 		ch := forgedChain(t, d, c)
 		m, _ := WrittenMemory(engine.ArchTyped, ch.Versions[len(ch.Versions)-1].Payload, "m")
@@ -302,8 +286,7 @@ func TestSafeguardsCancel(t *testing.T) {
 		}
 	}
 	// A run: cancelled once the first chain is saved.
-	name, data := d.BuiltinCorpus()
-	cases, _ := d.ParseCorpus(name, data)
+	_, cases := builtinCases(t)
 	var chains []SafeguardChain
 	for _, c := range cases {
 		chains = append(chains, forgedChain(t, d, c))

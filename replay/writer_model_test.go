@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -108,24 +107,7 @@ func TestModelWriterOverLoopback(t *testing.T) {
 	if len(empty["authorizations"].([]any)) != 0 || attempts[8].Str("retained_memory_id") != mems[3].Str("memory_id") {
 		t.Errorf("empty profile not synthesized: %v / %v", empty, attempts[8].Tree["retained_memory_id"])
 	}
-	// Writer calls and contexts pair up and hash what was sent.
-	writerContexts := 0
-	calls := map[string]map[string]any{}
-	for _, r := range run.Files[rundir.Calls] {
-		calls[r.Str("call_id")] = r.Tree
-	}
-	for _, r := range run.Files[rundir.ModelContexts] {
-		if r.Str("stage") != "writer" {
-			continue
-		}
-		writerContexts++
-		req := calls[r.Str("call_id")]["request"].(map[string]any)
-		h := pyjson.MustContentHash(map[string]any{"messages": req["messages"], "tools": req["tools"], "tool_choice": req["params"].(map[string]any)["tool_choice"]})
-		if h != r.Str("content_hash") {
-			t.Errorf("writer context %s hash mismatch", r.Str("context_id"))
-		}
-	}
-	if writerContexts != 9 {
+	if writerContexts := checkWriterContexts(t, run); writerContexts != 9 {
 		t.Errorf("%d writer contexts, want 9", writerContexts)
 	}
 	first := srv.bodies[0]

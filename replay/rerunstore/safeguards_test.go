@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -57,6 +58,16 @@ func scriptedWorkspace(tb testing.TB, run replay.ScriptedRun, first ...string) (
 		tb.Fatal(err)
 	}
 	return store, rep.Results[len(rep.Results)-1].RunID, dbPath
+}
+
+// sourceAuthorityGate is the registered source_authority_gate policy.
+func sourceAuthorityGate(t *testing.T) []engine.Policy {
+	t.Helper()
+	gate, err := safeguards.Lookup("source_authority_gate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gate
 }
 
 func evaluateRun(t *testing.T, store *runs.Store, runID string, policies []engine.Policy) *replay.SafeguardRunResult {
@@ -187,10 +198,7 @@ func TestSourceAuthorityGateStopsWrongIssuerRecords(t *testing.T) {
 func gateStopsWrongIssuer(t *testing.T, domain string) {
 	store, runID, _ := domainRun(t, domain, "one_shot_typed", "incremental_typed")
 	ctx := context.Background()
-	gate, err := safeguards.Lookup("source_authority_gate")
-	if err != nil {
-		t.Fatal(err)
-	}
+	gate := sourceAuthorityGate(t)
 	chains, _, _, err := rerunstore.LoadSafeguardRun(ctx, store, runID)
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +242,7 @@ func gateStopsWrongIssuer(t *testing.T, domain string) {
 					removed = &p.Removed[i]
 				}
 			}
-			if removed == nil || !contains(removed.Reasons, "source_not_authority_capable") {
+			if removed == nil || !slices.Contains(removed.Reasons, "source_not_authority_capable") {
 				t.Fatalf("%s/%s: the invented record %s was not removed as source_not_authority_capable: %+v", ch.Case.ID, ch.Condition, f.AuthorizationID, p.Removed)
 			}
 			for _, c := range removed.Cited {
@@ -267,23 +275,11 @@ func gateStopsWrongIssuer(t *testing.T, domain string) {
 	t.Logf("%d invented records in %d typed chains checked; the gate stopped %d of those chains", seen, withFault, stopped)
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // Storing a chain twice replaces the policy's rows; the pane's reads see one evaluation.
 func TestSafeguardStorageReplaces(t *testing.T) {
 	store, runID, dbPath := labRun(t)
 	ctx := context.Background()
-	gate, err := safeguards.Lookup("source_authority_gate")
-	if err != nil {
-		t.Fatal(err)
-	}
+	gate := sourceAuthorityGate(t)
 	row, err := store.FindChain(ctx, runID, "ealscope_v1_translation_exhibits", "incremental_typed", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -372,10 +368,7 @@ func TestSafeguardLabEventSourcingRow(t *testing.T) {
 	}
 	store, runID, _ := scriptedWorkspace(t, replay.ScriptedRun{Domain: "procurement", Corpus: replay.BuiltinCorpus, Conditions: conditions,
 		Seed: 20260821, Version: "test", Concurrency: 2})
-	gate, err := safeguards.Lookup("source_authority_gate")
-	if err != nil {
-		t.Fatal(err)
-	}
+	gate := sourceAuthorityGate(t)
 	chains, keys, _, err := rerunstore.LoadSafeguardRun(ctx, store, runID)
 	if err != nil {
 		t.Fatal(err)
