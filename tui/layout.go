@@ -31,16 +31,8 @@ func chainLayout(w, h int, st layoutState) chainFrames {
 	f := chainFrames{header: size{w, headerHeight}, footer: size{w, footerHeight}}
 	bodyH := max(h-headerHeight-footerHeight, 0)
 	if st.only != paneNone {
-		full := size{w, bodyH}
-		switch st.only {
-		case paneTimeline:
-			f.timeline = full
-		case paneHistory:
-			f.history = full
-		case paneMemory:
-			f.memory = full
-		case paneProbes:
-			f.probes = full
+		if only := f.pane(st.only); only != nil {
+			*only = size{w, bodyH}
 		}
 		return f
 	}
@@ -61,22 +53,30 @@ func chainLayout(w, h int, st layoutState) chainFrames {
 		tw = 0
 	}
 	f.timeline = size{tw, bodyH}
-	content := size{w - tw, bodyH}
-	switch st.focus {
-	case paneMemory:
-		f.memory = content
-	case paneProbes:
-		f.probes = content
-	case paneTimeline:
-		if tw == 0 {
-			f.timeline = content
-			return f
-		}
-		f.history = content
-	default:
-		f.history = content
+	// The focused content pane takes the rest; with the timeline focused that is the history,
+	// unless the timeline is the one pane there is room for.
+	shown := st.focus
+	timelineAlone := shown == paneTimeline && tw == 0
+	if shown != paneMemory && shown != paneProbes && !timelineAlone {
+		shown = paneHistory
 	}
+	*f.pane(shown) = size{w - tw, bodyH}
 	return f
+}
+
+// pane is where the size of chain-view pane p is kept (nil for paneNone).
+func (f *chainFrames) pane(p pane) *size {
+	switch p {
+	case paneTimeline:
+		return &f.timeline
+	case paneHistory:
+		return &f.history
+	case paneMemory:
+		return &f.memory
+	case paneProbes:
+		return &f.probes
+	}
+	return nil
 }
 
 // listLayout is the runs and chains screens: a header line, the table, the footer.
