@@ -172,21 +172,31 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-func (m Model) initTop() tea.Cmd {
+// screen is what the root asks of the screen on top, besides Update (which returns the
+// screen's own type, see route).
+type screen interface {
+	Init() tea.Cmd
+	help.KeyMap
+}
+
+// topScreen is the screen on top.
+func (m Model) topScreen() screen {
 	switch m.top() {
 	case screenChains:
-		return m.chains.Init()
+		return m.chains
 	case screenChain:
-		return m.chain.Init()
+		return m.chain
 	case screenAnnotate:
-		return m.annotate.Init()
+		return m.annotate
 	case screenPresent:
-		return m.present.Init()
+		return m.present
 	case screenSafeguards:
-		return m.safeguards.Init()
+		return m.safeguards
 	}
-	return m.runs.Init()
+	return m.runs
 }
+
+func (m Model) initTop() tea.Cmd { return m.topScreen().Init() }
 
 // markInited records that the top screen's Init ran (Init itself has a value receiver).
 func (m *Model) markInited() { m.inited[m.top()] = true }
@@ -332,15 +342,8 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 }
 
 func (m Model) capturing() bool {
-	switch m.top() {
-	case screenChains:
-		return m.chains.capturing()
-	case screenChain:
-		return m.chain.capturing()
-	case screenAnnotate:
-		return m.annotate.capturing()
-	}
-	return false
+	c, ok := m.topScreen().(interface{ capturing() bool })
+	return ok && c.capturing()
 }
 
 // back undoes the innermost state: a search or pane focus in the chain view, then the
@@ -382,21 +385,7 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-func (m Model) helpKeys() help.KeyMap {
-	switch m.top() {
-	case screenChains:
-		return m.chains
-	case screenChain:
-		return m.chain
-	case screenAnnotate:
-		return m.annotate
-	case screenPresent:
-		return m.present
-	case screenSafeguards:
-		return m.safeguards
-	}
-	return m.runs
-}
+func (m Model) helpKeys() help.KeyMap { return m.topScreen() }
 
 // View lays out the screen on top, then the footer: a status line and the short help.
 func (m Model) View() tea.View {
