@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -170,12 +172,7 @@ func (k *KeyMap) actions() map[string]*key.Binding {
 // ctrl+c cannot be unbound from force_quit: it is the one exit that must always work.
 func (k *KeyMap) Remap(overrides map[string][]string) error {
 	acts := k.actions()
-	names := make([]string, 0, len(overrides))
-	for n := range overrides {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(overrides)) {
 		keys := overrides[name]
 		b, ok := acts[name]
 		if !ok {
@@ -184,7 +181,7 @@ func (k *KeyMap) Remap(overrides map[string][]string) error {
 		if len(keys) == 0 {
 			return fmt.Errorf("keys.%s: needs at least one key", name)
 		}
-		if b == &k.Global.ForceQuit && !contains(keys, "ctrl+c") {
+		if b == &k.Global.ForceQuit && !slices.Contains(keys, "ctrl+c") {
 			keys = append(keys, "ctrl+c")
 		}
 		b.SetKeys(keys...)
@@ -203,13 +200,4 @@ func (k *KeyMap) ActionNames() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,7 +79,7 @@ func TestStoryFollowsTheData(t *testing.T) {
 		t.Errorf("turn step highlights %v, caption %q", hl, turn.Caption)
 	}
 	for _, id := range m.chain.detail.CitedTurns {
-		if !contains(hl, id) {
+		if !slices.Contains(hl, id) {
 			t.Errorf("cited turn %s is not highlighted (%v)", id, hl)
 		}
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,7 +203,7 @@ func TestRemapKeys(t *testing.T) {
 	if err := k.Remap(map[string][]string{"nxet_block": {"x"}}); err == nil || !strings.Contains(err.Error(), "keys.nxet_block") {
 		t.Errorf("unknown action error: %v", err)
 	}
-	if err := k.Remap(map[string][]string{"force_quit": {"F"}}); err != nil || !contains(k.Global.ForceQuit.Keys(), "ctrl+c") {
+	if err := k.Remap(map[string][]string{"force_quit": {"F"}}); err != nil || !slices.Contains(k.Global.ForceQuit.Keys(), "ctrl+c") {
 		t.Error("ctrl+c stays bound to force_quit")
 	}
 	s, _ := testStore(t)
