@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // dropUnknownRecords is a test policy: it removes every remembered record the ledger at the
@@ -82,15 +81,7 @@ func forgedChain(t *testing.T, d engine.Domain, c *engine.Case) SafeguardChain {
 
 func forge(t *testing.T, payload any) any {
 	t.Helper()
-	text, err := pyjson.CanonicalJSON(payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree, err := pyjson.DecodeTree([]byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := tree.(map[string]any)
+	root := mustRetree(t, payload).(map[string]any)
 	auths := root["authorizations"].([]any)
 	for _, a := range append([]any(nil), auths...) {
 		src := a.(map[string]any)
