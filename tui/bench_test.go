@@ -45,12 +45,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		m, err := New(Options{Store: s, Dark: ptr(true), Start: Start{Chain: &k, Block: -1}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		next, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-		m = settle(b, next.(Model), next.(Model).Init())
+		m := benchStart(b, Options{Store: s, Dark: ptr(true), Start: Start{Chain: &k, Block: -1}})
 		if len(m.chain.blocks) == 0 {
 			b.Fatal("no block loaded")
 		}
@@ -62,9 +57,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 func BenchmarkChainsList(b *testing.B) {
 	s, runID := bigStore(b)
 	for b.Loop() {
-		m, _ := New(Options{Store: s, Dark: ptr(true), Start: Start{RunID: runID}})
-		next, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-		m = settle(b, next.(Model), next.(Model).Init())
+		m := benchStart(b, Options{Store: s, Dark: ptr(true), Start: Start{RunID: runID}})
 		if len(m.chains.all) == 0 {
 			b.Fatal("no chains")
 		}
@@ -106,6 +99,18 @@ func BenchmarkBlockStepUncached(b *testing.B) {
 	}
 }
 
+// benchStart is the program as it starts on a 120×40 terminal: New, the first window size,
+// and the commands of Init run until the model settles.
+func benchStart(b *testing.B, opts Options) Model {
+	b.Helper()
+	m, err := New(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	return settle(b, next.(Model), next.(Model).Init())
+}
+
 func benchChain(b *testing.B) Model {
 	b.Helper()
 	s, runID := bigStore(b)
@@ -113,9 +118,7 @@ func benchChain(b *testing.B) Model {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, _ := New(Options{Store: s, Dark: ptr(true), Start: Start{Chain: &k, Block: 0}})
-	next, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	m = settle(b, next.(Model), next.(Model).Init())
+	m := benchStart(b, Options{Store: s, Dark: ptr(true), Start: Start{Chain: &k, Block: 0}})
 	for range m.chain.lastBlock() + 1 { // warm the cache: every block visited once
 		next, cmd := m.Update(keyPress("right"))
 		m = settle(b, next.(Model), cmd)
