@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -255,7 +256,7 @@ func TestExactArmDiffersFromFormingMemory(t *testing.T) {
 	for _, a := range tree.(map[string]any)["authorizations"].([]any) {
 		scope := a.(map[string]any)["scope"].(map[string]any)
 		if n, ok := scope["max_amount"].(interface{ String() string }); ok {
-			scope["max_amount"] = mustNumber(t, n.String()+"0")
+			scope["max_amount"] = json.Number(n.String() + "0")
 		}
 	}
 	raw, _ := pyjson.CanonicalJSON(tree)
@@ -287,15 +288,6 @@ func TestExactArmDiffersFromFormingMemory(t *testing.T) {
 	if x.Outcome.Decision != engine.Escalate || x.MemoryFormed || !x.FormationEstimable {
 		t.Fatalf("exact arm: %+v", x.Outcome)
 	}
-}
-
-func mustNumber(t *testing.T, s string) any {
-	t.Helper()
-	v, err := pyjson.DecodeTree([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // TestParseMemoryTextErrors: hand-made typed payloads are validated before anything runs,
