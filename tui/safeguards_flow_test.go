@@ -34,16 +34,13 @@ func launderedChain(t testing.TB) (ChainKey, string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var extra []runs.Fault
-		for _, f := range h.Faults {
-			if f.Family == replay.FaultExtraRecord {
-				extra = append(extra, f)
-			}
+		// Only chains whose formation comes from the invented record alone: the chain's one
+		// fault is that record, at its first false-authority block.
+		if len(h.Faults) != 1 {
+			continue
 		}
-		// Only chains whose formation comes from the invented record alone: every fault of
-		// the chain up to its first false-authority block is that one.
-		if len(extra) == 1 && extra[0].BlockIndex == *r.FirstFalseAuthorityBlock && len(h.Faults) == 1 {
-			return presentChain(r).Key, extra[0].AuthorizationID
+		if f := h.Faults[0]; f.Family == replay.FaultExtraRecord && f.BlockIndex == *r.FirstFalseAuthorityBlock {
+			return presentChain(r).Key, f.AuthorizationID
 		}
 	}
 	t.Fatal("the fixture has no chain forming false authority from an invented record alone")
