@@ -243,17 +243,7 @@ func (fs formSchema) state(f annotationForm) (map[string]any, error) {
 var srcIDPattern = regexp.MustCompile(`\bsrc_[A-Za-z0-9_]+\b`)
 
 // citedIDs lists the source ids in text, first occurrence order.
-func citedIDs(text string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, id := range srcIDPattern.FindAllString(text, -1) {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
-}
+func citedIDs(text string) []string { return dedupe(srcIDPattern.FindAllString(text, -1)) }
 
 // stateSummary is a one-line description of a label's state for the side panel.
 func stateSummary(state map[string]any) string {

@@ -142,6 +142,7 @@ func thousands(n int) string {
 	return b.String()
 }
 
+// dedupe is xs without repeats, in first-occurrence order.
 func dedupe(xs []string) []string {
 	seen := map[string]bool{}
 	var out []string

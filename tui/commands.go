@@ -28,15 +28,11 @@ func unknownCaseMsg(store ChainLister, runID, caseID string) tea.Msg {
 	if err != nil {
 		return errMsg{err}
 	}
-	seen := map[string]bool{}
-	var ids []string
-	for _, r := range rows {
-		if !seen[r.CaseID] {
-			seen[r.CaseID] = true
-			ids = append(ids, r.CaseID)
-		}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.CaseID
 	}
-	near := closestIDs(caseID, ids, 3)
+	near := closestIDs(caseID, dedupe(ids), 3)
 	if len(near) == 0 {
 		return errorf("run %s has no case %q (it has no cases)", runID, caseID)
 	}
