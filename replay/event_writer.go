@@ -381,13 +381,13 @@ func widenedChange(spec engine.EventSourcingSpec, changes map[string]any, prev m
 		}
 		switch nv := values[field].(type) {
 		case []any:
-			return field, unionList(nv, old.([]any)), true
+			return field, union(nv, old.([]any), func(x any) string { return fmt.Sprint(x) }), true
 		case string:
 			sep := " | "
 			if spec.SourceIDSeparator != nil {
 				sep = *spec.SourceIDSeparator
 			}
-			return field, strings.Join(unionStrings(strings.Split(nv, sep), strings.Split(old.(string), sep)), sep), true
+			return field, strings.Join(union(strings.Split(nv, sep), strings.Split(old.(string), sep), func(s string) string { return s }), sep), true
 		default:
 			return field, old, true
 		}
@@ -415,24 +415,14 @@ func itemSet(v any) (map[string]bool, bool) {
 	return nil, false
 }
 
-func unionList(a, b []any) []any {
+// union is a then b without repeats, in first-seen order (Python's dict.fromkeys([*a, *b]));
+// two elements repeat when their key is the same.
+func union[T any](a, b []T, key func(T) string) []T {
 	seen := map[string]bool{}
-	var out []any
-	for _, x := range append(append([]any(nil), a...), b...) {
-		if k := fmt.Sprint(x); !seen[k] {
+	var out []T
+	for _, x := range append(append([]T(nil), a...), b...) {
+		if k := key(x); !seen[k] {
 			seen[k] = true
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-func unionStrings(a, b []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range append(append([]string(nil), a...), b...) {
-		if !seen[x] {
-			seen[x] = true
 			out = append(out, x)
 		}
 	}
