@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adrg/xdg"
+)
+
+// The helpers the command tests share: running the command line in-process, the runs and
+// workspaces they start from, and the files they write.
+
+// runCLI runs the command line in-process (stdout and stdin are not terminals here, which
+// is exactly the non-TTY case open and demo must handle without hanging).
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// runOK runs the command line in-process, fails the test unless it exits 0 (naming the
+// command line and its stderr), and returns its stdout.
+func runOK(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errb, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("ealscope %s: exit %d: %s", strings.Join(args, " "), code, errb)
+	}
+	return out
+}
+
+// runJSON runs the command line in-process, fails the test unless it exits 0, and decodes
+// its stdout into v.
+func runJSON(t *testing.T, v any, args ...string) {
+	t.Helper()
+	out := runOK(t, args...)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("ealscope %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// writeFile writes data to path (a test's own temporary file) and returns the path.
+func writeFile(t *testing.T, path string, data []byte) string {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// copyRun copies a fixture run directory of the runs package into a temporary directory.
+func copyRun(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// fieldSurveyKit is the built-in procurement case the command tests run when one case is
+// enough.
+const fieldSurveyKit = "ealscope_v1_field_survey_kit"
+
+// runBuiltinCase runs `ealscope run` on the built-in fieldSurveyKit case into the run
+// directory out, with extra flags, fails the test unless it exits 0, and returns its stdout.
+func runBuiltinCase(t *testing.T, out string, extra ...string) string {
+	t.Helper()
+	return runOK(t, append([]string{"run", "--builtin", "--cases", fieldSurveyKit, "--out", out}, extra...)...)
+}
+
+// importRun imports the run directory into the workspace db and returns its run id.
+func importRun(t *testing.T, db, dir string) string {
+	t.Helper()
+	var rep struct {
+		Results []struct {
+			RunID string `json:"run_id"`
+		} `json:"results"`
+	}
+	runJSON(t, &rep, "import", "--db", db, dir, "--json")
+	if len(rep.Results) == 0 || rep.Results[0].RunID == "" {
+		t.Fatalf("import of %s reports no run: %+v", dir, rep)
+	}
+	return rep.Results[0].RunID
+}
+
+// setXDG points the XDG base directories named (e.g. "XDG_DATA_HOME") at folders of the same
+// name under dir, for this test only: the xdg package reads them once, so it is reloaded now
+// and again after the test.
+func setXDG(t *testing.T, dir string, vars ...string) {
+	t.Helper()
+	for _, v := range vars {
+		t.Setenv(v, filepath.Join(dir, strings.ToLower(strings.TrimPrefix(strings.TrimSuffix(v, "_HOME"), "XDG_"))))
+	}
+	xdg.Reload()
+	t.Cleanup(xdg.Reload)
+}
+
+// demoWorkspace runs `ealscope demo` in a fresh temporary folder (its XDG data and config
+// homes there too, so no user config applies) and returns the folder, the workspace and the
+// demo's stdout (the frame of the chain it opens) and stderr.
+func demoWorkspace(t *testing.T) (tmp, db, out, errs string) {
+	t.Helper()
+	tmp = t.TempDir()
+	setXDG(t, tmp, "XDG_DATA_HOME", "XDG_CONFIG_HOME")
+	db = filepath.Join(tmp, "ws.db")
+	out, errs, code := runCLI(t, "demo", "--db", db)
+	if code != 0 {
+		t.Fatalf("demo exit %d: %s", code, errs)
+	}
+	return tmp, db, out, errs
+}
+
+// checkReport is the part of `ealscope check --json` the tests read.
+type checkReport struct {
+	Cases []struct {
+		CaseID     string   `json:"case_id"`
+		Valid      bool     `json:"valid"`
+		Error      *string  `json:"error"`
+		Mismatches []string `json:"scope_mismatches"`
+		Probes     []struct {
+			ProbeID      string `json:"probe_id"`
+			PairID       string `json:"pair_id"`
+			Dimension    string `json:"dimension"`
+			RequestScope string `json:"request_scope"`
+			Authorized   bool   `json:"authorized"`
+			Reason       string `json:"reason"`
+		} `json:"probes"`
+	} `json:"cases"`
+}
+
+// checkAllValid runs `ealscope check --json` with args and fails the test unless it reports
+// want cases, each valid, without scope mismatches and with six probes; it returns the report.
+func checkAllValid(t *testing.T, want int, args ...string) checkReport {
+	t.Helper()
+	var rep checkReport
+	runJSON(t, &rep, append([]string{"check", "--json"}, args...)...)
+	if len(rep.Cases) != want {
+		t.Fatalf("check reports %d cases, want %d", len(rep.Cases), want)
+	}
+	for _, c := range rep.Cases {
+		if !c.Valid || c.Error != nil || len(c.Mismatches) > 0 || len(c.Probes) != 6 {
+			t.Errorf("%s: valid=%v error=%v mismatches=%v probes=%d", c.CaseID, c.Valid, c.Error, c.Mismatches, len(c.Probes))
+		}
+	}
+	return rep
+}
+
+// ealDataPath is the path of one file of the EAL-Bench data folder named by
+// EALSCOPE_EAL_DATA; it skips the test (saying what it skips) when the variable is unset.
+func ealDataPath(t *testing.T, skipping, name string) string {
+	t.Helper()
+	dir := os.Getenv("EALSCOPE_EAL_DATA")
+	if dir == "" {
+		t.Skip("EALSCOPE_EAL_DATA is unset: skipping " + skipping + " (set it to ../shared/eal/data)")
+	}
+	return filepath.Join(dir, name)
+}
+
+// ealDataFile reads one file of the EAL-Bench data folder (see ealDataPath).
+func ealDataFile(t *testing.T, skipping, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(ealDataPath(t, skipping, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// ealBenchCorpora are the EAL-Bench corpus files of the shared cases (the gate's and the
+// reducer's), by domain, in the EAL-Bench data folder.
+var ealBenchCorpora = map[string]string{
+	"procurement":   "domains__procurement__data__benchmark_v1__software_license_grant.jsonl",
+	"cybersecurity": "cybersecurity_benchmark_v1__claim_identity.cases.json",
+	"finance":       "domains__finance__data__benchmark_v1__airport_bond_reserve.json",
+}
