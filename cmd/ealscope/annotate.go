@@ -4,17 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ealscope/ealscope/runs/rundir"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/runs/annotations"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"github.com/ealscope/ealscope/tui"
 )
 
@@ -177,13 +178,8 @@ func (c *annotateAgreementCmd) Run(g *Globals) error {
 	for _, m := range rep.Memories {
 		var dis []string
 		for _, d := range m.Disagreements {
-			names := make([]string, 0, len(d.Values))
-			for a := range d.Values {
-				names = append(names, a)
-			}
-			sort.Strings(names)
 			var vals []string
-			for _, a := range names {
+			for _, a := range slices.Sorted(maps.Keys(d.Values)) {
 				vals = append(vals, a+"="+d.Values[a])
 			}
 			dis = append(dis, d.Label()+" ("+strings.Join(vals, " ")+")")

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -30,7 +30,7 @@ func (c *importCmd) Run(g *Globals) error {
 	}
 	defer store.Close()
 	opts := runs.ImportOptions{Corpora: c.Corpus, AllowIncomplete: c.AllowIncomplete}
-	if !c.JSON && isTerminal(g.Stderr) {
+	if !c.JSON && isTTY(g.Stderr) {
 		opts.Progress = func(done, total int) { fmt.Fprintf(g.Stderr, "\rimported %d/%d", done, total) }
 		defer fmt.Fprintln(g.Stderr)
 	}
@@ -55,15 +55,6 @@ func (c *importCmd) Run(g *Globals) error {
 	return ierr
 }
 
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 func printImport(g *Globals, db string, report runs.ImportReport) {
 	for _, r := range report.Results {
 		head := fmt.Sprintf("%s: %s %s", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
@@ -76,12 +67,7 @@ func printImport(g *Globals, db string, report runs.ImportReport) {
 		fmt.Fprintln(g.text(), head)
 		if len(r.Rows) > 0 {
 			tw := tabwriter.NewWriter(g.text(), 0, 2, 1, ' ', 0)
-			names := make([]string, 0, len(r.Rows))
-			for n := range r.Rows {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
+			for _, n := range slices.Sorted(maps.Keys(r.Rows)) {
 				fmt.Fprintf(tw, "  %s\t%d rows\n", n, r.Rows[n])
 			}
 			tw.Flush()

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ealscope/ealscope/runs/rundir"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/replay/rerunstore"
 	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"github.com/ealscope/ealscope/tui"
 )
 
@@ -505,12 +507,7 @@ func printReport(w io.Writer, r endToEndReport) {
 	fmt.Fprintf(w, "  unauthorized submission: written %d/%d, exact %d/%d\n", r.WrittenUnauthorizedSubmission[0], r.WrittenUnauthorizedSubmission[1],
 		r.ExactUnauthorizedSubmission[0], r.ExactUnauthorizedSubmission[1])
 	fmt.Fprintf(w, "  attributed memory-induced: %d\n", r.AttributedMemoryInduced)
-	reasons := make([]string, 0, len(r.Unattributed))
-	for k := range r.Unattributed {
-		reasons = append(reasons, k)
-	}
-	sort.Strings(reasons)
-	for _, k := range reasons {
+	for _, k := range slices.Sorted(maps.Keys(r.Unattributed)) {
 		fmt.Fprintf(w, "  not attributed, %s: %d\n", k, r.Unattributed[k])
 	}
 }

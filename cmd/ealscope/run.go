@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -139,7 +140,7 @@ func printRunSummary(w io.Writer, s *replay.Summary) {
 	fmt.Fprintf(w, "run %s: %s\n", s.Dir, s.Status)
 	fmt.Fprintf(w, "  cases %d, trials %d\n", s.Cases, s.Trials)
 	var decisions []string
-	for _, k := range sortedCountKeys(s.Metrics.Decisions) {
+	for _, k := range slices.Sorted(maps.Keys(s.Metrics.Decisions)) {
 		decisions = append(decisions, fmt.Sprintf("%s %d", k, s.Metrics.Decisions[k]))
 	}
 	fmt.Fprintf(w, "  decisions: %s\n", strings.Join(decisions, ", "))
@@ -169,14 +170,14 @@ func printRunSummary(w io.Writer, s *replay.Summary) {
 	fmt.Fprintf(w, "  writer chains forming false authority: %d of %d (%d estimable)\n", s.ChainsFormed, s.WriterChains, s.ChainsEstimable)
 	if len(s.FirstBlocks) > 0 {
 		var blocks []string
-		for _, k := range sortedCountKeys(s.FirstBlocks) {
+		for _, k := range slices.Sorted(maps.Keys(s.FirstBlocks)) {
 			blocks = append(blocks, fmt.Sprintf("block %s: %d", k, s.FirstBlocks[k]))
 		}
 		fmt.Fprintf(w, "  first false-authority block: %s\n", strings.Join(blocks, ", "))
 	}
 	if len(s.Faults) > 0 {
 		var faults []string
-		for _, k := range sortedCountKeys(s.Faults) {
+		for _, k := range slices.Sorted(maps.Keys(s.Faults)) {
 			faults = append(faults, fmt.Sprintf("%s %d", k, s.Faults[k]))
 		}
 		fmt.Fprintf(w, "  injected faults: %s\n", strings.Join(faults, ", "))
@@ -198,15 +199,6 @@ func plural(n int) string {
 	return "s"
 }
 
-func sortedCountKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // runProgress prints run progress on stderr: one \r-rewritten line on a terminal, a plain line
 // per phase step (rate-limited) otherwise.
 type runProgress struct {
@@ -218,13 +210,7 @@ type runProgress struct {
 }
 
 func newProgress(w io.Writer) *runProgress {
-	p := &runProgress{w: w}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
-	}
-	return p
+	return &runProgress{w: w, tty: isTTY(w)}
 }
 
 func (p *runProgress) update(pr replay.Progress) {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -43,7 +45,7 @@ func countText(c engine.Count) string {
 // keyedCounts is "a=1 b=2", by key.
 func keyedCounts(m map[string]int) string {
 	var parts []string
-	for _, k := range sortedCountKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
 	}
 	return strings.Join(parts, " ")
