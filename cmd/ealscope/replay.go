@@ -7,11 +7,9 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/signal"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/engine"
@@ -43,11 +41,7 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
 }
 
-func (c *replayCmd) Run(g *Globals) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return c.run(ctx, g)
-}
+func (c *replayCmd) Run(g *Globals) error { return untilStopped(g, c.run) }
 
 func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	if c.Runs < 1 {

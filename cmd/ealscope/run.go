@@ -7,10 +7,8 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
@@ -78,11 +76,7 @@ func (r *runCmd) settings() (replay.Settings, error) {
 	}, nil
 }
 
-func (r *runCmd) Run(g *Globals) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return r.run(ctx, g)
-}
+func (r *runCmd) Run(g *Globals) error { return untilStopped(g, r.run) }
 
 func (r *runCmd) run(ctx context.Context, g *Globals) error {
 	cfg, err := replay.LoadConfig(r.Config)
