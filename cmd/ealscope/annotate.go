@@ -140,19 +140,12 @@ func figure(p *float64) string {
 }
 
 func (c *annotateAgreementCmd) Run(g *Globals) error {
-	store, err := runs.OpenExisting(c.DB)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	rep, err := store.Agreement(context.Background(), c.RunID)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		return writeJSON(g.Stdout, rep)
-	}
-	out := g.text()
+	return showFromWorkspace(g, c.DB, c.JSON, func(ctx context.Context, store *runs.Store) (annotations.AgreementReport, error) {
+		return store.Agreement(ctx, c.RunID)
+	}, printAgreement)
+}
+
+func printAgreement(out io.Writer, rep annotations.AgreementReport) {
 	fmt.Fprintf(out, "annotators: %s\n\n", strings.Join(rep.Annotators, ", "))
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "units\tlabelled twice+\tagreed\tobserved\tmethod\tcoefficient")
@@ -190,7 +183,6 @@ func (c *annotateAgreementCmd) Run(g *Globals) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", shortID(m.MemoryID), strings.Join(m.Annotators, ","), figure(m.All.Observed), figure(m.All.Coefficient), strings.Join(dis, "; "))
 	}
 	tw.Flush()
-	return nil
 }
 
 type annotateExportCmd struct {
@@ -201,21 +193,12 @@ type annotateExportCmd struct {
 }
 
 func (c *annotateExportCmd) Run(g *Globals) error {
-	store, err := runs.OpenExisting(c.DB)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	rep, err := store.ExportAnnotations(context.Background(), c.RunID, c.Out, "ealscope annotate export --run "+c.RunID+" --out "+c.Out)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		return writeJSON(g.Stdout, rep)
-	}
-	fmt.Fprintf(g.text(), "%s: %d labels (%d accepted, %d not) by %s; skipped %d drafts and %d extractor labels\n",
-		rep.Dir, rep.Rows, rep.Accepted, rep.Unaccepted, strings.Join(rep.Annotators, ", "), rep.SkippedDrafts, rep.SkippedExtractor)
-	return nil
+	return showFromWorkspace(g, c.DB, c.JSON, func(ctx context.Context, store *runs.Store) (runs.ExportReport, error) {
+		return store.ExportAnnotations(ctx, c.RunID, c.Out, "ealscope annotate export --run "+c.RunID+" --out "+c.Out)
+	}, func(w io.Writer, rep runs.ExportReport) {
+		fmt.Fprintf(w, "%s: %d labels (%d accepted, %d not) by %s; skipped %d drafts and %d extractor labels\n",
+			rep.Dir, rep.Rows, rep.Accepted, rep.Unaccepted, strings.Join(rep.Annotators, ", "), rep.SkippedDrafts, rep.SkippedExtractor)
+	})
 }
 
 type annotateImportCmd struct {

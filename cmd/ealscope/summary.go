@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -19,20 +20,9 @@ type summaryCmd struct {
 }
 
 func (c *summaryCmd) Run(g *Globals) error {
-	store, err := runs.OpenExisting(c.DB)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	doc, err := store.Summary(context.Background(), c.RunID)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		return writeJSON(g.Stdout, doc)
-	}
-	printWorkspaceSummary(g, doc)
-	return nil
+	return showFromWorkspace(g, c.DB, c.JSON, func(ctx context.Context, store *runs.Store) (runs.SummaryDoc, error) {
+		return store.Summary(ctx, c.RunID)
+	}, printWorkspaceSummary)
 }
 
 func countText(c engine.Count) string {
@@ -86,8 +76,7 @@ func dashStr(p *string) string {
 	return *p
 }
 
-func printWorkspaceSummary(g *Globals, doc runs.SummaryDoc) {
-	out := g.text()
+func printWorkspaceSummary(out io.Writer, doc runs.SummaryDoc) {
 	fmt.Fprintln(out, "RUNS")
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	// The rates shown are over estimable trials: a provider error made no decision
