@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -15,16 +14,12 @@ func TestBenchImport(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bench")
 	var res benchImportResult
 	runJSON(t, &res, "bench", "import", "--cases", "2", "--conditions", "faithful_typed,incremental_typed", "--repeat", "2", "--dir", dir, "--json")
-	raw, err := os.ReadFile(filepath.Join(dir, "run", rundir.ManifestFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, entries, err := rundir.ParseManifest("manifest.json", raw)
+	kept, err := rundir.Open(filepath.Join(dir, "run"), rundir.Options{Streaming: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	listed := 0
-	for _, e := range entries {
+	for _, e := range kept.Entries {
 		listed += e.Rows
 	}
 	if res.Reference.Rows != listed || res.RunRows != listed {

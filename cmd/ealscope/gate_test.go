@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -22,14 +21,10 @@ func TestGateCommand(t *testing.T) {
 	for _, id := range domains.IDs() {
 		t.Run(id, func(t *testing.T) {
 			dir := t.TempDir()
-			corpus := filepath.Join(dir, "corpus")
-			runOK(t, "gen", "--domain", id, "--cases", "1", "--seed", "7", "--out", corpus)
+			data := []byte(runOK(t, "gen", "--domain", id, "--cases", "1", "--seed", "7"))
+			corpus := writeFile(t, filepath.Join(dir, "corpus"), data)
 			d, _ := domains.Get(id)
 			rules := d.(engine.SourceAuthorityRules)
-			data, err := os.ReadFile(corpus)
-			if err != nil {
-				t.Fatal(err)
-			}
 			cases, err := d.ParseCorpus(corpus, data)
 			if err != nil {
 				t.Fatal(err)
