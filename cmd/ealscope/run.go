@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -133,11 +131,7 @@ func (r *runCmd) report(g *Globals, sum *replay.Summary, runErr error) error {
 func printRunSummary(w io.Writer, s *replay.Summary) {
 	fmt.Fprintf(w, "run %s: %s\n", s.Dir, s.Status)
 	fmt.Fprintf(w, "  cases %d, trials %d\n", s.Cases, s.Trials)
-	var decisions []string
-	for _, k := range slices.Sorted(maps.Keys(s.Metrics.Decisions)) {
-		decisions = append(decisions, fmt.Sprintf("%s %d", k, s.Metrics.Decisions[k]))
-	}
-	fmt.Fprintf(w, "  decisions: %s\n", strings.Join(decisions, ", "))
+	fmt.Fprintf(w, "  decisions: %s\n", joinCounts(s.Metrics.Decisions, "%s %d", ", "))
 	// Provider errors are not estimable: they are counted apart and out of every rate shown
 	// here; EAL-Bench's figures keep them in their denominators (FORMAT.md 6.4) and follow.
 	e := s.Estimable
@@ -163,18 +157,10 @@ func printRunSummary(w io.Writer, s *replay.Summary) {
 	}
 	fmt.Fprintf(w, "  writer chains forming false authority: %d of %d (%d estimable)\n", s.ChainsFormed, s.WriterChains, s.ChainsEstimable)
 	if len(s.FirstBlocks) > 0 {
-		var blocks []string
-		for _, k := range slices.Sorted(maps.Keys(s.FirstBlocks)) {
-			blocks = append(blocks, fmt.Sprintf("block %s: %d", k, s.FirstBlocks[k]))
-		}
-		fmt.Fprintf(w, "  first false-authority block: %s\n", strings.Join(blocks, ", "))
+		fmt.Fprintf(w, "  first false-authority block: %s\n", joinCounts(s.FirstBlocks, "block %s: %d", ", "))
 	}
 	if len(s.Faults) > 0 {
-		var faults []string
-		for _, k := range slices.Sorted(maps.Keys(s.Faults)) {
-			faults = append(faults, fmt.Sprintf("%s %d", k, s.Faults[k]))
-		}
-		fmt.Fprintf(w, "  injected faults: %s\n", strings.Join(faults, ", "))
+		fmt.Fprintf(w, "  injected faults: %s\n", joinCounts(s.Faults, "%s %d", ", "))
 	}
 }
 
