@@ -198,6 +198,7 @@ type replayDocJSON struct {
 		Attributed   bool     `json:"attributed"`
 		Reasons      []string `json:"reasons"`
 	} `json:"attribution"`
+	Counts []armCount `json:"counts"`
 }
 
 func decode(t *testing.T, r cmdResult) replayDocJSON {
