@@ -8,13 +8,21 @@ import (
 	"testing"
 )
 
-func TestGenThenCheck(t *testing.T) {
+// genFile runs `ealscope gen` with args into a file of a fresh temporary folder and returns
+// the file and its bytes.
+func genFile(t *testing.T, args ...string) (string, []byte) {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "gen.jsonl")
-	runOK(t, "gen", "--domain", "procurement", "--cases", "12", "--seed", "9", "--out", file)
+	runOK(t, append(append([]string{"gen"}, args...), "--out", file)...)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return file, data
+}
+
+func TestGenThenCheck(t *testing.T) {
+	file, data := genFile(t, "--domain", "procurement", "--cases", "12", "--seed", "9")
 	if n := bytes.Count(data, []byte("\n")); n != 12 {
 		t.Fatalf("want 12 lines, got %d", n)
 	}
@@ -27,13 +35,8 @@ func TestGenThenCheck(t *testing.T) {
 }
 
 func TestGenStdoutMatchesFile(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "gen.jsonl")
-	runOK(t, "gen", "--cases", "3", "--out", file)
+	_, data := genFile(t, "--cases", "3")
 	stdout := runOK(t, "gen", "--cases", "3")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if stdout != string(data) {
 		t.Error("stdout and --out differ for the same seed")
 	}

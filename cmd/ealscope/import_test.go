@@ -8,9 +8,15 @@ import (
 	"testing"
 )
 
+// fixtureRunAndWorkspace copies the runs package's EAL-Bench-shaped fixture run into a
+// temporary folder and names a workspace beside it (not created yet).
+func fixtureRunAndWorkspace(t *testing.T) (db, dir string) {
+	t.Helper()
+	return filepath.Join(t.TempDir(), "ws.db"), copyRun(t, "../../runs/testdata/eal_run")
+}
+
 func TestImportAndSummary(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "ws.db")
-	dir := copyRun(t, "../../runs/testdata/eal_run")
+	db, dir := fixtureRunAndWorkspace(t)
 	var rep struct {
 		Results []struct {
 			Status               string         `json:"status"`
@@ -69,8 +75,7 @@ func TestImportAndSummary(t *testing.T) {
 }
 
 func TestImportBrokenRunFails(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "ws.db")
-	dir := copyRun(t, "../../runs/testdata/eal_run")
+	db, dir := fixtureRunAndWorkspace(t)
 	if err := os.Remove(filepath.Join(dir, "trials.jsonl")); err != nil {
 		t.Fatal(err)
 	}
