@@ -11,7 +11,8 @@ import (
 )
 
 func TestCheckBuiltinJSON(t *testing.T) {
-	doc := checkAllValid(t, 10, "--builtin")
+	doc, out := checkAllValid(t, 10, "--builtin")
+	assertJSONKeys(t, "check --json", out, "case_id", "valid", "error", "scope_mismatches", "probes", "probe_id", "request_scope", "authorized", "reason")
 	for _, c := range doc.Cases {
 		for _, p := range c.Probes {
 			if p.Authorized != (p.RequestScope == "in_scope") || !strings.HasPrefix(p.Reason, map[bool]string{true: "authorized:", false: "no_matching_authorization:"}[p.Authorized]) {

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/adrg/xdg"
+	"github.com/ealscope/ealscope/domains"
 )
 
 // The helpers the command tests share: running the command line in-process, the runs and
@@ -34,13 +36,25 @@ func runOK(t *testing.T, args ...string) string {
 	return out
 }
 
-// runJSON runs the command line in-process, fails the test unless it exits 0, and decodes
-// its stdout into v.
-func runJSON(t *testing.T, v any, args ...string) {
+// runJSON runs the command line in-process, fails the test unless it exits 0, decodes its
+// stdout into v and returns it.
+func runJSON(t *testing.T, v any, args ...string) string {
 	t.Helper()
 	out := runOK(t, args...)
 	if err := json.Unmarshal([]byte(out), v); err != nil {
 		t.Fatalf("ealscope %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// assertJSONKeys fails the test unless the JSON document out holds every key: decoded
+// through the types that produce it, a renamed field would otherwise go unseen.
+func assertJSONKeys(t *testing.T, what, out string, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		if !strings.Contains(out, strconv.Quote(k)+":") {
+			t.Errorf("%s lacks the key %q:\n%s", what, k, out)
+		}
 	}
 }
 
@@ -116,30 +130,13 @@ func demoWorkspace(t *testing.T) (tmp, db, out, errs string) {
 	return tmp, db, out, errs
 }
 
-// checkReport is the part of `ealscope check --json` the tests read.
-type checkReport struct {
-	Cases []struct {
-		CaseID     string   `json:"case_id"`
-		Valid      bool     `json:"valid"`
-		Error      *string  `json:"error"`
-		Mismatches []string `json:"scope_mismatches"`
-		Probes     []struct {
-			ProbeID      string `json:"probe_id"`
-			PairID       string `json:"pair_id"`
-			Dimension    string `json:"dimension"`
-			RequestScope string `json:"request_scope"`
-			Authorized   bool   `json:"authorized"`
-			Reason       string `json:"reason"`
-		} `json:"probes"`
-	} `json:"cases"`
-}
-
 // checkAllValid runs `ealscope check --json` with args and fails the test unless it reports
-// want cases, each valid, without scope mismatches and with six probes; it returns the report.
-func checkAllValid(t *testing.T, want int, args ...string) checkReport {
+// want cases, each valid, without scope mismatches and with six probes; it returns the report
+// and the document.
+func checkAllValid(t *testing.T, want int, args ...string) (domains.CheckReport, string) {
 	t.Helper()
-	var rep checkReport
-	runJSON(t, &rep, append([]string{"check", "--json"}, args...)...)
+	var rep domains.CheckReport
+	out := runJSON(t, &rep, append([]string{"check", "--json"}, args...)...)
 	if len(rep.Cases) != want {
 		t.Fatalf("check reports %d cases, want %d", len(rep.Cases), want)
 	}
@@ -148,7 +145,7 @@ func checkAllValid(t *testing.T, want int, args ...string) checkReport {
 			t.Errorf("%s: valid=%v error=%v mismatches=%v probes=%d", c.CaseID, c.Valid, c.Error, c.Mismatches, len(c.Probes))
 		}
 	}
-	return rep
+	return rep, out
 }
 
 // ealDataPath is the path of one file of the EAL-Bench data folder named by

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ealscope/ealscope/runs"
 )
 
 // fixtureRunAndWorkspace copies the runs package's EAL-Bench-shaped fixture run into a
@@ -18,16 +20,10 @@ func fixtureRunAndWorkspace(t *testing.T) (db, dir string) {
 func TestImportAndSummary(t *testing.T) {
 	db, dir := fixtureRunAndWorkspace(t)
 	var rep struct {
-		Results []struct {
-			Status               string         `json:"status"`
-			RunID                string         `json:"run_id"`
-			Rows                 map[string]int `json:"rows"`
-			Unknown              []string       `json:"unknown_files"`
-			RescoreDisagreements int            `json:"rescore_disagreements"`
-			MissingCorpora       []any          `json:"missing_corpora"`
-		} `json:"results"`
+		Results []runs.PathResult `json:"results"`
 	}
-	runJSON(t, &rep, "import", dir, "--db", db, "--json")
+	out := runJSON(t, &rep, "import", dir, "--db", db, "--json")
+	assertJSONKeys(t, "import --json", out, "results", "status", "run_id", "rows", "unknown_files", "rescore_disagreements", "missing_corpora")
 	if len(rep.Results) != 1 || rep.Results[0].Status != "imported" || rep.Results[0].Rows["trials"] != 12 || len(rep.Results[0].Unknown) != 1 {
 		t.Fatalf("%+v", rep)
 	}
