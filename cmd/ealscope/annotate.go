@@ -68,7 +68,7 @@ func (c *annotateLabelCmd) Run(g *Globals) error {
 }
 
 type annotateSetCmd struct {
-	DB        string `name:"db" type:"path" help:"Workspace database."`
+	workspaceFlag
 	Memory    string `name:"memory" required:"" help:"Memory id of a free-text memory."`
 	Annotator string `name:"annotator" required:"" help:"Annotator name."`
 	State     string `name:"state" required:"" help:"Typed state JSON file ({schema_version, authorizations [...]} in the memory's domain schema); - reads stdin."`
@@ -127,7 +127,7 @@ func (c *annotateSetCmd) Run(g *Globals) error {
 }
 
 type annotateAgreementCmd struct {
-	DB    string `name:"db" type:"path" help:"Workspace database."`
+	workspaceFlag
 	RunID string `name:"run" help:"Only this run's memories."`
 	JSON  bool   `name:"json" help:"Print the report as JSON."`
 }
@@ -186,7 +186,7 @@ func printAgreement(out io.Writer, rep annotations.AgreementReport) {
 }
 
 type annotateExportCmd struct {
-	DB    string `name:"db" type:"path" help:"Workspace database."`
+	workspaceFlag
 	RunID string `name:"run" required:"" help:"Source run (id or unique prefix) whose memories' labels to export."`
 	Out   string `name:"out" required:"" type:"path" help:"Directory for the annotation child run (must not exist or be empty)."`
 	JSON  bool   `name:"json" help:"Print the report as JSON."`
@@ -202,10 +202,10 @@ func (c *annotateExportCmd) Run(g *Globals) error {
 }
 
 type annotateImportCmd struct {
-	Dirs        []string `arg:"" type:"path" help:"Annotation child run directories."`
-	DB          string   `name:"db" type:"path" help:"Workspace database."`
-	AsSubmitted bool     `name:"as-submitted" help:"File accepted rows as submitted: compare with them without letting them score memories."`
-	JSON        bool     `name:"json" help:"Print the reports as JSON."`
+	Dirs []string `arg:"" type:"path" help:"Annotation child run directories."`
+	workspaceFlag
+	AsSubmitted bool `name:"as-submitted" help:"File accepted rows as submitted: compare with them without letting them score memories."`
+	JSON        bool `name:"json" help:"Print the reports as JSON."`
 }
 
 func (c *annotateImportCmd) Run(g *Globals) error {
