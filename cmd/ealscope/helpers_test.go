@@ -11,6 +11,7 @@ import (
 
 	"github.com/adrg/xdg"
 	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/runs"
 )
 
 // The helpers the command tests share: running the command line in-process, the runs and
@@ -92,9 +93,7 @@ func runBuiltinCase(t *testing.T, out string, extra ...string) string {
 func importRun(t *testing.T, db, dir string) string {
 	t.Helper()
 	var rep struct {
-		Results []struct {
-			RunID string `json:"run_id"`
-		} `json:"results"`
+		Results []runs.PathResult `json:"results"`
 	}
 	runJSON(t, &rep, "import", "--db", db, dir, "--json")
 	if len(rep.Results) == 0 || rep.Results[0].RunID == "" {
@@ -103,9 +102,9 @@ func importRun(t *testing.T, db, dir string) string {
 	return rep.Results[0].RunID
 }
 
-// setXDG points the XDG base directories named (e.g. "XDG_DATA_HOME") at folders of the same
-// name under dir, for this test only: the xdg package reads them once, so it is reloaded now
-// and again after the test.
+// setXDG points the XDG base directories named at folders under dir, for this test only:
+// XDG_DATA_HOME at dir/data, XDG_CONFIG_HOME at dir/config, XDG_STATE_HOME at dir/state. The
+// xdg package reads them once, so it is reloaded now and again after the test.
 func setXDG(t *testing.T, dir string, vars ...string) {
 	t.Helper()
 	for _, v := range vars {
