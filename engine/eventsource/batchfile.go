@@ -27,12 +27,9 @@ func ParseBatchFile(tree any) (*BatchFile, error) {
 			return nil, engine.Errf(k, "required key is missing")
 		}
 	}
-	block, err := engine.Int("block_index", m["block_index"])
+	block, err := engine.NonNegativeInt("block_index", m["block_index"])
 	if err != nil {
 		return nil, err
-	}
-	if block < 0 {
-		return nil, engine.Errf("block_index", "must be >= 0, got %d", block)
 	}
 	in, err := engine.Obj("input", m["input"])
 	if err != nil {
@@ -53,12 +50,9 @@ func ParseBatchFile(tree any) (*BatchFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	capacity, err := engine.Int("input.capacity_tokens", in["capacity_tokens"])
+	capacity, err := engine.NonNegativeInt("input.capacity_tokens", in["capacity_tokens"])
 	if err != nil {
 		return nil, err
-	}
-	if capacity < 0 {
-		return nil, engine.Errf("input.capacity_tokens", "must be >= 0, got %d", capacity)
 	}
 	records, err := engine.Obj("records_before", m["records_before"])
 	if err != nil {
