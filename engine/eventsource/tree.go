@@ -3,8 +3,9 @@ package eventsource
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -103,11 +104,7 @@ func pyRepr(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(t))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = pyjson.StrRepr(k) + ": " + pyRepr(t[k])

@@ -14,20 +14,9 @@ import (
 // fixtureCopy copies runs/testdata/eal_run into a temporary directory.
 func fixtureCopy(t *testing.T) string {
 	t.Helper()
-	src := "../testdata/eal_run"
 	dst := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS("../testdata/eal_run")); err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dst
 }
