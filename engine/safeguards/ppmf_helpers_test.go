@@ -71,6 +71,15 @@ func faithfulChain(t testing.TB, d engine.Domain, c *engine.Case, through int) [
 	return out
 }
 
+// firstCaseChain is a domain's first built-in case with its faithful chain through the
+// case's final block.
+func firstCaseChain(t testing.TB, id string) (engine.Domain, *engine.Case, []engine.MemoryVersion) {
+	t.Helper()
+	d, cases := builtinCases(t, id)
+	c := cases[0]
+	return d, c, faithfulChain(t, d, c, c.LastBlock())
+}
+
 // scored is the oracle's outcome of one tool call on a probe at block `through`.
 func scored(t testing.TB, d engine.Domain, c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.Outcome {
 	t.Helper()
