@@ -1,6 +1,6 @@
 package pyjson
 
-// The two conversions below build the JSON trees the domains serialise their records as
+// The conversions below build the JSON trees the domains serialise their records as
 // (what CanonicalJSON and ContentHash then read): Python's None for an absent optional
 // field, a list for a list of strings.
 
@@ -20,6 +20,15 @@ func StringList(l []string) any {
 	out := make([]any, len(l))
 	for i, s := range l {
 		out[i] = s
+	}
+	return out
+}
+
+// ListOf is xs as a tree list, each item converted by item; a nil or empty xs is [].
+func ListOf[T any](xs []T, item func(T) any) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = item(x)
 	}
 	return out
 }
