@@ -12,33 +12,6 @@ import (
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// clone deep-copies a JSON tree (Python's copy.deepcopy on json.loads values).
-func clone(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		return cloneMap(t)
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = clone(x)
-		}
-		return out
-	default:
-		return v
-	}
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = clone(v)
-	}
-	return out
-}
-
 func intOf(v any) (int, error) {
 	switch t := v.(type) {
 	case json.Number:

@@ -32,3 +32,31 @@ func ListOf[T any](xs []T, item func(T) any) []any {
 	}
 	return out
 }
+
+// CloneTree deep-copies a JSON tree (Python's copy.deepcopy of json.loads values): objects
+// and lists are copied at every depth, leaves (immutable) are shared; a nil object stays nil.
+func CloneTree(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		return CloneObject(t)
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = CloneTree(x)
+		}
+		return out
+	}
+	return v
+}
+
+// CloneObject is CloneTree of an object.
+func CloneObject(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = CloneTree(v)
+	}
+	return out
+}
