@@ -2,6 +2,7 @@ package eventsource
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -217,18 +218,14 @@ func (r *Reducer) generated(rec map[string]any, status string, supersedes *strin
 	rec["source_turn_ids"] = list
 }
 
-// mergeSources is dict.fromkeys([*old, *new]): the union in first-seen order.
+// mergeSources is dict.fromkeys([*old, *new]): the union in first-seen order (never nil).
+// A record cites a handful of turns, so a linear membership test is enough.
 func mergeSources(old, add []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range append(append([]string(nil), old...), add...) {
-		if !seen[s] {
-			seen[s] = true
+	out := []string{}
+	for _, s := range slices.Concat(old, add) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
-	}
-	if out == nil {
-		out = []string{}
 	}
 	return out
 }
