@@ -38,19 +38,10 @@ func ParseBatchFile(tree any) (*BatchFile, error) {
 	if err := engine.ExactKeys("input", in, []string{"arguments", "visible_source_ids", "addressable_authorization_ids", "logical_update_id", "capacity_tokens"}); err != nil {
 		return nil, err
 	}
-	visible, err := engine.StrList("input.visible_source_ids", in["visible_source_ids"])
-	if err != nil {
-		return nil, err
-	}
-	addressable, err := engine.StrList("input.addressable_authorization_ids", in["addressable_authorization_ids"])
-	if err != nil {
-		return nil, err
-	}
-	update, err := engine.NonEmptyStr("input.logical_update_id", in["logical_update_id"])
-	if err != nil {
-		return nil, err
-	}
-	capacity, err := engine.NonNegativeInt("input.capacity_tokens", in["capacity_tokens"])
+	visible := inputField(&err, in, "visible_source_ids", engine.StrList)
+	addressable := inputField(&err, in, "addressable_authorization_ids", engine.StrList)
+	update := inputField(&err, in, "logical_update_id", engine.NonEmptyStr)
+	capacity := inputField(&err, in, "capacity_tokens", engine.NonNegativeInt)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +66,16 @@ func ParseBatchFile(tree any) (*BatchFile, error) {
 		},
 		RecordsBefore: records,
 	}, nil
+}
+
+// inputField reads input.<key> with read, unless an earlier field failed: *err keeps the
+// first failure, which is what ParseBatchFile reports.
+func inputField[T any](err *error, in map[string]any, key string, read func(path string, v any) (T, error)) T {
+	var v T
+	if *err == nil {
+		v, *err = read("input."+key, in[key])
+	}
+	return v
 }
 
 // Outcome is one batch's result in `ealscope reduce --json`'s shape. A rejected batch leaves
