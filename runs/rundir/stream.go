@@ -41,6 +41,16 @@ func (s *lineScanner) tooLong() error {
 	return &VerifyError{File: s.file, Line: s.line + 1, Msg: fmt.Sprintf("line longer than the limit of %d bytes", s.maxLine), cause: le}
 }
 
+// nextRow is next past blank (white-space only) lines, which no JSONL reader counts as rows.
+func (s *lineScanner) nextRow() (line []byte, last, ok bool, err error) {
+	for {
+		line, last, ok, err = s.next()
+		if err != nil || !ok || len(bytes.TrimSpace(line)) > 0 {
+			return line, last, ok, err
+		}
+	}
+}
+
 // next returns the next line without its line end (trailing CRs dropped). last reports the
 // file's final segment, which had no line end; ok is false once the file is exhausted. The
 // line is valid until the next call.
@@ -193,15 +203,12 @@ func (r *Run) Lines(name string, fn func(line int, raw []byte) error) error {
 	}
 	return r.readVerified(name, func(sc *lineScanner, countRow func() error, readErr func(error) error) error {
 		for {
-			line, _, ok, err := sc.next()
+			line, _, ok, err := sc.nextRow()
 			if err != nil {
 				return readErr(err)
 			}
 			if !ok {
 				return nil
-			}
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
 			}
 			if err := countRow(); err != nil {
 				return err
