@@ -210,7 +210,7 @@ func (w *ScriptedEventWriter) draw(st *eventChainState) bool {
 // corrupt returns the event as the scripted writer states it (nil: omitted) and the fault it
 // injected, if any. Opportunities are drawn in a fixed order, one draw per applicable family.
 func (w *ScriptedEventWriter) corrupt(ch *chainInfo, st *eventChainState, u update, b eventBlock, index int, canonical map[string]any) (any, *rundir.FaultRow) {
-	ev := deepCopy(canonical).(map[string]any)
+	ev := pyjson.CloneTree(canonical).(map[string]any)
 	target, _ := ev["target_authorization_id"].(string)
 	fault := func(family, field, desc string) *rundir.FaultRow {
 		return &rundir.FaultRow{
@@ -259,7 +259,7 @@ func repairUnseenSources(events []any, visible []string) []any {
 	for _, v := range visible {
 		ok[v] = true
 	}
-	out := deepCopy(events).([]any)
+	out := pyjson.CloneTree(events).([]any)
 	for _, e := range out {
 		m, _ := e.(map[string]any)
 		sources, _ := m["source_turn_ids"].([]any)

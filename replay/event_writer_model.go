@@ -79,7 +79,7 @@ func EventTool(s Surface) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	content := deepCopy(record).(map[string]any)
+	content := pyjson.CloneTree(record).(map[string]any)
 	props, _ := content["properties"].(map[string]any)
 	kept := map[string]any{}
 	changes := map[string]any{}
@@ -89,7 +89,7 @@ func EventTool(s Surface) (map[string]any, error) {
 		}
 		kept[k] = v
 		if k != "authorization_id" {
-			changes[k] = deepCopy(v)
+			changes[k] = pyjson.CloneTree(v)
 		}
 	}
 	content["properties"] = kept

@@ -148,25 +148,6 @@ func ledgerTrees(d engine.Domain, c *engine.Case, k int) (map[string]map[string]
 
 func valueKey(v any) string { return pyjson.MustCanonicalJSON(v) }
 
-// deepCopy copies a JSON tree (maps and lists; leaves are immutable and shared).
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = deepCopy(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = deepCopy(x)
-		}
-		return out
-	}
-	return v
-}
-
 func numberOf(v any) (int64, bool) {
 	n, ok := v.(json.Number)
 	if !ok {
@@ -276,7 +257,7 @@ func (fe *faultEngine) transition(block int, id string, prev, cur map[string]any
 	}
 	for _, field := range fe.narrowedFields(prev, cur) {
 		if fe.draw(FaultBroadening) {
-			old := deepCopy(engine.GetPath(prev, field))
+			old := pyjson.CloneTree(engine.GetPath(prev, field))
 			fe.add(&activeFault{family: FaultBroadening, authID: id, field: field, value: old, ledgerValue: valueKey(engine.GetPath(cur, field))})
 			report(FaultBroadening, field, fmt.Sprintf("missed the narrowing of %s.%s: kept %s instead of %s", id, field, valueKey(old), valueKey(engine.GetPath(cur, field))))
 		}
@@ -306,7 +287,7 @@ func (fe *faultEngine) vanished(block int, cur map[string]map[string]any) []inje
 		if !fe.draw(FaultStaleRetention) {
 			continue
 		}
-		fe.add(&activeFault{family: FaultStaleRetention, authID: id, field: recordField, value: deepCopy(fe.prev[id])})
+		fe.add(&activeFault{family: FaultStaleRetention, authID: id, field: recordField, value: pyjson.CloneTree(fe.prev[id])})
 		out = append(out, injectedFault{family: FaultStaleRetention, authID: id, field: recordField, eventBlock: block,
 			description: fmt.Sprintf("missed that %s left the active grants: kept it as it was", id)})
 	}
@@ -417,7 +398,7 @@ func (fe *faultEngine) extraRecord(block int, cur map[string]map[string]any, ids
 	}
 	turn := turns[fe.rng.IntN(len(turns))]
 	base := cur[ids[fe.rng.IntN(len(ids))]]
-	rec := deepCopy(base).(map[string]any)
+	rec := pyjson.CloneTree(base).(map[string]any)
 	newID := fmt.Sprintf("%s_claim_b%02d", engine.GetPath(base, fe.schema.PathOf(engine.RoleID)), block)
 	if _, clash := cur[newID]; clash {
 		return injectedFault{}, false
@@ -457,17 +438,17 @@ func (fe *faultEngine) extraRecord(block int, cur map[string]map[string]any, ids
 func (fe *faultEngine) memory() []any {
 	recs := map[string]map[string]any{}
 	for id, r := range fe.prev {
-		recs[id] = deepCopy(r).(map[string]any)
+		recs[id] = pyjson.CloneTree(r).(map[string]any)
 	}
 	for _, f := range fe.faults {
 		switch {
 		case f.family == FaultExtraRecord, f.field == recordField && f.value != nil:
-			recs[f.authID] = deepCopy(f.value).(map[string]any)
+			recs[f.authID] = pyjson.CloneTree(f.value).(map[string]any)
 		case f.family == FaultMissingRecord:
 			delete(recs, f.authID)
 		default:
 			if r, ok := recs[f.authID]; ok {
-				engine.SetPath(r, f.field, deepCopy(f.value))
+				engine.SetPath(r, f.field, pyjson.CloneTree(f.value))
 			}
 		}
 	}
