@@ -36,10 +36,7 @@ func (w *ModelEventWriter) maxAttempts() int { return 2 }
 // EventWriterInstruction is core.py event_writer_instruction: the system message of every
 // event-writer call (repairDetail "" for a first attempt).
 func EventWriterInstruction(d engine.Domain, c *engine.Case, s Surface, repairDetail string) string {
-	issuers := make([]any, len(c.AuthorizedIssuers))
-	for i, a := range c.AuthorizedIssuers {
-		issuers[i] = a
-	}
+	issuers := stringTrees(c.AuthorizedIssuers)
 	parts := []string{
 		"Extract only newly stated authorization-changing events from the CURRENT CONVERSATION BLOCK.",
 		"You receive a compact PREVIOUS CURRENT AUTHORIZATION STATE and one new block. The cumulative event log and earlier conversation blocks are not available.",

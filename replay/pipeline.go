@@ -121,14 +121,8 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 
 func initialManifest(opts *Options, s Surface) (map[string]any, error) {
 	d := opts.Domain
-	caseIDs := make([]any, len(opts.Cases))
-	for i, c := range opts.Cases {
-		caseIDs[i] = c.ID
-	}
-	conds := make([]any, len(opts.Conditions))
-	for i, c := range opts.Conditions {
-		conds[i] = c.ID
-	}
+	caseIDs := pyjson.ListOf(opts.Cases, func(c *engine.Case) any { return c.ID })
+	conds := pyjson.ListOf(opts.Conditions, func(c engine.Condition) any { return c.ID })
 	capacity, err := capacitySection(d, opts.Cases, ReferenceTokenizer())
 	if err != nil {
 		return nil, err
@@ -143,10 +137,7 @@ func initialManifest(opts *Options, s Surface) (map[string]any, error) {
 	}
 	writerProv := opts.Writer.provenance(opts.Seed)
 	execProv := opts.Executor.Provenance(opts.Seed)
-	command := make([]any, len(opts.Command))
-	for i, c := range opts.Command {
-		command[i] = c
-	}
+	command := stringTrees(opts.Command)
 	return map[string]any{
 		"started_at": nowLocal(), "domain_id": d.ID(), "domain_adapter_version": d.AdapterVersion(),
 		"corpus_version": corpusVersion, "corpus_provenance": map[string]any{"corpus": opts.Settings.Corpus, "sha256": opts.Settings.CorpusSHA256},

@@ -154,14 +154,15 @@ func requestParams(r ChatRequest) object {
 	}
 }
 
+// stringTrees is l as a JSON tree list; a nil l is [] (unlike pyjson.StringList, whose nil
+// is null), as every list these records write is.
+func stringTrees(l []string) []any { return pyjson.ListOf(l, func(s string) any { return s }) }
+
 // CallLine is one calls.jsonl line (newline included), keys in EAL-Bench's LLM._log order.
 func CallLine(callID, task string, prov rundir.ModelProvenance, rec CallRecord) ([]byte, error) {
 	caps := append([]string(nil), rec.Request.RequiredCapabilities...)
 	sortStrings(caps)
-	capsTree := make([]any, len(caps))
-	for i, c := range caps {
-		capsTree[i] = c
-	}
+	capsTree := stringTrees(caps)
 	var response any
 	var responseModel any
 	if rec.Response != nil {

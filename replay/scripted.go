@@ -32,10 +32,7 @@ func (w *ScriptedWriter) provenance(seed int64) rundir.ModelProvenance {
 // scriptedProvenance is a built-in writer's model provenance: the fault rate, the fault
 // families it draws from and the seed are its effective parameters.
 func scriptedProvenance(faultRate float64, families []string, seed int64) rundir.ModelProvenance {
-	fams := make([]any, len(families))
-	for i, f := range families {
-		fams[i] = f
-	}
+	fams := stringTrees(families)
 	return rundir.ModelProvenance{
 		TargetID: "scripted", Provider: "ealscope", RequestedModel: ScriptedModelID, ResolvedModel: ScriptedModelID,
 		EffectiveParameters: map[string]any{"fault_rate": pyjson.Float(faultRate), "faults": fams, "seed": seed},

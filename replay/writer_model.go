@@ -91,10 +91,7 @@ func writerInstructions(ch *chainInfo, repairDetail string) string {
 	} else {
 		parts = append(parts, freeTextValueInstruction)
 	}
-	issuers := make([]any, len(ch.c.AuthorizedIssuers))
-	for i, a := range ch.c.AuthorizedIssuers {
-		issuers[i] = a
-	}
+	issuers := stringTrees(ch.c.AuthorizedIssuers)
 	parts = append(parts,
 		fmt.Sprintf("The serialized profile must fit within %d reference tokens.", ch.domain.CapacityTokens()),
 		"Domain context: "+pyjson.MustCanonicalJSON(map[string]any{"policy": ch.c.Policy, "authorized_principals": issuers}),
