@@ -124,20 +124,11 @@ func (s *Store) deriveRun(w *txWriter, runPK int64, domainID, corpusVersion stri
 
 // storedChains are a run's chains in key order (so one case's chains are adjacent).
 func storedChains(w *txWriter, runPK int64) ([]chainHead, error) {
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT chain_pk, case_id, condition_id, writer_target, writer_run_id FROM chains WHERE run_pk = ? ORDER BY case_id, condition_id, writer_target, writer_run_id`, runPK)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []chainHead
-	for rows.Next() {
+	return queryAll(w.ctx, w.tx, func(r rowScanner) (chainHead, error) {
 		var h chainHead
-		if err := rows.Scan(&h.pk, &h.key.caseID, &h.key.condition, &h.key.writer, &h.key.writerRun); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
+		err := r.Scan(&h.pk, &h.key.caseID, &h.key.condition, &h.key.writer, &h.key.writerRun)
+		return h, err
+	}, `SELECT chain_pk, case_id, condition_id, writer_target, writer_run_id FROM chains WHERE run_pk = ? ORDER BY case_id, condition_id, writer_target, writer_run_id`, runPK)
 }
 
 // loadChain reads back the rows of one chain that derivation uses, each kind in file order.
@@ -233,21 +224,16 @@ type waitingRun struct {
 // which corpus version it used ("unknown") waits for any corpus of its domain, since its
 // cases resolve by id across versions.
 func (s *Store) runsWaitingFor(w *txWriter, ref CorpusRef) ([]waitingRun, error) {
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT run_pk, run_id, domain_id, corpus_version, missing_corpora_json FROM runs WHERE domain_id = ? AND missing_corpora_json <> '[]' ORDER BY run_id`, ref.DomainID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []waitingRun
-	for rows.Next() {
+	err := eachRow(w.ctx, w.tx, func(row rowScanner) error {
 		var r waitingRun
 		var missing string
-		if err := rows.Scan(&r.pk, &r.id, &r.domain, &r.corpVersion, &missing); err != nil {
-			return nil, err
+		if err := row.Scan(&r.pk, &r.id, &r.domain, &r.corpVersion, &missing); err != nil {
+			return err
 		}
 		var refs []CorpusRef
 		if err := json.Unmarshal([]byte(missing), &refs); err != nil {
-			return nil, fmt.Errorf("run %s: missing_corpora_json: %w", r.id, err)
+			return fmt.Errorf("run %s: missing_corpora_json: %w", r.id, err)
 		}
 		for _, m := range refs {
 			if m.DomainID == ref.DomainID && (m.CorpusVersion == ref.CorpusVersion || m.CorpusVersion == "unknown") {
@@ -255,8 +241,9 @@ func (s *Store) runsWaitingFor(w *txWriter, ref CorpusRef) ([]waitingRun, error)
 				break
 			}
 		}
-	}
-	return out, rows.Err()
+		return nil
+	}, `SELECT run_pk, run_id, domain_id, corpus_version, missing_corpora_json FROM runs WHERE domain_id = ? AND missing_corpora_json <> '[]' ORDER BY run_id`, ref.DomainID)
+	return out, err
 }
 
 // rederiveWaiting derives, one transaction per run, every run that was waiting for one of the

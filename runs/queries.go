@@ -58,7 +58,7 @@ const runColumns = `r.run_id, r.kind, r.domain_id, r.study, r.status, r.verifica
 	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk),
 	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk AND a.status = 'writer_error')`
 
-func scanRun(sc interface{ Scan(...any) error }) (RunSummary, error) {
+func scanRun(sc rowScanner) (RunSummary, error) {
 	var r RunSummary
 	var incomplete int
 	var counts, missing, unknown string
@@ -182,7 +182,7 @@ type ChainRow struct {
 const chainColumns = `c.chain_pk, r.run_id, r.incomplete, c.case_id, c.condition_id, c.writer_target, c.writer_run_id, c.architecture, c.first_false_authority_block, c.formed_final,
 	c.unauthorized_actions, c.attributed_memory_induced, c.needs_annotation, c.memory_count, c.trial_count, c.unscored_reason`
 
-func scanChain(sc interface{ Scan(...any) error }) (ChainRow, error) {
+func scanChain(sc rowScanner) (ChainRow, error) {
 	var c ChainRow
 	var incomplete, needs int
 	var ffa, formed sql.NullInt64

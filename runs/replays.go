@@ -403,7 +403,7 @@ const replayColumns = `replay_id, batch_id, chain_pk, case_id, condition_id, wri
 	action_mismatch, compliant, parseable, provider_error, finish_reason, response_text, tool_call_count, terminal_call_count, raw_tool_name, raw_tool_arguments_json,
 	oracle_reason, detail, mirrored_trial_id, mirrored_context_hash, created_at`
 
-func scanReplay(sc interface{ Scan(...any) error }) (Replay, error) {
+func scanReplay(sc rowScanner) (Replay, error) {
 	var r Replay
 	var formed, estimable int
 	var prov, msgs, tools, resp, usage, args string
