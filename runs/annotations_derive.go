@@ -80,11 +80,7 @@ func storedCase(w *txWriter, d engine.Domain, casePK int64) (*engine.Case, error
 // the chain blocks, the chain and the attribution rows that read them.
 func (dv *deriver) rescoreMemory(mr *memRec) error {
 	w := dv.w
-	blocks, err := queryAll(w.ctx, w.tx, func(r rowScanner) (int, error) {
-		var b int
-		err := r.Scan(&b)
-		return b, err
-	}, `SELECT block_index FROM memory_scores WHERE run_pk = ? AND memory_id = ? ORDER BY block_index`, dv.runPK, mr.id)
+	blocks, err := queryAll(w.ctx, w.tx, scanOne[int], `SELECT block_index FROM memory_scores WHERE run_pk = ? AND memory_id = ? ORDER BY block_index`, dv.runPK, mr.id)
 	if err != nil {
 		return err
 	}

@@ -97,18 +97,9 @@ func (s *Store) runPK(ctx context.Context, id string) (int64, error) {
 	if id == "" {
 		return 0, fmt.Errorf("run id: %w", ErrNotFound)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT run_pk FROM runs WHERE run_id >= ? AND run_id < ? UNION SELECT run_pk FROM runs WHERE manifest_sha256 = ?`, id, id+"\uffff", id)
+	pks, err := queryAll(ctx, s.db, scanOne[int64], `SELECT run_pk FROM runs WHERE run_id >= ? AND run_id < ? UNION SELECT run_pk FROM runs WHERE manifest_sha256 = ?`, id, id+"\uffff", id)
 	if err != nil {
 		return 0, err
-	}
-	defer rows.Close()
-	var pks []int64
-	for rows.Next() {
-		var pk int64
-		if err := rows.Scan(&pk); err != nil {
-			return 0, err
-		}
-		pks = append(pks, pk)
 	}
 	switch len(pks) {
 	case 0:
@@ -392,19 +383,14 @@ func (s *Store) faultSourceTurns(ctx context.Context, caseKey CaseKey, faults []
 			}
 			continue
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT source_turn_ids_json FROM ledger_events
+		lists, err := queryAll(ctx, s.db, scanOne[string], `SELECT source_turn_ids_json FROM ledger_events
 			WHERE case_pk = ? AND block_index = ? AND (authorization_id = ? OR new_authorization_id = ?) ORDER BY seq`,
 			int64(caseKey), f.EventBlock, f.AuthorizationID, f.AuthorizationID)
 		if err != nil {
 			return err
 		}
 		seen := map[string]bool{}
-		for rows.Next() {
-			var raw string
-			if err := rows.Scan(&raw); err != nil {
-				rows.Close()
-				return err
-			}
+		for _, raw := range lists {
 			var ids []string
 			_ = json.Unmarshal([]byte(raw), &ids)
 			for _, id := range ids {
@@ -413,10 +399,6 @@ func (s *Store) faultSourceTurns(ctx context.Context, caseKey CaseKey, faults []
 					f.SourceTurnIDs = append(f.SourceTurnIDs, id)
 				}
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -427,18 +409,11 @@ func (s *Store) faultSourceTurns(ctx context.Context, caseKey CaseKey, faults []
 const FaultExtraRecord = "extra_record_wrong_issuer"
 
 func (s *Store) faults(ctx context.Context, runPK int64, c ChainRow) ([]Fault, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT family, block_index, authorization_id, field, memory_id, row_json FROM faults
-		WHERE run_pk = ? AND case_id = ? AND condition_id = ? AND writer_run_id = ? ORDER BY block_index, line`, runPK, c.CaseID, c.ConditionID, c.WriterRunID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Fault{}
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r rowScanner) (Fault, error) {
 		var f Fault
 		var raw string
-		if err := rows.Scan(&f.Family, &f.BlockIndex, &f.AuthorizationID, &f.Field, &f.MemoryID, &raw); err != nil {
-			return nil, err
+		if err := r.Scan(&f.Family, &f.BlockIndex, &f.AuthorizationID, &f.Field, &f.MemoryID, &raw); err != nil {
+			return f, err
 		}
 		var tree struct {
 			Description string `json:"description"`
@@ -446,7 +421,7 @@ func (s *Store) faults(ctx context.Context, runPK int64, c ChainRow) ([]Fault, e
 		_ = json.Unmarshal([]byte(raw), &tree)
 		f.Description = tree.Description
 		f.SourceTurnIDs, f.EventBlock = []string{}, f.BlockIndex
-		out = append(out, f)
-	}
-	return out, rows.Err()
+		return f, nil
+	}, `SELECT family, block_index, authorization_id, field, memory_id, row_json FROM faults
+		WHERE run_pk = ? AND case_id = ? AND condition_id = ? AND writer_run_id = ? ORDER BY block_index, line`, runPK, c.CaseID, c.ConditionID, c.WriterRunID)
 }

@@ -151,6 +151,13 @@ func eachRow(ctx context.Context, q querier, fn func(rowScanner) error, query st
 	return rows.Err()
 }
 
+// scanOne reads a row of one column.
+func scanOne[T any](r rowScanner) (T, error) {
+	var v T
+	err := r.Scan(&v)
+	return v, err
+}
+
 // queryAll runs a read query and scans every row with scan; an empty result is an empty,
 // non-nil slice so JSON output says [] rather than null.
 func queryAll[T any](ctx context.Context, q querier, scan func(rowScanner) (T, error), query string, args ...any) ([]T, error) {
