@@ -123,6 +123,16 @@ type AnnotationInput struct {
 
 var humanStatuses = map[string]bool{annotations.AnnotationDraft: true, annotations.AnnotationSubmitted: true, annotations.AnnotationAccepted: true}
 
+// currentResolution resolves a free-text memory's stored labels against its current content
+// hash.
+func currentResolution(ctx context.Context, q querier, memoryID string) (*annotations.Resolution, error) {
+	hash, d, err := memoryHash(ctx, q, memoryID)
+	if err != nil {
+		return nil, err
+	}
+	return resolveAnnotations(ctx, q, d, memoryID, hash)
+}
+
 // memoryHash is the content hash of a free-text memory and its run's domain.
 func memoryHash(ctx context.Context, q querier, memoryID string) (hash string, d engine.Domain, err error) {
 	rows, err := q.QueryContext(ctx, `SELECT m.content_hash, r.domain_id FROM memories m JOIN runs r ON r.run_pk = m.run_pk WHERE m.memory_id = ? AND m.architecture = `+sqlFreeText+` ORDER BY m.mem_pk LIMIT 1`, memoryID)

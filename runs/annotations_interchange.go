@@ -291,16 +291,14 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 		ids := sortedKeys(memories)
 		before := map[string]*annotations.Resolution{}
 		for _, id := range ids {
-			hash, d, err := memoryHash(w.ctx, w.tx, id)
+			r, err := currentResolution(w.ctx, w.tx, id)
 			if errors.Is(err, ErrNotFound) {
 				continue // not in the workspace yet: the label applies when its run arrives
 			}
 			if err != nil {
 				return err
 			}
-			if before[id], err = resolveAnnotations(w.ctx, w.tx, d, id, hash); err != nil {
-				return err
-			}
+			before[id] = r
 		}
 		for _, l := range labels {
 			if err := upsertLabel(w, l.label, now); err != nil {
@@ -320,11 +318,7 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 			if before[id] == nil {
 				continue
 			}
-			hash, d, err := memoryHash(w.ctx, w.tx, id)
-			if err != nil {
-				return err
-			}
-			after, err := resolveAnnotations(w.ctx, w.tx, d, id, hash)
+			after, err := currentResolution(w.ctx, w.tx, id)
 			if err != nil {
 				return err
 			}

@@ -48,13 +48,9 @@ type AnnotationItem struct {
 // AnnotationQueue lists the memories of a queue in (run, case, condition, writer run, block)
 // order, one row per memory id (the first run holding it).
 func (s *Store) AnnotationQueue(ctx context.Context, queue, annotator, runID string) ([]AnnotationItem, error) {
-	where, args := "", []any{}
-	if runID != "" {
-		pk, err := s.runPK(ctx, runID)
-		if err != nil {
-			return nil, err
-		}
-		where, args = " AND m.run_pk = ?", []any{pk}
+	where, args, err := s.runFilter(ctx, runID, " AND m.run_pk = ?")
+	if err != nil {
+		return nil, err
 	}
 	switch queue {
 	case QueueUnannotated:

@@ -134,7 +134,7 @@ func storedChains(w *txWriter, runPK int64) ([]chainHead, error) {
 // loadChain reads back the rows of one chain that derivation uses, each kind in file order.
 func loadChain(w *txWriter, h chainHead, c *engine.Case, casePK int64) (*chainAcc, error) {
 	ch := &chainAcc{key: h.key, pk: h.pk, c: c, casePK: casePK}
-	if err := w.query(func(rows *sql.Rows) error {
+	if err := w.query(func(rows rowScanner) error {
 		mr := &memRec{chain: ch}
 		var payload string
 		if err := rows.Scan(&mr.id, &mr.block, &mr.arch, &mr.origin, &mr.hash, &payload); err != nil {
@@ -150,7 +150,7 @@ func loadChain(w *txWriter, h chainHead, c *engine.Case, casePK int64) (*chainAc
 	}, `SELECT memory_id, block_index, architecture, origin, content_hash, payload_json FROM memories WHERE chain_pk = ? ORDER BY line`, h.pk); err != nil {
 		return nil, err
 	}
-	if err := w.query(func(rows *sql.Rows) error {
+	if err := w.query(func(rows rowScanner) error {
 		st := &stateRec{}
 		var cur sql.NullString
 		if err := rows.Scan(&st.block, &st.status, &cur); err != nil {
@@ -164,7 +164,7 @@ func loadChain(w *txWriter, h chainHead, c *engine.Case, casePK int64) (*chainAc
 	}, `SELECT block_index, status, current_memory_id FROM states WHERE chain_pk = ? ORDER BY line`, h.pk); err != nil {
 		return nil, err
 	}
-	if err := w.query(func(rows *sql.Rows) error {
+	if err := w.query(func(rows rowScanner) error {
 		t := &trialRec{}
 		var mem sql.NullString
 		var oracle sql.NullInt64

@@ -110,6 +110,19 @@ func (s *Store) runPK(ctx context.Context, id string) (int64, error) {
 	return 0, fmt.Errorf("run id %q is ambiguous (%d runs start with it)", id, len(pks))
 }
 
+// runFilter is clause, a condition on run_pk with its one argument, limiting a query to the
+// run runID names; for runID "" (every run) it is "" with no arguments.
+func (s *Store) runFilter(ctx context.Context, runID, clause string) (string, []any, error) {
+	if runID == "" {
+		return "", []any{}, nil
+	}
+	pk, err := s.runPK(ctx, runID)
+	if err != nil {
+		return "", nil, err
+	}
+	return clause, []any{pk}, nil
+}
+
 // ChainKey identifies a chain within a workspace.
 type ChainKey int64
 

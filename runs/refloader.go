@@ -9,10 +9,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/ealscope/ealscope/runs/rundir"
@@ -79,12 +80,7 @@ func RunReferenceLoader(ctx context.Context, dir, dbPath string) (ReferenceLoad,
 		return out, err
 	}
 	defer ins.Close()
-	names := make([]string, 0, len(entries))
-	for name := range entries {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(entries)) {
 		e := entries[name]
 		full := filepath.Join(dir, filepath.FromSlash(e.Path))
 		n, size, sum, err := referenceLoadFile(ctx, ins, full, e.Path)

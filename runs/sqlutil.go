@@ -67,23 +67,19 @@ func (w *txWriter) insertID(table, query string, args ...any) (int64, error) {
 	return res.LastInsertId()
 }
 
-// query runs a prepared query and calls fn for each row.
-func (w *txWriter) query(fn func(*sql.Rows) error, query string, args ...any) error {
+// QueryContext runs a read query through the transaction's prepared statement for it: as a
+// querier, w prepares a query repeated per chain or per case once.
+func (w *txWriter) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := w.stmt(query)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rows, err := st.QueryContext(w.ctx, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return st.QueryContext(ctx, args...)
+}
+
+// query runs a prepared query and calls fn for each row.
+func (w *txWriter) query(fn func(rowScanner) error, query string, args ...any) error {
+	return eachRow(w.ctx, w, fn, query, args...)
 }
 
 func (w *txWriter) close() {

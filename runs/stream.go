@@ -1,7 +1,8 @@
 package runs
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
@@ -393,11 +394,9 @@ func chainArchitecture(set map[string]bool) string {
 	return strings.Join(archs, "+")
 }
 
+// sortedKeys is m's keys in order; [] (not nil) for an empty map, so JSON says [].
 func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+	out := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
+	slices.Sort(out)
 	return out
 }

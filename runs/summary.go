@@ -77,16 +77,12 @@ func optWriter(s string) *string {
 // their score at their own block.
 func (s *Store) Summary(ctx context.Context, runID string) (SummaryDoc, error) {
 	doc := SummaryDoc{Runs: []SummaryRun{}, Chains: []SummaryChain{}, Memories: []SummaryMemory{}}
-	filter, args := "", []any{}
-	if runID != "" {
-		pk, err := s.runPK(ctx, runID)
-		if err != nil {
-			return doc, err
-		}
-		filter, args = " WHERE r.run_pk = ?", []any{pk}
+	filter, args, err := s.runFilter(ctx, runID, " WHERE r.run_pk = ?")
+	if err != nil {
+		return doc, err
 	}
 	var pks []int64
-	err := eachRow(ctx, s.db, func(row rowScanner) error {
+	err = eachRow(ctx, s.db, func(row rowScanner) error {
 		var r SummaryRun
 		var pk int64
 		var counts string

@@ -7,6 +7,8 @@ package annotations
 // alpha (nominal) when more did, both from engine/agreement.go.
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -221,12 +223,7 @@ func ComputeAgreement(memories []LabelledMemory) AgreementReport {
 		merge(allFormation, u.formation)
 		ma := MemoryAgreement{MemoryID: lm.MemoryID, Annotators: sortedKeys(boolSet(lm.States)),
 			Fields: Figures(u.fields), Formation: Figures(u.formation), All: Figures(merge(engine.Labels{}, u.fields, u.formation)), Disagreements: []UnitDisagreement{}}
-		keys := make([]string, 0, len(u.meta))
-		for k := range u.meta {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(u.meta)) {
 			values := u.fields[k]
 			if values == nil {
 				values = u.formation[k]
@@ -280,12 +277,10 @@ func (u UnitDisagreement) Label() string {
 	return strings.Join([]string{u.AuthorizationID, u.Field}, " · ")
 }
 
+// sortedKeys is m's keys in order; [] (not nil) for an empty map, so JSON says [].
 func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+	out := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
+	slices.Sort(out)
 	return out
 }
 
