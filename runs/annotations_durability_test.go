@@ -1,14 +1,11 @@
 package runs
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -38,24 +35,14 @@ const (
 // it saves until killed. With envWaitForGo it prints "ready" and waits for a line on stdin
 // first, so two writers start together.
 func TestAnnotationWriterProcess(t *testing.T) {
-	if os.Getenv(envHelper) != "1" {
-		t.Skip("helper process for the durability tests")
-	}
-	s, err := Open(os.Getenv(envDB))
-	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(2)
-	}
+	helperOnly(t, envHelper, "the durability tests")
+	s := helperOpen(os.Getenv(envDB))
 	state, err := pyjson.DecodeTree([]byte(os.Getenv(envState)))
 	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(2)
+		helperExit(err, 2)
 	}
 	if os.Getenv(envWaitForGo) == "1" {
-		fmt.Println("ready")
-		if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
-			os.Exit(2)
-		}
+		helperAwaitGo()
 	}
 	n, _ := strconv.Atoi(os.Getenv(envCount))
 	for i := 0; n == 0 || i < n; i++ {
@@ -65,8 +52,7 @@ func TestAnnotationWriterProcess(t *testing.T) {
 		}
 		if _, err := s.SaveAnnotation(context.Background(), AnnotationInput{MemoryID: os.Getenv(envMemory), Annotator: fmt.Sprintf("%s-%d", os.Getenv(envPrefix), i),
 			State: state, Status: status, Origin: annotations.OriginTUI}); err != nil {
-			fmt.Println("error", err)
-			os.Exit(1)
+			helperExit(err, 1)
 		}
 		fmt.Printf("saved %d\n", i) // stdout is a pipe: unbuffered writes, one line per commit
 	}
@@ -74,35 +60,15 @@ func TestAnnotationWriterProcess(t *testing.T) {
 	os.Exit(0)
 }
 
-type writerProc struct {
-	cmd   *exec.Cmd
-	out   *bufio.Scanner
-	stdin io.WriteCloser
-}
-
 func startWriter(t *testing.T, f annotationFixture, prefix string, count int, wait bool) *writerProc {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAnnotationWriterProcess$", "-test.count=1")
 	state := pyjson.MustCanonicalJSON(ledgerState(t, f.c, f.mem.BlockIndex))
-	cmd.Env = append(os.Environ(), envHelper+"=1", envDB+"="+f.path, envMemory+"="+f.mem.MemoryID, envState+"="+state,
-		envPrefix+"="+prefix, envCount+"="+strconv.Itoa(count))
+	env := []string{envHelper + "=1", envDB + "=" + f.path, envMemory + "=" + f.mem.MemoryID, envState + "=" + state,
+		envPrefix + "=" + prefix, envCount + "=" + strconv.Itoa(count)}
 	if wait {
-		cmd.Env = append(cmd.Env, envWaitForGo+"=1")
+		env = append(env, envWaitForGo+"=1")
 	}
-	return startHelperProcess(t, cmd)
-}
-
-// next reads the writer's next line.
-func (w *writerProc) next(t *testing.T) string {
-	t.Helper()
-	if !w.out.Scan() {
-		t.Fatalf("writer ended early: %v", w.out.Err())
-	}
-	line := w.out.Text()
-	if strings.HasPrefix(line, "error") {
-		t.Fatalf("writer: %s", line)
-	}
-	return line
+	return startHelper(t, "TestAnnotationWriterProcess", env...)
 }
 
 func labelCount(t *testing.T, s *Store, prefix string) int {
@@ -140,10 +106,7 @@ func TestAnnotationSurvivesSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var integrity string
-	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
-		t.Fatalf("integrity_check after SIGKILL: %q %v", integrity, err)
-	}
+	requireIntegrity(t, s, "after SIGKILL")
 	if n := labelCount(t, s, "killed"); n < reported {
 		t.Fatalf("%d labels after the kill, %d were reported saved", n, reported)
 	}
@@ -199,33 +162,5 @@ func TestAnnotationConcurrentWriters(t *testing.T) {
 	if n1, n2 := labelCount(t, f.s, "one"), labelCount(t, f.s, "two"); n1 != each || n2 != each {
 		t.Fatalf("stored %d + %d labels, want %d + %d", n1, n2, each, each)
 	}
-	var integrity string
-	if err := f.s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
-		t.Fatalf("integrity_check: %q %v", integrity, err)
-	}
-}
-
-// startHelperProcess starts a re-executed test binary with piped stdin and stdout, killed at
-// the end of the test if it is still running.
-func startHelperProcess(t *testing.T, cmd *exec.Cmd) *writerProc {
-	t.Helper()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	return &writerProc{cmd: cmd, out: bufio.NewScanner(stdout), stdin: stdin}
+	requireIntegrity(t, f.s, "after both writers")
 }

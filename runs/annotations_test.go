@@ -253,10 +253,7 @@ func TestAnnotationAcceptanceRules(t *testing.T) {
 	if estimable == 0 {
 		t.Fatal("attribution on an annotated memory must be estimable")
 	}
-	var integrity string
-	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
-		t.Fatalf("integrity_check: %s %v", integrity, err)
-	}
+	requireIntegrity(t, s, "after the label changes")
 }
 
 // TestAnnotationsBeforeImport: labels imported before their run apply when the run arrives

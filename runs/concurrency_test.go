@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
-
-	"bufio"
 
 	"github.com/ealscope/ealscope/replay"
 )
@@ -31,22 +28,12 @@ const (
 // TestImportProcess is not a test of its own: run by TestConcurrentWriters with
 // envImportHelper set, it prints "ready", waits for a line on stdin and imports one run.
 func TestImportProcess(t *testing.T) {
-	if os.Getenv(envImportHelper) != "1" {
-		t.Skip("helper process for TestConcurrentWriters")
-	}
-	s, err := Open(os.Getenv(envImportDB))
-	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(2)
-	}
-	fmt.Println("ready")
-	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
-		os.Exit(2)
-	}
+	helperOnly(t, envImportHelper, "TestConcurrentWriters")
+	s := helperOpen(os.Getenv(envImportDB))
+	helperAwaitGo()
 	rep, err := s.Import(context.Background(), []string{os.Getenv(envImportRun)}, ImportOptions{})
 	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(1)
+		helperExit(err, 1)
 	}
 	fmt.Println("imported", rep.Results[0].RunID)
 	s.Close()
@@ -55,9 +42,7 @@ func TestImportProcess(t *testing.T) {
 
 func startImporter(t *testing.T, db, run string) *writerProc {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestImportProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envImportHelper+"=1", envImportDB+"="+db, envImportRun+"="+run)
-	return startHelperProcess(t, cmd)
+	return startHelper(t, "TestImportProcess", envImportHelper+"=1", envImportDB+"="+db, envImportRun+"="+run)
 }
 
 // TestConcurrentWriters: two import processes, two annotator processes and a re-run in this
@@ -131,10 +116,7 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Fatalf("re-run during the imports: %v", rerunErr)
 	}
 
-	var integrity string
-	if err := f.s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
-		t.Fatalf("integrity_check: %q %v", integrity, err)
-	}
+	requireIntegrity(t, f.s, "after the concurrent writers")
 	if n1, n2 := labelCount(t, f.s, "one"), labelCount(t, f.s, "two"); n1 != labels || n2 != labels {
 		t.Fatalf("stored %d + %d labels, want %d + %d", n1, n2, labels, labels)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -29,16 +28,10 @@ const (
 // envKillHelper set, it imports the run and, at the first progress report (rows written
 // inside the open transaction), prints "writing <rows>" and waits to be killed.
 func TestImportKilledProcess(t *testing.T) {
-	if os.Getenv(envKillHelper) != "1" {
-		t.Skip("helper process for TestImportSIGKILLLeavesNoRun")
-	}
+	helperOnly(t, envKillHelper, "TestImportSIGKILLLeavesNoRun")
 	rowProgressEvery = 50
-	s, err := Open(os.Getenv(envKillDB))
-	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(2)
-	}
-	_, err = s.Import(context.Background(), []string{os.Getenv(envKillRun)}, ImportOptions{RowProgress: func(_ string, written, _ int) {
+	s := helperOpen(os.Getenv(envKillDB))
+	_, err := s.Import(context.Background(), []string{os.Getenv(envKillRun)}, ImportOptions{RowProgress: func(_ string, written, _ int) {
 		fmt.Printf("writing %d\n", written)
 		select {} // inside the run's transaction, until killed
 	}})
@@ -57,27 +50,22 @@ func TestImportSIGKILLLeavesNoRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestImportKilledProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envKillHelper+"=1", envKillDB+"="+db, envKillRun+"="+run)
-	p := startHelperProcess(t, cmd)
+	p := startHelper(t, "TestImportKilledProcess", envKillHelper+"=1", envKillDB+"="+db, envKillRun+"="+run)
 	line := p.next(t)
 	if !strings.HasPrefix(line, "writing ") {
 		t.Fatalf("helper said %q", line)
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Wait()
+	p.cmd.Wait()
 
 	s, err = Open(db)
 	if err != nil {
 		t.Fatalf("the workspace does not open after the kill: %v", err)
 	}
 	defer s.Close()
-	var integrity string
-	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
-		t.Fatalf("integrity_check after SIGKILL: %q %v", integrity, err)
-	}
+	requireIntegrity(t, s, "after SIGKILL")
 	for _, table := range []string{"runs", "chains", "memories", "attempts", "states", "evidence", "trials", "model_contexts", "calls", "executor_plan", "faults", "chain_blocks"} {
 		var n int
 		if err := s.db.QueryRow(`SELECT COUNT(*) FROM ` + table).Scan(&n); err != nil {
