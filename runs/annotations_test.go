@@ -42,11 +42,7 @@ func newAnnotationFixture(t testing.TB) annotationFixture {
 	dir := filepath.Join(t.TempDir(), "run")
 	scriptedRun(t, dir, replay.BuiltinCorpus, ids, "one_shot_text,incremental_text,faithful_typed")
 	s, path := openStore(t)
-	rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := annotationFixture{s: s, path: path, runDir: dir, runID: rep.Results[0].RunID}
+	f := annotationFixture{s: s, path: path, runDir: dir, runID: importOne(t, s, dir).RunID}
 	queue, err := s.AnnotationQueue(ctx, QueueAll, "", f.runID)
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +57,19 @@ func newAnnotationFixture(t testing.TB) annotationFixture {
 	}
 	f.c = findCase(t, cases, ids[0])
 	return f
+}
+
+// disagree has two annotators label the fixture's memory differently: alice submits the
+// ledger's exact state (returned), bob one with a record widened.
+func (f annotationFixture) disagree(t testing.TB) (exact map[string]any) {
+	t.Helper()
+	exact, wide := ledgerState(t, f.c, f.mem.BlockIndex), broadened(t, f.c, f.mem.BlockIndex)
+	for ann, st := range map[string]map[string]any{"alice": exact, "bob": wide} {
+		if _, err := f.s.SaveAnnotation(context.Background(), AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: ann, State: st, Status: annotations.AnnotationSubmitted}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return exact
 }
 
 // ledgerState is the exact typed state of the ledger at a block: what a perfect annotator
@@ -365,12 +374,7 @@ func TestAgreementHandComputed(t *testing.T) {
 func TestAgreementFormationUnits(t *testing.T) {
 	ctx := context.Background()
 	f := newAnnotationFixture(t)
-	exact, wide := ledgerState(t, f.c, f.mem.BlockIndex), broadened(t, f.c, f.mem.BlockIndex)
-	for ann, st := range map[string]map[string]any{"alice": exact, "bob": wide} {
-		if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: ann, State: st, Status: annotations.AnnotationSubmitted}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	exact := f.disagree(t)
 	rep, err := f.s.Agreement(ctx, f.runID)
 	if err != nil {
 		t.Fatal(err)

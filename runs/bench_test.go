@@ -14,14 +14,18 @@ import (
 	"github.com/ealscope/ealscope/domains/procurement"
 )
 
-// benchCases is the size of the generated corpus the import benchmarks use
-// (EALSCOPE_BENCH_CASES overrides it, e.g. for a quick profile).
-func benchCases() int {
-	if n, err := strconv.Atoi(os.Getenv("EALSCOPE_BENCH_CASES")); err == nil && n > 0 {
+// envSize is the positive whole number in the environment variable name, else def: how a
+// benchmark's size is overridden (e.g. smaller for a quick profile).
+func envSize(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
 		return n
 	}
-	return 2000
+	return def
 }
+
+// benchCases is the size of the generated corpus the import benchmarks use
+// (EALSCOPE_BENCH_CASES overrides it, e.g. for a quick profile).
+func benchCases() int { return envSize("EALSCOPE_BENCH_CASES", 2000) }
 
 // benchConditions are the run's conditions: a typed writer chain and its exact arm by default.
 // EALSCOPE_BENCH_CONDITIONS=all measures all eight conditions over 2,000 cases, a 2.3 GB run

@@ -14,12 +14,7 @@ import (
 
 // corpusBenchCases is the corpus size of BenchmarkImportCorpus (EALSCOPE_CORPUS_CASES
 // overrides it; docs/BENCHMARKS.md records 100,000).
-func corpusBenchCases() int {
-	if n, err := strconv.Atoi(os.Getenv("EALSCOPE_CORPUS_CASES")); err == nil && n > 0 {
-		return n
-	}
-	return 1000
-}
+func corpusBenchCases() int { return envSize("EALSCOPE_CORPUS_CASES", 1000) }
 
 // BenchmarkImportCorpus imports a generated corpus into a fresh workspace per iteration: every
 // case with its blocks, turns, ledger snapshots and verdicts, in one transaction.

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -248,6 +249,17 @@ func fileSHA(t testing.TB, path string) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// importOne imports one path into s with the default options and returns what it made of
+// it; an import error fails the test.
+func importOne(t testing.TB, s *Store, path string) PathResult {
+	t.Helper()
+	rep, err := s.Import(context.Background(), []string{path}, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Results[0]
 }
 
 func openStore(t testing.TB) (*Store, string) {

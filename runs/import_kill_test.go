@@ -40,7 +40,6 @@ func TestImportKilledProcess(t *testing.T) {
 }
 
 func TestImportSIGKILLLeavesNoRun(t *testing.T) {
-	ctx := context.Background()
 	tmp := t.TempDir()
 	run := filepath.Join(tmp, "run")
 	scriptedRun(t, run, replay.BuiltinCorpus, nil, "faithful_typed,incremental_typed")
@@ -76,11 +75,7 @@ func TestImportSIGKILLLeavesNoRun(t *testing.T) {
 		}
 	}
 	// The same run imports whole afterwards.
-	rep, err := s.Import(ctx, []string{run}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := rep.Results[0]; r.Status != StatusImported || r.Rows["trials"] == 0 {
+	if r := importOne(t, s, run); r.Status != StatusImported || r.Rows["trials"] == 0 {
 		t.Fatalf("re-import after the kill: %+v", r)
 	}
 }
