@@ -20,8 +20,6 @@ import (
 // sleeps.
 
 const (
-	envHelper    = "EALSCOPE_ANNOTATION_WRITER"
-	envDB        = "EALSCOPE_ANNOTATION_DB"
 	envMemory    = "EALSCOPE_ANNOTATION_MEMORY"
 	envState     = "EALSCOPE_ANNOTATION_STATE"
 	envPrefix    = "EALSCOPE_ANNOTATION_PREFIX"
@@ -29,14 +27,13 @@ const (
 	envWaitForGo = "EALSCOPE_ANNOTATION_WAIT"
 )
 
-// TestAnnotationWriterProcess is not a test of its own: run by the durability tests with
-// envHelper set, it saves labels on one memory (annotator <prefix>-<i>, every fifth one
+// TestAnnotationWriterProcess is not a test of its own: started as a helper by the
+// durability tests, it saves labels on one memory (annotator <prefix>-<i>, every fifth one
 // accepted so re-derivation runs too) and prints "saved <i>" after each commit. With count 0
 // it saves until killed. With envWaitForGo it prints "ready" and waits for a line on stdin
 // first, so two writers start together.
 func TestAnnotationWriterProcess(t *testing.T) {
-	helperOnly(t, envHelper, "the durability tests")
-	s := helperOpen(os.Getenv(envDB))
+	s := helperStart(t, "the durability tests")
 	state, err := pyjson.DecodeTree([]byte(os.Getenv(envState)))
 	if err != nil {
 		helperExit(err, 2)
@@ -63,12 +60,11 @@ func TestAnnotationWriterProcess(t *testing.T) {
 func startWriter(t *testing.T, f annotationFixture, prefix string, count int, wait bool) *writerProc {
 	t.Helper()
 	state := pyjson.MustCanonicalJSON(ledgerState(t, f.c, f.mem.BlockIndex))
-	env := []string{envHelper + "=1", envDB + "=" + f.path, envMemory + "=" + f.mem.MemoryID, envState + "=" + state,
-		envPrefix + "=" + prefix, envCount + "=" + strconv.Itoa(count)}
+	env := []string{envMemory + "=" + f.mem.MemoryID, envState + "=" + state, envPrefix + "=" + prefix, envCount + "=" + strconv.Itoa(count)}
 	if wait {
 		env = append(env, envWaitForGo+"=1")
 	}
-	return startHelper(t, "TestAnnotationWriterProcess", env...)
+	return startHelper(t, "TestAnnotationWriterProcess", f.path, env...)
 }
 
 func labelCount(t *testing.T, s *Store, prefix string) int {

@@ -6,22 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ealscope/ealscope/domains/procurement"
 )
-
-// envSize is the positive whole number in the environment variable name, else def: how a
-// benchmark's size is overridden (e.g. smaller for a quick profile).
-func envSize(name string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
-		return n
-	}
-	return def
-}
 
 // benchCases is the size of the generated corpus the import benchmarks use
 // (EALSCOPE_BENCH_CASES overrides it, e.g. for a quick profile).

@@ -19,19 +19,12 @@ import (
 // re-executed (TestImportProcess here, TestAnnotationWriterProcess for annotators); the
 // parent synchronises on the lines they print, never on sleeps.
 
-const (
-	envImportHelper = "EALSCOPE_IMPORT_HELPER"
-	envImportDB     = "EALSCOPE_IMPORT_DB"
-	envImportRun    = "EALSCOPE_IMPORT_RUN"
-)
-
-// TestImportProcess is not a test of its own: run by TestConcurrentWriters with
-// envImportHelper set, it prints "ready", waits for a line on stdin and imports one run.
+// TestImportProcess is not a test of its own: started as a helper by TestConcurrentWriters,
+// it prints "ready", waits for a line on stdin and imports one run.
 func TestImportProcess(t *testing.T) {
-	helperOnly(t, envImportHelper, "TestConcurrentWriters")
-	s := helperOpen(os.Getenv(envImportDB))
+	s := helperStart(t, "TestConcurrentWriters")
 	helperAwaitGo()
-	rep, err := s.Import(context.Background(), []string{os.Getenv(envImportRun)}, ImportOptions{})
+	rep, err := s.Import(context.Background(), []string{os.Getenv(envHelperRun)}, ImportOptions{})
 	if err != nil {
 		helperExit(err, 1)
 	}
@@ -42,7 +35,7 @@ func TestImportProcess(t *testing.T) {
 
 func startImporter(t *testing.T, db, run string) *writerProc {
 	t.Helper()
-	return startHelper(t, "TestImportProcess", envImportHelper+"=1", envImportDB+"="+db, envImportRun+"="+run)
+	return startHelper(t, "TestImportProcess", db, envHelperRun+"="+run)
 }
 
 // TestConcurrentWriters: two import processes, two annotator processes and a re-run in this
@@ -62,10 +55,7 @@ func TestConcurrentWriters(t *testing.T) {
 		scriptedRun(t, dir, replay.BuiltinCorpus, ids, "all")
 		runDirs = append(runDirs, dir)
 	}
-	src, err := f.s.RerunSource(ctx, f.chain, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := finalSource(t, f.s, f.chain)
 	mem, err := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
 	if err != nil {
 		t.Fatal(err)

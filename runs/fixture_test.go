@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/procurement"
@@ -249,6 +250,15 @@ func fileSHA(t testing.TB, path string) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// envSize is the positive whole number in the environment variable name, else def: how a
+// benchmark's or a measuring test's size is overridden (e.g. smaller for a quick profile).
+func envSize(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
 }
 
 // importOne imports one path into s with the default options and returns what it made of

@@ -15,11 +15,22 @@ import (
 // the helper's environment variable; it talks to the parent in lines on stdout ("ready",
 // "saved 3", "error ..."), and the parent synchronises on those lines, never on sleeps.
 
-// helperOnly skips a helper test unless the parent set env to "1".
-func helperOnly(t *testing.T, env, parent string) {
-	if os.Getenv(env) != "1" {
+// What every helper is told by its parent: which helper test it is (only that one runs, the
+// others in the re-executed binary skip) and the workspace it writes; envHelperRun is the run
+// directory an importing helper imports.
+const (
+	envHelperTest = "EALSCOPE_TEST_HELPER"
+	envHelperDB   = "EALSCOPE_TEST_HELPER_DB"
+	envHelperRun  = "EALSCOPE_TEST_HELPER_RUN"
+)
+
+// helperStart skips a helper test unless this process was started as that helper (by
+// parent), and opens the workspace the helper was given.
+func helperStart(t *testing.T, parent string) *Store {
+	if os.Getenv(envHelperTest) != t.Name() {
 		t.Skip("helper process for " + parent)
 	}
+	return helperOpen(os.Getenv(envHelperDB))
 }
 
 // helperExit ends a helper process after telling the parent why, with code as its status.
@@ -52,12 +63,13 @@ type writerProc struct {
 	stdin io.WriteCloser
 }
 
-// startHelper re-executes this test binary running only the helper test named test, with
-// env (NAME=value pairs) added to its environment.
-func startHelper(t *testing.T, test string, env ...string) *writerProc {
+// startHelper re-executes this test binary running only the helper test named test on the
+// workspace db, with env (NAME=value pairs) added to its environment.
+func startHelper(t *testing.T, test, db string, env ...string) *writerProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(os.Environ(), envHelperTest+"="+test, envHelperDB+"="+db)
+	cmd.Env = append(cmd.Env, env...)
 	return startHelperProcess(t, cmd)
 }
 

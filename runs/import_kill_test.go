@@ -18,20 +18,13 @@ import (
 // the transaction once it has written rows and says so; the parent kills it on that line,
 // never on a timer.
 
-const (
-	envKillHelper = "EALSCOPE_IMPORT_KILL_HELPER"
-	envKillDB     = "EALSCOPE_IMPORT_KILL_DB"
-	envKillRun    = "EALSCOPE_IMPORT_KILL_RUN"
-)
-
-// TestImportKilledProcess is not a test of its own: run by TestImportSIGKILLLeavesNoRun with
-// envKillHelper set, it imports the run and, at the first progress report (rows written
-// inside the open transaction), prints "writing <rows>" and waits to be killed.
+// TestImportKilledProcess is not a test of its own: started as a helper by
+// TestImportSIGKILLLeavesNoRun, it imports the run and, at the first progress report (rows
+// written inside the open transaction), prints "writing <rows>" and waits to be killed.
 func TestImportKilledProcess(t *testing.T) {
-	helperOnly(t, envKillHelper, "TestImportSIGKILLLeavesNoRun")
+	s := helperStart(t, "TestImportSIGKILLLeavesNoRun")
 	rowProgressEvery = 50
-	s := helperOpen(os.Getenv(envKillDB))
-	_, err := s.Import(context.Background(), []string{os.Getenv(envKillRun)}, ImportOptions{RowProgress: func(_ string, written, _ int) {
+	_, err := s.Import(context.Background(), []string{os.Getenv(envHelperRun)}, ImportOptions{RowProgress: func(_ string, written, _ int) {
 		fmt.Printf("writing %d\n", written)
 		select {} // inside the run's transaction, until killed
 	}})
@@ -49,7 +42,7 @@ func TestImportSIGKILLLeavesNoRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	p := startHelper(t, "TestImportKilledProcess", envKillHelper+"=1", envKillDB+"="+db, envKillRun+"="+run)
+	p := startHelper(t, "TestImportKilledProcess", db, envHelperRun+"="+run)
 	line := p.next(t)
 	if !strings.HasPrefix(line, "writing ") {
 		t.Fatalf("helper said %q", line)

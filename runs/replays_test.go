@@ -29,12 +29,9 @@ func rerunWorkspace(t *testing.T) (*Store, string, ChainRow) {
 		dir := filepath.Join(t.TempDir(), "run")
 		rerunScriptedRun(t, dir, c.ID)
 		s, path := openStore(t)
-		rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		runID := importOne(t, s, dir).RunID
 		for _, cond := range []string{"incremental_typed", "one_shot_typed"} {
-			rows, err := s.Chains(ctx, ChainFilter{RunID: rep.Results[0].RunID, Condition: cond})
+			rows, err := s.Chains(ctx, ChainFilter{RunID: runID, Condition: cond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,6 +45,16 @@ func rerunWorkspace(t *testing.T) (*Store, string, ChainRow) {
 	}
 	t.Skip("no built-in case yields a typed chain forming at its final block")
 	return nil, "", chain
+}
+
+// finalSource is the re-run source of a chain at its final block; an error fails the test.
+func finalSource(t testing.TB, s *Store, key ChainKey) RerunSource {
+	t.Helper()
+	src, err := s.RerunSource(context.Background(), key, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
 
 // rerunScriptedRun makes a run of one built-in case with ealscope's own pipeline (scripted
@@ -127,10 +134,7 @@ func specFor(src RerunSource, mem replay.RerunMemory, ex replay.Executor, runs i
 func TestRerunMirrorsImportedTrial(t *testing.T) {
 	ctx := context.Background()
 	s, _, chain := rerunWorkspace(t)
-	src, err := s.RerunSource(ctx, chain.Key, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := finalSource(t, s, chain.Key)
 	if src.MemoryID == "" || src.Block != src.Case.LastBlock() {
 		t.Fatalf("source: memory %q block %d", src.MemoryID, src.Block)
 	}
@@ -170,10 +174,7 @@ func TestRerunMirrorsImportedTrial(t *testing.T) {
 func TestReplayAttribution(t *testing.T) {
 	ctx := context.Background()
 	s, _, chain := rerunWorkspace(t)
-	src, err := s.RerunSource(ctx, chain.Key, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := finalSource(t, s, chain.Key)
 	var formed, authorized string
 	for _, p := range src.Probes {
 		if p.Formed && formed == "" {
@@ -301,10 +302,7 @@ func TestFindChainAndFinalMemories(t *testing.T) {
 func TestReplayAttributionRepetitions(t *testing.T) {
 	ctx := context.Background()
 	s, _, chain := rerunWorkspace(t)
-	src, err := s.RerunSource(ctx, chain.Key, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := finalSource(t, s, chain.Key)
 	builtin := replay.NewBuiltinExecutor(src.Domain, 1)
 	mem, _ := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
 	exact, _ := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
