@@ -97,10 +97,7 @@ func TestAnnotationSurvivesSIGKILL(t *testing.T) {
 	}
 	w.cmd.Wait()
 
-	s, err := Open(f.path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, f.path)
 	defer s.Close()
 	requireIntegrity(t, s, "after SIGKILL")
 	if n := labelCount(t, s, "killed"); n < reported {

@@ -99,10 +99,7 @@ func BenchmarkImportScriptedRun(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		db := filepath.Join(benchTmp, fmt.Sprintf("import-%d.db", i))
-		s, err := Open(db)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := mustOpen(b, db)
 		runtime.GC()
 		stop := make(chan struct{})
 		peakc := SampleHeapPeak(stop, 5*time.Millisecond)
@@ -139,10 +136,7 @@ func BenchmarkImportScriptedRun(b *testing.B) {
 func BenchmarkQueries(b *testing.B) {
 	benchFixture(b)
 	ctx := context.Background()
-	s, err := Open(benchDB)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := mustOpen(b, benchDB)
 	defer s.Close()
 	total, err := s.ChainCount(ctx, ChainFilter{RunID: benchRunID})
 	if err != nil {

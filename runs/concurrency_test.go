@@ -137,10 +137,7 @@ func TestConcurrentWriters(t *testing.T) {
 func TestWriteWaitsThenGivesUp(t *testing.T) {
 	ctx := context.Background()
 	s, path := openStore(t)
-	other, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := mustOpen(t, path)
 	defer other.Close()
 	holder, err := other.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: holds the write lock
 	if err != nil {

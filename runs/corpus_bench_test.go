@@ -38,10 +38,7 @@ func BenchmarkImportCorpus(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		db := filepath.Join(dir, "w"+strconv.Itoa(i)+".db")
-		s, err := Open(db)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := mustOpen(b, db)
 		b.StartTimer()
 		rep, err := s.Import(context.Background(), []string{corpus}, ImportOptions{})
 		if err != nil {

@@ -275,10 +275,17 @@ func importOne(t testing.TB, s *Store, path string) PathResult {
 func openStore(t testing.TB) (*Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ws", "workspace.db")
+	s := mustOpen(t, path)
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+// mustOpen opens the workspace at path; an error fails the test. The caller closes it.
+func mustOpen(t testing.TB, path string) *Store {
+	t.Helper()
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
-	return s, path
+	return s
 }

@@ -37,10 +37,7 @@ func TestImportSIGKILLLeavesNoRun(t *testing.T) {
 	run := filepath.Join(tmp, "run")
 	scriptedRun(t, run, replay.BuiltinCorpus, nil, "faithful_typed,incremental_typed")
 	db := filepath.Join(tmp, "ws.db")
-	s, err := Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, db)
 	s.Close()
 	p := startHelper(t, "TestImportKilledProcess", db, envHelperRun+"="+run)
 	line := p.next(t)
@@ -52,7 +49,7 @@ func TestImportSIGKILLLeavesNoRun(t *testing.T) {
 	}
 	p.cmd.Wait()
 
-	s, err = Open(db)
+	s, err := Open(db)
 	if err != nil {
 		t.Fatalf("the workspace does not open after the kill: %v", err)
 	}

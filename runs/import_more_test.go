@@ -12,10 +12,7 @@ import (
 
 func TestReimportChangesNothing(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "workspace.db")
-	s, err := Open(dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, dbPath)
 	dir := copyDir(t, "testdata/eal_run")
 	first := importOne(t, s, dir)
 	if first.Status != StatusImported || first.Rows["trials"] != 12 || len(first.Unknown) != 1 || first.Unknown[0] != "README.txt" {
@@ -23,10 +20,7 @@ func TestReimportChangesNothing(t *testing.T) {
 	}
 	s.Close()
 	before := fileSHA(t, dbPath)
-	s, err = Open(dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = mustOpen(t, dbPath)
 	again := importOne(t, s, dir)
 	if again.Status != StatusAlreadyImported || again.RunID != first.RunID || len(again.Rows) != 0 || len(again.Notes) == 0 {
 		t.Fatalf("second import: %+v", again)

@@ -169,10 +169,7 @@ func TestFileChangedAfterVerification(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			dbPath := filepath.Join(t.TempDir(), "workspace.db")
-			s, err := Open(dbPath)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustOpen(t, dbPath)
 			if _, err := s.Import(ctx, []string{copyDir(t, "testdata/eal_run_fixture_v1")}, ImportOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -192,11 +189,8 @@ func TestFileChangedAfterVerification(t *testing.T) {
 				}
 			}
 			defer func() { verifiedHook = nil }()
-			s, err = Open(dbPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = s.Import(ctx, []string{dir}, ImportOptions{})
+			s = mustOpen(t, dbPath)
+			_, err := s.Import(ctx, []string{dir}, ImportOptions{})
 			if err == nil {
 				s.Close()
 				t.Fatal("a run whose file changed after verification was imported")
