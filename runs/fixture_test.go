@@ -2,8 +2,6 @@ package runs
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -248,8 +246,7 @@ func fileSHA(t testing.TB, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return pyjson.SHA256Hex(b)
 }
 
 // envSize is the positive whole number in the environment variable name, else def: how a

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains"
@@ -210,7 +211,7 @@ func TestReplayAttribution(t *testing.T) {
 	if r := byProbe[formed]; !r.Attributed || !r.MemoryFormed || !r.Estimable || !r.UnauthorizedSubmission || r.ExactUnauthorizedSubmission || len(r.Reasons) != 0 {
 		t.Fatalf("formed probe: %+v", r)
 	}
-	if r := byProbe[authorized]; r.Attributed || !hasReason(r.Reasons, engine.ReasonRequestIsAuthorized) {
+	if r := byProbe[authorized]; r.Attributed || !slices.Contains(r.Reasons, engine.ReasonRequestIsAuthorized) {
 		t.Fatalf("authorized probe: %+v", r)
 	}
 	// A written arm whose call failed, and then an exact arm whose call failed.
@@ -224,7 +225,7 @@ func TestReplayAttribution(t *testing.T) {
 		if r.ProbeID != formed {
 			continue
 		}
-		if r.WrittenReplayID == nil || r.Estimable || r.Attributed || !hasReason(r.Reasons, engine.ReasonProviderErrorWritten) {
+		if r.WrittenReplayID == nil || r.Estimable || r.Attributed || !slices.Contains(r.Reasons, engine.ReasonProviderErrorWritten) {
 			t.Fatalf("provider error on the written arm: %+v", r)
 		}
 	}
@@ -249,22 +250,13 @@ func TestReplayAttribution(t *testing.T) {
 	// provider errors are named, and the pair stays out of the estimable rows.
 	rows, _ = s.AttributionForChain(ctx, chain.Key)
 	for _, r := range rows {
-		if r.ProbeID == formed && (r.Estimable || !hasReason(r.Reasons, engine.ReasonProviderErrorWritten) || !hasReason(r.Reasons, engine.ReasonProviderErrorExact)) {
+		if r.ProbeID == formed && (r.Estimable || !slices.Contains(r.Reasons, engine.ReasonProviderErrorWritten) || !slices.Contains(r.Reasons, engine.ReasonProviderErrorExact)) {
 			t.Fatalf("formed probe: %+v", r)
 		}
 		if r.ProbeID != formed && (!r.Estimable || r.WrittenReplayID == nil) {
 			t.Fatalf("probe %s: %+v", r.ProbeID, r)
 		}
 	}
-}
-
-func hasReason(rs []string, want string) bool {
-	for _, r := range rs {
-		if r == want {
-			return true
-		}
-	}
-	return false
 }
 
 // TestFindChainAndFinalMemories: the lookups the headless command makes.
