@@ -12,17 +12,11 @@ func TestAdjudicationIsNotAnAnnotation(t *testing.T) {
 	ctx := context.Background()
 	f := newAnnotationFixture(t)
 	exact := f.disagree(t)
-	before, err := f.s.Agreement(ctx, f.runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := f.agreement(t)
 	if _, err := f.s.Adjudicate(ctx, f.mem.MemoryID, "dana", exact, ""); err != nil {
 		t.Fatal(err)
 	}
-	after, err := f.s.Agreement(ctx, f.runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := f.agreement(t)
 	if want := []string{"alice", "bob"}; !reflect.DeepEqual(after.Annotators, want) {
 		t.Errorf("annotators after adjudication %v, want %v", after.Annotators, want)
 	}

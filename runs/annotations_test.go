@@ -72,6 +72,16 @@ func (f annotationFixture) disagree(t testing.TB) (exact map[string]any) {
 	return exact
 }
 
+// agreement is the agreement report over the fixture's run; an error fails the test.
+func (f annotationFixture) agreement(t testing.TB) annotations.AgreementReport {
+	t.Helper()
+	rep, err := f.s.Agreement(context.Background(), f.runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
 // ledgerState is the exact typed state of the ledger at a block: what a perfect annotator
 // reads from a faithful memory.
 func ledgerState(t testing.TB, c *engine.Case, block int) map[string]any {
@@ -375,10 +385,7 @@ func TestAgreementFormationUnits(t *testing.T) {
 	ctx := context.Background()
 	f := newAnnotationFixture(t)
 	exact := f.disagree(t)
-	rep, err := f.s.Agreement(ctx, f.runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := f.agreement(t)
 	if len(rep.Memories) != 1 || rep.Formation.Units != len(f.c.Probes) || rep.Formation.Agreed == rep.Formation.Units {
 		t.Fatalf("formation figures %+v over %d probes", rep.Formation, len(f.c.Probes))
 	}
@@ -544,10 +551,7 @@ func TestImportExtractorRun(t *testing.T) {
 	if got := scoreAt(t, f.s, other.MemoryID, other.BlockIndex); got.unscored.String != "annotation_not_accepted:invalid_response" {
 		t.Fatalf("%+v", got)
 	}
-	agr, err := f.s.Agreement(ctx, f.runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	agr := f.agreement(t)
 	if len(agr.Pairs) != 1 || agr.Pairs[0].A != "alice" || agr.Pairs[0].B != "gpt-test" || agr.Pairs[0].Observed == nil || *agr.Pairs[0].Observed != 1 {
 		t.Fatalf("human-extractor agreement %+v", agr.Pairs)
 	}
