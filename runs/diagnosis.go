@@ -281,9 +281,7 @@ func (s *Store) ImportDiagnosis(ctx context.Context, path string) (PathResult, e
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", path, err)
 	}
-	res.Status = StatusImported
-	res.Rows = written
-	return res, nil
+	return res.imported(written), nil
 }
 
 // Diagnoses are the imported diagnoses of one writer chain (case, condition, writer run) at
