@@ -417,6 +417,8 @@ func (m Model) Render() string {
 		body = m.annotate.View()
 	case m.top() == screenSafeguards:
 		body = m.safeguards.View()
+	case m.top() == screenPresent:
+		body = m.present.View() // with the command line open (`:`), above it
 	default:
 		body = m.runs.View()
 	}

@@ -133,3 +133,21 @@ func TestStoryWithoutFalseAuthority(t *testing.T) {
 		t.Errorf("story without formation: %d steps, last caption %q", len(st.Steps), st.Steps[len(st.Steps)-1].Caption)
 	}
 }
+
+// TestPresentationCommandLineKeepsTheStory: `:` in presentation mode opens the command line
+// under the story's frame, not under the runs screen the presentation was opened above.
+func TestPresentationCommandLineKeepsTheStory(t *testing.T) {
+	m, runID := newPresentApp(t, 120, 40)
+	m = press(t, m, ":")
+	if !m.cmdline.active {
+		t.Fatal(": did not open the command line in presentation mode")
+	}
+	out := frame(m, runID)
+	assertFits(t, out, 120, 40)
+	if !strings.Contains(out, "PRESENTING") {
+		t.Errorf("with the command line open the frame lost the presentation:\n%s", out)
+	}
+	if strings.Contains(out, "ealscope · runs") {
+		t.Errorf("with the command line open the frame shows the runs screen:\n%s", out)
+	}
+}
