@@ -1,18 +1,14 @@
 package cybersecurity
 
-import "github.com/ealscope/ealscope/engine"
+import (
+	"github.com/ealscope/ealscope/domains/internal/adapt"
+	"github.com/ealscope/ealscope/engine"
+)
 
 var _ engine.ActionClock = Domain{}
 
 // ActionTime implements engine.ActionClock: the request's RequestedAt (FORMAT.md 3).
 func (Domain) ActionTime(request any) (string, bool) {
-	switch r := request.(type) {
-	case Request:
-		return r.RequestedAt, true
-	case *Request:
-		if r != nil {
-			return r.RequestedAt, true
-		}
-	}
-	return "", false
+	r, ok := adapt.Value[Request](request)
+	return r.RequestedAt, ok
 }

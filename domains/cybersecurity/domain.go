@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -34,15 +35,7 @@ func (Domain) AdapterVersion() string { return AdapterVersion }
 
 // ParseCorpus implements engine.Domain.
 func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
-	cases, lines, err := ParseCorpus(name, data)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*engine.Case, len(cases))
-	for i, c := range cases {
-		out[i] = ToEngine(c, lines[i])
-	}
-	return out, nil
+	return adapt.EngineCases(ParseCorpus, ToEngine, name, data)
 }
 
 // ParseEach implements engine.Domain: a file-level error is one entry on its line; otherwise
@@ -133,22 +126,11 @@ func changesTree(c *envelope.Changes) map[string]any {
 }
 
 // source returns the cybersecurity case behind an engine case.
-func source(c *engine.Case) *Case {
-	cc, ok := c.Source.(*Case)
-	if !ok {
-		panic(fmt.Sprintf("case %s is not a cybersecurity case", c.ID))
-	}
-	return cc
-}
+func source(c *engine.Case) *Case { return adapt.Source[*Case](c, DomainID) }
 
+// request returns the cybersecurity request an engine probe carries.
 func request(v any) *Request {
-	switch r := v.(type) {
-	case *Request:
-		return r
-	case Request:
-		return &r
-	}
-	panic(fmt.Sprintf("request %T is not a cybersecurity response request", v))
+	return adapt.RequestPointer[Request](v, "a cybersecurity response request")
 }
 
 // BuiltinCorpus implements engine.Domain.
@@ -177,14 +159,9 @@ func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(reques
 
 // ScoreToolCall implements engine.Domain.
 func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
-	if through < 0 {
-		through = c.LastBlock()
-	}
-	ledger, err := source(c).Ledger(through)
-	if err != nil {
-		return engine.ToolScore{Decision: engine.Invalid, Detail: err.Error()}
-	}
-	return scoreToolCall(ledger, request(p.Request), name, args)
+	return adapt.ScoreOnLedger(c, through, source(c).Ledger, func(ledger []*envelope.Record) engine.ToolScore {
+		return scoreToolCall(ledger, request(p.Request), name, args)
+	})
 }
 
 // RequestCall implements engine.Domain: the submitted payload's execution tool.

@@ -1,9 +1,8 @@
 package finance
 
 import (
-	"fmt"
-
 	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -120,23 +119,10 @@ func changesTree(c *envelope.Changes) map[string]any {
 }
 
 // source returns the finance case behind an engine case.
-func source(c *engine.Case) *Case {
-	fc, ok := c.Source.(*Case)
-	if !ok {
-		panic(fmt.Sprintf("case %s is not a finance case", c.ID))
-	}
-	return fc
-}
+func source(c *engine.Case) *Case { return adapt.Source[*Case](c, DomainID) }
 
-func request(v any) TradeRequest {
-	switch r := v.(type) {
-	case TradeRequest:
-		return r
-	case *TradeRequest:
-		return *r
-	}
-	panic(fmt.Sprintf("request %T is not a finance trade request", v))
-}
+// request returns the trade request an engine probe carries.
+func request(v any) TradeRequest { return adapt.Request[TradeRequest](v, "a finance trade request") }
 
 // Replay implements engine.Domain: the active mandates through block `through`.
 func (Domain) Replay(c *engine.Case, through int) ([]engine.Record, error) {
@@ -157,14 +143,11 @@ func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(reques
 
 // ScoreToolCall implements engine.Domain.
 func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
-	if through < 0 {
-		through = c.LastBlock()
-	}
-	ledger, err := Ledger(source(c), through)
-	if err != nil {
-		return engine.ToolScore{Decision: engine.Invalid, Detail: err.Error()}
-	}
-	return scoreToolCall(ledger, request(p.Request), name, args)
+	fc := source(c)
+	ledger := func(through int) ([]*envelope.Record, error) { return Ledger(fc, through) }
+	return adapt.ScoreOnLedger(c, through, ledger, func(ledger []*envelope.Record) engine.ToolScore {
+		return scoreToolCall(ledger, request(p.Request), name, args)
+	})
 }
 
 // RequestCall implements engine.Domain: place exactly the submitted order.
