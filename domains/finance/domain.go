@@ -141,6 +141,14 @@ func (Domain) Deny(_ *engine.Case, r engine.Record, req any) string {
 // RenderRequest implements engine.Domain.
 func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(request(p.Request)) }
 
+var _ engine.ActionClock = Domain{}
+
+// ActionTime implements engine.ActionClock: the request's RequestedAt (FORMAT.md 3).
+func (Domain) ActionTime(request any) (string, bool) {
+	r, ok := adapt.Value[TradeRequest](request)
+	return r.RequestedAt, ok
+}
+
 // ScoreToolCall implements engine.Domain.
 func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
 	fc := source(c)

@@ -216,6 +216,14 @@ func (Domain) EmptyEvidenceText() string { return emptyEvidenceText }
 // RenderRequest implements engine.Domain.
 func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(transaction(p.Request)) }
 
+var _ engine.ActionClock = Domain{}
+
+// ActionTime implements engine.ActionClock: the request's ActionTime (FORMAT.md 3).
+func (Domain) ActionTime(request any) (string, bool) {
+	r, ok := adapt.Value[Transaction](request)
+	return r.ActionTime, ok
+}
+
 // Tools implements engine.Domain.
 func (Domain) Tools() []engine.Tool { return Tools() }
 
