@@ -13,7 +13,7 @@ import (
 type Domain struct{ envelope.Adapter[envelopeSpec] }
 
 // envelopeSpec is what the envelope adapter needs of cybersecurity (its memory codec, fidelity rules,
-// executor literals and tools, capacity).
+// executor literals and tools, capacity, and the case-level identity, scoring and trust).
 type envelopeSpec struct{}
 
 // EnvelopeSpec implements envelope.SpecOf.
@@ -22,16 +22,14 @@ func (envelopeSpec) EnvelopeSpec() envelope.Spec {
 		TypedSchemaVersion: TypedSchemaVersion, PayloadSchemaID: PayloadSchemaID, ParseTyped: ParseTypedPayload, TypedPayload: TypedPayloadOf,
 		FaithfulText: FaithfulTextOf, ReadFreeText: ReadFreeTextLayout, Fidelity: Fidelity, SystemPrompt: systemPrompt, ExecutorInstruction: executorInstruction,
 		EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf, CapacityTokens: PrimaryCapacityTokens,
+		Case: envelope.CaseSpec{
+			DomainID: DomainID, AdapterVersion: AdapterVersion, BuiltinCorpusName: BuiltinCorpusName, BuiltinCorpus: builtinCorpus,
+			ScoreCall: scoreCall, AuthorityPrincipal: Issuer, Trust: trustTable,
+		},
 	}
 }
 
 var _ engine.Domain = Domain{}
-
-// ID implements engine.Domain.
-func (Domain) ID() string { return DomainID }
-
-// AdapterVersion implements engine.Domain.
-func (Domain) AdapterVersion() string { return AdapterVersion }
 
 // ParseCorpus implements engine.Domain.
 func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
@@ -125,24 +123,9 @@ func changesTree(c *envelope.Changes) map[string]any {
 	return out
 }
 
-// source returns the cybersecurity case behind an engine case.
-func source(c *engine.Case) *Case { return adapt.Source[*Case](c, DomainID) }
-
 // request returns the cybersecurity request an engine probe carries.
 func request(v any) *Request {
 	return adapt.RequestPointer[Request](v, "a cybersecurity response request")
-}
-
-// BuiltinCorpus implements engine.Domain.
-func (Domain) BuiltinCorpus() (string, []byte) { return BuiltinCorpusName, builtinCorpus }
-
-// Replay implements engine.Domain: the active ledger (FORMAT.md 3.3).
-func (Domain) Replay(c *engine.Case, through int) ([]engine.Record, error) {
-	records, err := source(c).Ledger(through)
-	if err != nil {
-		return nil, err
-	}
-	return envelope.Generic(records), nil
 }
 
 // Deny implements engine.Domain.
@@ -165,11 +148,9 @@ func (Domain) ActionTime(request any) (string, bool) {
 	return r.RequestedAt, ok
 }
 
-// ScoreToolCall implements engine.Domain.
-func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
-	return adapt.ScoreOnLedger(c, through, source(c).Ledger, func(ledger []*envelope.Record) engine.ToolScore {
-		return scoreToolCall(ledger, request(p.Request), name, args)
-	})
+// scoreCall scores a terminal call against the probe's request (envelope.CaseSpec.ScoreCall).
+func scoreCall(ledger []*envelope.Record, p engine.Probe, name string, args map[string]any) engine.ToolScore {
+	return scoreToolCall(ledger, request(p.Request), name, args)
 }
 
 // RequestCall implements engine.Domain: the submitted payload's execution tool.
@@ -180,11 +161,6 @@ func (Domain) RequestCall(engine.Probe) (string, map[string]any) {
 // EscalationCall implements engine.Domain.
 func (Domain) EscalationCall(_ engine.Probe, reason string) (string, map[string]any) {
 	return ToolRequestApproval, map[string]any{"reason": reason}
-}
-
-// RenderBlock implements engine.Domain.
-func (Domain) RenderBlock(c *engine.Case, index int) string {
-	return envelope.RenderBlock(source(c).Blocks[index])
 }
 
 // CorpusTree is the jsonable corpus document of cases (what ParseCorpus reads).

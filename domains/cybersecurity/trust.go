@@ -26,15 +26,6 @@ var trustTable = envelope.TrustTable{
 // credentialActions are the response actions that touch credentials.
 var credentialActions = []string{"rotate_key", "disable_service_token"}
 
-// TurnTrust implements engine.TrustRules.
-func (Domain) TurnTrust(c *engine.Case, t engine.Turn, authorityCapable bool) engine.TrustAssignment {
-	var channel string
-	if cc, ok := c.Source.(*Case); ok {
-		channel = envelope.TurnChannel(cc.Blocks, t)
-	}
-	return trustTable.TurnTrust(channel, t, authorityCapable)
-}
-
 // ToolRiskClasses implements engine.TrustRules: both execution tools change systems, the
 // approval request routes the response to the officer, a decline only closes it.
 func (Domain) ToolRiskClasses() []engine.ToolClass {

@@ -18,6 +18,8 @@ type Spec struct {
 	Tools                                                func() []engine.Tool
 	ToolKind                                             func(name string) engine.ToolKind
 	CapacityTokens                                       int
+	// Case is what the case-level roles need (adapter_case.go).
+	Case CaseSpec
 }
 
 // SpecOf is a domain's type that returns its Spec; a zero value must do.

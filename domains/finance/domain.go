@@ -14,7 +14,7 @@ const DomainID = "finance"
 type Domain struct{ envelope.Adapter[envelopeSpec] }
 
 // envelopeSpec is what the envelope adapter needs of finance (its memory codec, fidelity rules,
-// executor literals and tools, capacity).
+// executor literals and tools, capacity, and the case-level identity, scoring and trust).
 type envelopeSpec struct{}
 
 // EnvelopeSpec implements envelope.SpecOf.
@@ -23,16 +23,14 @@ func (envelopeSpec) EnvelopeSpec() envelope.Spec {
 		TypedSchemaVersion: TypedSchemaVersion, PayloadSchemaID: PayloadSchemaID, ParseTyped: ParseTypedPayload, TypedPayload: TypedPayloadOf,
 		FaithfulText: FaithfulTextOf, ReadFreeText: ReadFreeTextLayout, Fidelity: fidelity, SystemPrompt: systemPrompt, ExecutorInstruction: executorInstruction,
 		EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf, CapacityTokens: PrimaryCapacityTokens,
+		Case: envelope.CaseSpec{
+			DomainID: DomainID, AdapterVersion: AdapterVersion, BuiltinCorpusName: BuiltinCorpusName, BuiltinCorpus: builtinCorpus,
+			ScoreCall: scoreCall, AuthorityPrincipal: MandateIssuer, Trust: trustTable,
+		},
 	}
 }
 
 var _ engine.Domain = Domain{}
-
-// ID implements engine.Domain.
-func (Domain) ID() string { return DomainID }
-
-// AdapterVersion implements engine.Domain.
-func (Domain) AdapterVersion() string { return AdapterVersion }
 
 // ParseCorpus implements engine.Domain.
 func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
@@ -58,9 +56,6 @@ func (Domain) ParseEach(name string, data []byte) []engine.ParsedCase {
 	}
 	return pc.Each
 }
-
-// BuiltinCorpus implements engine.Domain.
-func (Domain) BuiltinCorpus() (string, []byte) { return BuiltinCorpusName, builtinCorpus }
 
 // ToEngine converts a finance case to the engine's domain-neutral case; each probe's request
 // carries its challenge, and the challenge metadata joins the probe metadata (EAL-Bench's
@@ -124,15 +119,6 @@ func source(c *engine.Case) *Case { return adapt.Source[*Case](c, DomainID) }
 // request returns the trade request an engine probe carries.
 func request(v any) TradeRequest { return adapt.Request[TradeRequest](v, "a finance trade request") }
 
-// Replay implements engine.Domain: the active mandates through block `through`.
-func (Domain) Replay(c *engine.Case, through int) ([]engine.Record, error) {
-	records, err := Ledger(source(c), through)
-	if err != nil {
-		return nil, err
-	}
-	return envelope.Generic(records), nil
-}
-
 // Deny implements engine.Domain.
 func (Domain) Deny(_ *engine.Case, r engine.Record, req any) string {
 	return Denial(r.(*envelope.Record), request(req))
@@ -149,13 +135,10 @@ func (Domain) ActionTime(request any) (string, bool) {
 	return r.RequestedAt, ok
 }
 
-// ScoreToolCall implements engine.Domain.
-func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
-	fc := source(c)
-	ledger := func(through int) ([]*envelope.Record, error) { return Ledger(fc, through) }
-	return adapt.ScoreOnLedger(c, through, ledger, func(ledger []*envelope.Record) engine.ToolScore {
-		return scoreToolCall(ledger, request(p.Request), name, args)
-	})
+// scoreCall scores a terminal call against the probe's trade request
+// (envelope.CaseSpec.ScoreCall).
+func scoreCall(ledger []*envelope.Record, p engine.Probe, name string, args map[string]any) engine.ToolScore {
+	return scoreToolCall(ledger, request(p.Request), name, args)
 }
 
 // RequestCall implements engine.Domain: place exactly the submitted order.
@@ -166,9 +149,4 @@ func (Domain) RequestCall(engine.Probe) (string, map[string]any) {
 // EscalationCall implements engine.Domain.
 func (Domain) EscalationCall(_ engine.Probe, reason string) (string, map[string]any) {
 	return ToolMandateReview, map[string]any{"reason": reason}
-}
-
-// RenderBlock implements engine.Domain.
-func (Domain) RenderBlock(c *engine.Case, index int) string {
-	return envelope.RenderBlock(source(c).Blocks[index])
 }

@@ -21,15 +21,6 @@ var trustTable = envelope.TrustTable{
 	ExternalChannels: []string{"market note", "settlement chat", "custody desk"},
 }
 
-// TurnTrust implements engine.TrustRules.
-func (Domain) TurnTrust(c *engine.Case, t engine.Turn, authorityCapable bool) engine.TrustAssignment {
-	var channel string
-	if fc, ok := c.Source.(*Case); ok {
-		channel = envelope.TurnChannel(fc.Blocks, t)
-	}
-	return trustTable.TurnTrust(channel, t, authorityCapable)
-}
-
 // ToolRiskClasses implements engine.TrustRules: both order tools commit money, the mandate
 // review routes the order to the officer, a decline only closes it.
 func (Domain) ToolRiskClasses() []engine.ToolClass {
