@@ -2,6 +2,7 @@ package cybersecurity
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/engine"
@@ -42,7 +43,7 @@ func (Domain) ToolRiskClasses() []engine.ToolClass {
 func (d Domain) ToolRisk(name string, req any) engine.RiskClass {
 	class := engine.DeclaredRisk(d.ToolRiskClasses(), name)
 	if class == engine.RiskEffect {
-		if r, ok := req.(*Request); ok && r != nil && member(credentialActions, r.ResponseAction) {
+		if r, ok := req.(*Request); ok && r != nil && slices.Contains(credentialActions, r.ResponseAction) {
 			return engine.RiskCredential
 		}
 	}

@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ealscope/ealscope/engine"
 )
@@ -426,7 +427,7 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 					r.Fail(p("record.authorization_id"), "record id %s differs from the event's authorization_id %s", e.Record.ID, e.AuthorizationID)
 				case e.Record.State != StatusActive:
 					r.Fail(p("record.status"), "an %s event creates an active record, got %q", e.Type, e.Record.State)
-				case !contains(e.Record.SourceTurnIDs, e.SourceTurnID):
+				case !slices.Contains(e.Record.SourceTurnIDs, e.SourceTurnID):
 					r.Fail(p("record.source_turn_ids"), "the record does not cite the event's source turn %s", e.SourceTurnID)
 				}
 			}
@@ -470,15 +471,6 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 		}
 	}
 	return out, r.Err
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ParseProbes reads a case's probes; parseRequest reads the domain's request. Each pair id

@@ -1,6 +1,8 @@
 package envelope
 
 import (
+	"slices"
+
 	"github.com/ealscope/ealscope/engine"
 )
 
@@ -89,7 +91,7 @@ func parseProfileRecord(path string, v any, spec ProfileSpec) (*Record, error) {
 		}
 	}
 	rec.State = r.Str(p("status"), m["status"])
-	if r.Err == nil && !contains(spec.Statuses, rec.State) {
+	if r.Err == nil && !slices.Contains(spec.Statuses, rec.State) {
 		r.Fail(p("status"), "must be one of %v, got %q", spec.Statuses, rec.State)
 	}
 	if spec.RequireWindow {

@@ -2,6 +2,7 @@ package finance
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ealscope/ealscope/domains/envelope"
@@ -152,7 +153,7 @@ func parseFlatRecord(path string, v any) (*envelope.Record, error) {
 		*f.dst = envelope.Str(s)
 	}
 	rec.State = r.Str(p("status"), m["status"])
-	if r.Err == nil && !contains(memoryStatuses, rec.State) {
+	if r.Err == nil && !slices.Contains(memoryStatuses, rec.State) {
 		r.Fail(p("status"), "must be one of active, revoked, superseded, unknown, got %q", rec.State)
 	}
 	rec.ValidFrom = envelope.Str(profileStr(r, p("valid_from"), m["valid_from"]))
@@ -201,15 +202,6 @@ func checkWindow(path, from, until string) error {
 		return engine.Errf(path+".valid_from", "valid_from must precede valid_until")
 	}
 	return nil
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func deref(s *string) string { return envelope.Deref(s) }

@@ -2,6 +2,7 @@ package finance
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ealscope/ealscope/domains/envelope"
@@ -38,7 +39,7 @@ func readHeader(name string, data []byte) (Corpus, []any, error) {
 	if err != nil {
 		return Corpus{}, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if v, ok := m["schema_version"].(string); !ok || !contains(knownCorpusSchemas, v) {
+	if v, ok := m["schema_version"].(string); !ok || !slices.Contains(knownCorpusSchemas, v) {
 		return Corpus{}, nil, fmt.Errorf("%s: field schema_version: %s is not a finance corpus schema this reader knows (known: %s)",
 			name, describe(m["schema_version"]), strings.Join(knownCorpusSchemas, ", "))
 	}
