@@ -104,13 +104,9 @@ func textValues(r *envelope.Record) []string {
 // memory-faithful executor. Anything but exactly that layout (every field line present, in
 // order) is an error naming the line; the result must also be a valid typed state.
 func ReadFreeTextLayout(text string) ([]*envelope.Record, error) {
-	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	if text == freeTextEmpty {
-		return nil, nil
-	}
-	lines := strings.Split(text, "\n")
-	if lines[0] != freeTextHeader {
-		return nil, fmt.Errorf("line 1: expected %q, the canonical layout's header", freeTextHeader)
+	lines, err := envelope.FreeTextLines(text, freeTextEmpty, freeTextHeader)
+	if lines == nil || err != nil {
+		return nil, err
 	}
 	var out []*envelope.Record
 	i := 1

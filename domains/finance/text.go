@@ -149,13 +149,9 @@ func FaithfulTextOf(records []*envelope.Record) string {
 // section must have all fifteen lines in order; any other text is an error naming its line,
 // so prose is never guessed at. The result must also be a valid typed state.
 func ReadFreeTextLayout(text string) ([]*envelope.Record, error) {
-	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	if text == freeTextEmpty {
-		return nil, nil
-	}
-	lines := strings.Split(text, "\n")
-	if lines[0] != freeTextHeader {
-		return nil, fmt.Errorf("line 1: expected %q, the canonical layout's header", freeTextHeader)
+	lines, err := envelope.FreeTextLines(text, freeTextEmpty, freeTextHeader)
+	if lines == nil || err != nil {
+		return nil, err
 	}
 	var out []*envelope.Record
 	var cur *envelope.Record
