@@ -14,8 +14,6 @@ import (
 // recipes imply (EAL-Bench's expected_fidelity rows are not in the shared data).
 func TestTypedParserAgreesWithEALBench(t *testing.T) {
 	ealtest.CheckTypedParser(t, Domain{}, sharedCase(t), 66, map[string]string{
-		"preservation:faithful":                       "",
-		"preservation:dropped_record":                 "missing_record",
 		"preservation:widened_max_limit_price_micros": "broadening",
 		"preservation:contradicted_account_id":        "contradiction",
 		"preservation:stale_state_block_1":            "broadening,contradiction",
