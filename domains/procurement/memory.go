@@ -89,59 +89,59 @@ func parseEnvelope(path string, v any) (*Envelope, error) {
 	}
 	r := reader{}
 	e := &Envelope{}
-	e.ID = strings.TrimSpace(r.nonEmpty(path+".authorization_id", m["authorization_id"]))
-	e.Issuer = r.optStr(path+".issuer", m["issuer"])
-	e.Grantee = r.optStr(path+".grantee", m["grantee"])
-	e.Effect = r.optStr(path+".effect", m["effect"])
-	if r.err == nil && e.Effect != nil && *e.Effect != "permit_exception" {
-		r.set(engine.Errf(path+".effect", "must be \"permit_exception\" or null, got %q", *e.Effect))
+	e.ID = strings.TrimSpace(r.NonEmpty(path+".authorization_id", m["authorization_id"]))
+	e.Issuer = r.OptStr(path+".issuer", m["issuer"])
+	e.Grantee = r.OptStr(path+".grantee", m["grantee"])
+	e.Effect = r.OptStr(path+".effect", m["effect"])
+	if r.Err == nil && e.Effect != nil && *e.Effect != "permit_exception" {
+		r.Set(engine.Errf(path+".effect", "must be \"permit_exception\" or null, got %q", *e.Effect))
 	}
-	e.Action = r.optStr(path+".action", m["action"])
-	if r.err == nil && e.Action != nil && *e.Action != "submit_order" {
-		r.set(engine.Errf(path+".action", "must be \"submit_order\" or null, got %q", *e.Action))
+	e.Action = r.OptStr(path+".action", m["action"])
+	if r.Err == nil && e.Action != nil && *e.Action != "submit_order" {
+		r.Set(engine.Errf(path+".action", "must be \"submit_order\" or null, got %q", *e.Action))
 	}
-	e.State = r.str(path+".status", m["status"])
-	if r.err == nil && !memStatuses[e.State] {
-		r.set(engine.Errf(path+".status", "must be one of active, revoked, superseded, unknown, got %q", e.State))
+	e.State = r.Str(path+".status", m["status"])
+	if r.Err == nil && !memStatuses[e.State] {
+		r.Set(engine.Errf(path+".status", "must be one of active, revoked, superseded, unknown, got %q", e.State))
 	}
-	e.ValidFrom = r.optStr(path+".valid_from", m["valid_from"])
-	e.ValidUntil = r.optStr(path+".valid_until", m["valid_until"])
-	e.Supersedes = r.optStr(path+".supersedes", m["supersedes"])
-	if r.err == nil {
+	e.ValidFrom = r.OptStr(path+".valid_from", m["valid_from"])
+	e.ValidUntil = r.OptStr(path+".valid_until", m["valid_until"])
+	e.Supersedes = r.OptStr(path+".supersedes", m["supersedes"])
+	if r.Err == nil {
 		sm, err := engine.Obj(path+".scope", m["scope"])
-		r.set(err)
+		r.Set(err)
 		if err == nil {
-			r.set(engine.ExactKeys(path+".scope", sm, scopeKeys))
-			e.Scope.Vendor = r.optStr(path+".scope.vendor", sm["vendor"])
-			if sm["allowed_categories"] != nil && r.err == nil {
-				cats := trimAll(r.strList(path+".scope.allowed_categories", sm["allowed_categories"]))
-				if r.err == nil {
-					r.set(engine.UniqueNonEmpty(path+".scope.allowed_categories", cats))
+			r.Set(engine.ExactKeys(path+".scope", sm, scopeKeys))
+			e.Scope.Vendor = r.OptStr(path+".scope.vendor", sm["vendor"])
+			if sm["allowed_categories"] != nil && r.Err == nil {
+				cats := trimAll(r.StrList(path+".scope.allowed_categories", sm["allowed_categories"]))
+				if r.Err == nil {
+					r.Set(engine.UniqueNonEmpty(path+".scope.allowed_categories", cats))
 				}
 				e.Scope.AllowedCategories = cats
 			}
-			if sm["max_amount"] != nil && r.err == nil {
+			if sm["max_amount"] != nil && r.Err == nil {
 				n, err := engine.ClampedInt(path+".scope.max_amount", sm["max_amount"])
-				r.set(err)
+				r.Set(err)
 				if err == nil && n < 0 {
-					r.set(engine.Errf(path+".scope.max_amount", "must be >= 0, got %d", n))
+					r.Set(engine.Errf(path+".scope.max_amount", "must be >= 0, got %d", n))
 				}
 				e.Scope.MaxAmount = &n
 			}
-			e.Scope.Currency = r.optStr(path+".scope.currency", sm["currency"])
+			e.Scope.Currency = r.OptStr(path+".scope.currency", sm["currency"])
 		}
 	}
-	if r.err == nil {
-		ids := trimAll(r.strList(path+".source_turn_ids", m["source_turn_ids"]))
-		if r.err == nil && len(ids) == 0 {
-			r.set(engine.Errf(path+".source_turn_ids", "must list at least one source turn"))
+	if r.Err == nil {
+		ids := trimAll(r.StrList(path+".source_turn_ids", m["source_turn_ids"]))
+		if r.Err == nil && len(ids) == 0 {
+			r.Set(engine.Errf(path+".source_turn_ids", "must list at least one source turn"))
 		}
-		if r.err == nil {
-			r.set(engine.UniqueNonEmpty(path+".source_turn_ids", ids))
+		if r.Err == nil {
+			r.Set(engine.UniqueNonEmpty(path+".source_turn_ids", ids))
 		}
 		e.SourceTurnIDs = ids
 	}
-	return e, r.err
+	return e, r.Err
 }
 
 func trimAll(l []string) []string {

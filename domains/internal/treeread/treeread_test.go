@@ -1,0 +1,58 @@
+package treeread
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ealscope/ealscope/engine/pyjson"
+)
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	v, err := pyjson.DecodeTree([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestFirstErrorKept: a failed read is the reader's error, and every later read is a no-op
+// that returns the zero value, whatever it is given.
+func TestFirstErrorKept(t *testing.T) {
+	var r Reader
+	m := r.Obj("case", decode(t, `{"id": "c1", "n": 3, "tags": ["a"]}`), []string{"id", "n", "tags"})
+	if id := r.NonEmpty("case.id", m["id"]); id != "c1" || r.Err != nil {
+		t.Fatalf("NonEmpty = %q, %v", id, r.Err)
+	}
+	if n := r.Int("case.n", m["n"]); n != 3 || r.Err != nil {
+		t.Fatalf("Int = %d, %v", n, r.Err)
+	}
+	if s := r.Str("case.tags", m["tags"]); s != "" || r.Err == nil {
+		t.Fatalf("Str of a list = %q, %v; want an error", s, r.Err)
+	}
+	first := r.Err.Error()
+	if l := r.StrList("case.tags", m["tags"]); l != nil || r.Err.Error() != first {
+		t.Errorf("after the error StrList = %v and the error became %v", l, r.Err)
+	}
+	if r.Fail("case.x", "late"); r.Err.Error() != first {
+		t.Errorf("Fail replaced the first error: %v", r.Err)
+	}
+	if first == "" || !strings.Contains(first, "case.tags") {
+		t.Errorf("error %q does not name case.tags", first)
+	}
+}
+
+func TestIntRangeAndTimestamp(t *testing.T) {
+	var r Reader
+	if r.Int("n", decode(t, "1099511627776")); r.Err == nil {
+		t.Error("an integer beyond int32 was accepted")
+	}
+	var ts Reader
+	if ts.Timestamp("at", "2026-01-01T00:00:00"); ts.Err == nil {
+		t.Error("a timestamp without an offset was accepted")
+	}
+	var ok Reader
+	if s := ok.Timestamp("at", "2026-01-01T00:00:00Z"); s != "2026-01-01T00:00:00Z" || ok.Err != nil {
+		t.Errorf("Timestamp = %q, %v", s, ok.Err)
+	}
+}
