@@ -220,15 +220,10 @@ func (r *reader) record(path string, v any) Record {
 }
 
 func (r *reader) patch(path string, v any) *Patch {
-	if r.Err != nil {
+	m := r.Obj(path, v, nil, patchKeys...) // every patch key is optional
+	if m == nil {
 		return nil
 	}
-	m, err := engine.Obj(path, v)
-	if err != nil {
-		r.Set(err)
-		return nil
-	}
-	r.Set(engine.ExactKeys(path, m, nil, patchKeys...))
 	p := &Patch{}
 	set := 0
 	optional := func(key string) *string {

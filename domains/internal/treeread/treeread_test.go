@@ -1,25 +1,20 @@
-package treeread
+package treeread_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
+	"github.com/ealscope/ealscope/domains/internal/treeread"
 )
 
-func decode(t *testing.T, s string) any {
-	t.Helper()
-	v, err := pyjson.DecodeTree([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
+func decode(t *testing.T, s string) any { return ealtest.Tree(t, json.RawMessage(s)) }
 
 // TestFirstErrorKept: a failed read is the reader's error, and every later read is a no-op
 // that returns the zero value, whatever it is given.
 func TestFirstErrorKept(t *testing.T) {
-	var r Reader
+	var r treeread.Reader
 	m := r.Obj("case", decode(t, `{"id": "c1", "n": 3, "tags": ["a"]}`), []string{"id", "n", "tags"})
 	if id := r.NonEmpty("case.id", m["id"]); id != "c1" || r.Err != nil {
 		t.Fatalf("NonEmpty = %q, %v", id, r.Err)
@@ -43,15 +38,15 @@ func TestFirstErrorKept(t *testing.T) {
 }
 
 func TestIntRangeAndTimestamp(t *testing.T) {
-	var r Reader
+	var r treeread.Reader
 	if r.Int("n", decode(t, "1099511627776")); r.Err == nil {
 		t.Error("an integer beyond int32 was accepted")
 	}
-	var ts Reader
+	var ts treeread.Reader
 	if ts.Timestamp("at", "2026-01-01T00:00:00"); ts.Err == nil {
 		t.Error("a timestamp without an offset was accepted")
 	}
-	var ok Reader
+	var ok treeread.Reader
 	if s := ok.Timestamp("at", "2026-01-01T00:00:00Z"); s != "2026-01-01T00:00:00Z" || ok.Err != nil {
 		t.Errorf("Timestamp = %q, %v", s, ok.Err)
 	}
