@@ -73,12 +73,7 @@ func readList[T any](r *reader, path string, v any, read func(path string, v any
 type reader struct{ treeread.Reader }
 
 func (r *reader) integer(path string, v any) int64 {
-	if r.Err != nil {
-		return 0
-	}
-	i, err := engine.Int(path, v)
-	r.Set(err)
-	return i
+	return treeread.Read(&r.Reader, engine.Int, path, v)
 }
 
 func (r *reader) uniqueList(path string, v any) []string {

@@ -36,68 +36,41 @@ func (r *Reader) Obj(path string, v any, keys []string, optional ...string) map[
 	return m
 }
 
-// Str reads a string.
-func (r *Reader) Str(path string, v any) string {
+// Read reads one field with parse (an engine tree reader) unless the reader has already
+// failed, keeping parse's error if it is the first.
+func Read[T any](r *Reader, parse func(path string, v any) (T, error), path string, v any) T {
 	if r.Err != nil {
-		return ""
+		var zero T
+		return zero
 	}
-	s, err := engine.Str(path, v)
+	x, err := parse(path, v)
 	r.Set(err)
-	return s
+	return x
 }
+
+// Str reads a string.
+func (r *Reader) Str(path string, v any) string { return Read(r, engine.Str, path, v) }
 
 // NonEmpty reads a string that is not blank.
-func (r *Reader) NonEmpty(path string, v any) string {
-	if r.Err != nil {
-		return ""
-	}
-	s, err := engine.NonEmptyStr(path, v)
-	r.Set(err)
-	return s
-}
+func (r *Reader) NonEmpty(path string, v any) string { return Read(r, engine.NonEmptyStr, path, v) }
 
 // OptStr reads a string or null.
-func (r *Reader) OptStr(path string, v any) *string {
-	if r.Err != nil {
-		return nil
-	}
-	s, err := engine.NullableStr(path, v)
-	r.Set(err)
-	return s
-}
+func (r *Reader) OptStr(path string, v any) *string { return Read(r, engine.NullableStr, path, v) }
 
 // Int reads an integer that fits an int.
 func (r *Reader) Int(path string, v any) int {
-	if r.Err != nil {
-		return 0
-	}
-	n, err := engine.Int(path, v)
-	r.Set(err)
-	if err == nil && (n < -1<<31 || n > 1<<31-1) {
+	n := Read(r, engine.Int, path, v)
+	if r.Err == nil && (n < -1<<31 || n > 1<<31-1) {
 		r.Fail(path, "integer %d is out of range", n)
 	}
 	return int(n)
 }
 
 // StrList reads a list of strings.
-func (r *Reader) StrList(path string, v any) []string {
-	if r.Err != nil {
-		return nil
-	}
-	l, err := engine.StrList(path, v)
-	r.Set(err)
-	return l
-}
+func (r *Reader) StrList(path string, v any) []string { return Read(r, engine.StrList, path, v) }
 
 // List reads a list.
-func (r *Reader) List(path string, v any) []any {
-	if r.Err != nil {
-		return nil
-	}
-	l, err := engine.List(path, v)
-	r.Set(err)
-	return l
-}
+func (r *Reader) List(path string, v any) []any { return Read(r, engine.List, path, v) }
 
 // Timestamp reads a string that parses as a timezone-aware ISO timestamp.
 func (r *Reader) Timestamp(path string, v any) string {
