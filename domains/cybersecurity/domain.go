@@ -24,7 +24,7 @@ func (envelopeSpec) EnvelopeSpec() envelope.Spec {
 		EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf, CapacityTokens: PrimaryCapacityTokens,
 		Case: envelope.CaseSpec{
 			DomainID: DomainID, AdapterVersion: AdapterVersion, BuiltinCorpusName: BuiltinCorpusName, BuiltinCorpus: builtinCorpus,
-			ScoreCall: scoreCall, AuthorityPrincipal: Issuer, Trust: trustTable,
+			ScoreCall: scoreCall, AuthorityPrincipal: Issuer, Trust: trustTable, ToolRisks: toolRisks,
 		},
 	}
 }

@@ -27,15 +27,14 @@ var trustTable = envelope.TrustTable{
 // credentialActions are the response actions that touch credentials.
 var credentialActions = []string{"rotate_key", "disable_service_token"}
 
-// ToolRiskClasses implements engine.TrustRules: both execution tools change systems, the
-// approval request routes the response to the officer, a decline only closes it.
-func (Domain) ToolRiskClasses() []engine.ToolClass {
-	return []engine.ToolClass{
-		{Tool: ToolExecuteSubmitted, Class: engine.RiskEffect},
-		{Tool: ToolExecuteOperational, Class: engine.RiskEffect},
-		{Tool: ToolRequestApproval, Class: engine.RiskNav},
-		{Tool: ToolDecline, Class: engine.RiskRead},
-	}
+// toolRisks are the tools' declared risk classes (envelope.CaseSpec.ToolRisks): both
+// execution tools change systems, the approval request routes the response to the officer,
+// a decline only closes it.
+var toolRisks = []engine.ToolClass{
+	{Tool: ToolExecuteSubmitted, Class: engine.RiskEffect},
+	{Tool: ToolExecuteOperational, Class: engine.RiskEffect},
+	{Tool: ToolRequestApproval, Class: engine.RiskNav},
+	{Tool: ToolDecline, Class: engine.RiskRead},
 }
 
 // ToolRisk implements engine.TrustRules: an execution whose response action rotates a key

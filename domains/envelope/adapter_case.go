@@ -1,6 +1,8 @@
 package envelope
 
 import (
+	"slices"
+
 	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
 )
@@ -21,8 +23,10 @@ type CaseSpec struct {
 	// AuthorityPrincipal is the prompt-policy context's authorized principal: the case
 	// metadata names none, so it is the one principal able to grant (FORMAT.md 8.1).
 	AuthorityPrincipal string
-	// Trust is the domain's trust schema (who speaks on which channel).
-	Trust TrustTable
+	// Trust is the domain's trust schema (who speaks on which channel), and ToolRisks the
+	// risk class of each executor tool.
+	Trust     TrustTable
+	ToolRisks []engine.ToolClass
 }
 
 // HistorySource is an envelope domain's case: its history blocks and its ledger events.
@@ -88,6 +92,17 @@ func (a Adapter[S]) RecordCitations(r engine.Record) []string {
 		return append([]string(nil), e.SourceTurnIDs...)
 	}
 	return nil
+}
+
+// ToolRiskClasses implements engine.TrustRules: the spec's ToolRisks (a copy).
+func (a Adapter[S]) ToolRiskClasses() []engine.ToolClass {
+	return slices.Clone(a.spec().Case.ToolRisks)
+}
+
+// ToolRisk implements engine.TrustRules: the tool's declared class, whatever the request (a
+// domain whose requests raise the class declares its own).
+func (a Adapter[S]) ToolRisk(name string, _ any) engine.RiskClass {
+	return engine.DeclaredRisk(a.ToolRiskClasses(), name)
 }
 
 // TurnTrust implements engine.TrustRules: the domain's trust schema on the turn's channel (no

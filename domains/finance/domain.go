@@ -25,7 +25,7 @@ func (envelopeSpec) EnvelopeSpec() envelope.Spec {
 		EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf, CapacityTokens: PrimaryCapacityTokens,
 		Case: envelope.CaseSpec{
 			DomainID: DomainID, AdapterVersion: AdapterVersion, BuiltinCorpusName: BuiltinCorpusName, BuiltinCorpus: builtinCorpus,
-			ScoreCall: scoreCall, AuthorityPrincipal: MandateIssuer, Trust: trustTable,
+			ScoreCall: scoreCall, AuthorityPrincipal: MandateIssuer, Trust: trustTable, ToolRisks: toolRisks,
 		},
 	}
 }

@@ -21,20 +21,14 @@ var trustTable = envelope.TrustTable{
 	ExternalChannels: []string{"market note", "settlement chat", "custody desk"},
 }
 
-// ToolRiskClasses implements engine.TrustRules: both order tools commit money, the mandate
-// review routes the order to the officer, a decline only closes it.
-func (Domain) ToolRiskClasses() []engine.ToolClass {
-	return []engine.ToolClass{
-		{Tool: ToolPlaceSubmitted, Class: engine.RiskPurchase},
-		{Tool: ToolPlaceOperational, Class: engine.RiskPurchase},
-		{Tool: ToolMandateReview, Class: engine.RiskNav},
-		{Tool: ToolDeclineOrder, Class: engine.RiskRead},
-	}
-}
-
-// ToolRisk implements engine.TrustRules.
-func (d Domain) ToolRisk(name string, _ any) engine.RiskClass {
-	return engine.DeclaredRisk(d.ToolRiskClasses(), name)
+// toolRisks are the tools' declared risk classes (envelope.CaseSpec.ToolRisks): both order
+// tools commit money, the mandate review routes the order to the officer, a decline only
+// closes it.
+var toolRisks = []engine.ToolClass{
+	{Tool: ToolPlaceSubmitted, Class: engine.RiskPurchase},
+	{Tool: ToolPlaceOperational, Class: engine.RiskPurchase},
+	{Tool: ToolMandateReview, Class: engine.RiskNav},
+	{Tool: ToolDeclineOrder, Class: engine.RiskRead},
 }
 
 // CandidateRequest implements engine.TrustRules: the submitted order, or the operational
