@@ -138,6 +138,29 @@ func (r *Record) Clone() *Record {
 	return &c
 }
 
+// optional is the record's nullable string field of the given envelope name (issuer, grantee,
+// effect, action, valid_from, valid_until, supersedes), or nil for any other name: the one
+// place that maps those names onto the fields, for patches and the fidelity flattening.
+func (r *Record) optional(name string) **string {
+	switch name {
+	case "issuer":
+		return &r.Issuer
+	case "grantee":
+		return &r.Grantee
+	case "effect":
+		return &r.Effect
+	case "action":
+		return &r.Action
+	case "valid_from":
+		return &r.ValidFrom
+	case "valid_until":
+		return &r.ValidUntil
+	case "supersedes":
+		return &r.Supersedes
+	}
+	return nil
+}
+
 func cloneStr(s *string) *string {
 	if s == nil {
 		return nil
