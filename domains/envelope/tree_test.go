@@ -21,3 +21,26 @@ func TestTurnsTreeRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionalFieldsByName: each nullable envelope name reaches the field the record's tree
+// writes under that name, and Clone copies every one of them.
+func TestOptionalFieldsByName(t *testing.T) {
+	r := &Record{ID: "A", State: StatusActive, Scope: Scope{}}
+	for _, name := range optionalNames {
+		*r.optional(name) = Str("v_" + name)
+	}
+	tree := r.Tree(testScope)
+	c := r.Clone()
+	for _, name := range optionalNames {
+		if got := tree[name]; got != "v_"+name {
+			t.Errorf("field %s: tree has %v", name, got)
+		}
+		**r.optional(name) = "changed"
+		if got := *c.optional(name); *got != "v_"+name {
+			t.Errorf("field %s: the clone shares the original's string (%s)", name, *got)
+		}
+	}
+	if r.optional("status") != nil || r.optional("scope") != nil {
+		t.Error("status and scope are not nullable string fields")
+	}
+}
