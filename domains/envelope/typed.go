@@ -3,6 +3,7 @@ package envelope
 import (
 	"slices"
 
+	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
 )
 
@@ -53,21 +54,8 @@ func ParseProfile(payload any, spec ProfileSpec) ([]*Record, error) {
 	if spec.MaxRecords > 0 && len(list) > spec.MaxRecords {
 		return nil, engine.Errf("authorizations", "at most %d authorizations, got %d", spec.MaxRecords, len(list))
 	}
-	out := make([]*Record, 0, len(list))
-	seen := map[string]bool{}
-	for i, item := range list {
-		path := engine.JoinPath("authorizations", i)
-		rec, err := parseProfileRecord(path, item, spec)
-		if err != nil {
-			return nil, err
-		}
-		if seen[rec.ID] {
-			return nil, engine.Errf(path+".authorization_id", "authorization_id values must be unique (%s repeats)", rec.ID)
-		}
-		seen[rec.ID] = true
-		out = append(out, rec)
-	}
-	return out, nil
+	parse := func(path string, item any) (*Record, error) { return parseProfileRecord(path, item, spec) }
+	return adapt.TypedRecords(list, parse, false)
 }
 
 func parseProfileRecord(path string, v any, spec ProfileSpec) (*Record, error) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
 )
 
@@ -78,21 +79,7 @@ func ParseTypedPayload(payload any) ([]*envelope.Record, error) {
 	if v, ok := m["schema_version"].(string); !ok || v != TypedSchemaVersion {
 		return nil, engine.Errf("schema_version", "must be %q, got %s", TypedSchemaVersion, describe(m["schema_version"]))
 	}
-	out := make([]*envelope.Record, 0, len(list))
-	seen := map[string]int{}
-	for i, item := range list {
-		path := engine.JoinPath("authorizations", i)
-		rec, err := parseFlatRecord(path, item)
-		if err != nil {
-			return nil, err
-		}
-		if j, dup := seen[rec.ID]; dup {
-			return nil, engine.Errf(path+".authorization_id", "authorization_id values must be unique (%s repeats authorizations[%d])", rec.ID, j)
-		}
-		seen[rec.ID] = i
-		out = append(out, rec)
-	}
-	return out, nil
+	return adapt.TypedRecords(list, parseFlatRecord, true)
 }
 
 func describe(v any) string {

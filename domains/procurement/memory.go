@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -51,21 +52,7 @@ func ParseTypedPayload(payload any) ([]*Envelope, error) {
 	if len(list) > MaxAuthorizations {
 		return nil, engine.Errf("authorizations", "at most %d authorizations, got %d", MaxAuthorizations, len(list))
 	}
-	out := make([]*Envelope, 0, len(list))
-	seen := map[string]bool{}
-	for i, item := range list {
-		path := engine.JoinPath("authorizations", i)
-		e, err := parseEnvelope(path, item)
-		if err != nil {
-			return nil, err
-		}
-		if seen[e.ID] {
-			return nil, engine.Errf(path+".authorization_id", "authorization_id values must be unique (%s repeats)", e.ID)
-		}
-		seen[e.ID] = true
-		out = append(out, e)
-	}
-	return out, nil
+	return adapt.TypedRecords(list, parseEnvelope, false)
 }
 
 func pyRepr(v any) string {
