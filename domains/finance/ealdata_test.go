@@ -1,18 +1,11 @@
 package finance
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
 )
-
-// The EAL-Bench data helpers are ealtest's (EALSCOPE_EAL_DATA, skipped when unset).
-func readEAL(t testing.TB, name string) []byte   { return ealtest.Read(t, name) }
-func tree(t testing.TB, raw json.RawMessage) any { return ealtest.Tree(t, raw) }
-func canon(v any) string                         { return pyjson.MustCanonicalJSON(v) }
 
 const (
 	caseFile   = "domains__finance__data__benchmark_v1__airport_bond_reserve.json"
@@ -43,7 +36,7 @@ func TestOracleOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	typed, err := d.ParseTyped(tree(t, want.FaithfulTyped))
+	typed, err := d.ParseTyped(ealtest.Tree(t, want.FaithfulTyped))
 	if err != nil {
 		t.Fatal(err)
 	}
