@@ -22,7 +22,7 @@ func (envelopeSpec) EnvelopeSpec() envelope.Spec {
 	return envelope.Spec{
 		TypedSchemaVersion: TypedSchemaVersion, PayloadSchemaID: PayloadSchemaID, ParseTyped: ParseTypedPayload, TypedPayload: TypedPayloadOf,
 		FaithfulText: FaithfulTextOf, ReadFreeText: ReadFreeTextLayout, Fidelity: fidelity, SystemPrompt: systemPrompt, ExecutorInstruction: executorInstruction,
-		EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf, CapacityTokens: PrimaryCapacityTokens,
+		EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf, CapacityTokens: PrimaryCapacityTokens, Schema: recordSchema,
 		Case: envelope.CaseSpec{
 			DomainID: DomainID, AdapterVersion: AdapterVersion, BuiltinCorpusName: BuiltinCorpusName, BuiltinCorpus: builtinCorpus,
 			ScoreCall: scoreCall, AuthorityPrincipal: MandateIssuer, Trust: trustTable, ToolRisks: toolRisks,
