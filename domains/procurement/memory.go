@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/domains/internal/adapt"
+	"github.com/ealscope/ealscope/domains/internal/freetext"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -156,10 +157,12 @@ func EmptyTyped() map[string]any {
 	return map[string]any{"schema_version": TypedSchemaVersion, "authorizations": []any{}}
 }
 
-const (
-	freeTextHeader = "# Current authorization state"
-	freeTextEmpty  = freeTextHeader + "\n\nNo authorization records are retained."
-)
+// textLayout is the canonical free-text layout: "## Authorization <id>" headings.
+var textLayout = freetext.Layout{
+	Header:  "# Current authorization state",
+	Empty:   "# Current authorization state\n\nNo authorization records are retained.",
+	Heading: "Authorization ",
+}
 
 type textField struct {
 	label string
@@ -220,37 +223,22 @@ var textFields = []textField{
 // FaithfulTextOf renders envelopes in EAL-Bench's canonical free-text layout (no trailing
 // newline; null values omitted).
 func FaithfulTextOf(records []*Envelope) string {
-	if len(records) == 0 {
-		return freeTextEmpty
-	}
-	var b strings.Builder
-	b.WriteString(freeTextHeader)
-	for _, r := range records {
-		b.WriteString("\n\n## Authorization ")
-		b.WriteString(r.ID)
+	return freetext.Write(textLayout, records, (*Envelope).AuthorizationID, func(e *Envelope, line func(label, value string)) {
 		for _, f := range textFields {
-			if v := f.get(r); v != nil {
-				b.WriteString("\n- ")
-				b.WriteString(f.label)
-				b.WriteString(": ")
-				b.WriteString(*v)
+			if v := f.get(e); v != nil {
+				line(f.label, *v)
 			}
 		}
-	}
-	return b.String()
+	})
 }
 
 // ReadFreeTextLayout reads the canonical free-text layout back into envelopes. Anything that
 // is not exactly that layout is an error that says which line, so the built-in executor never
 // guesses at prose.
 func ReadFreeTextLayout(text string) ([]*Envelope, error) {
-	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	if text == freeTextEmpty {
-		return nil, nil
-	}
-	lines := strings.Split(text, "\n")
-	if len(lines) == 0 || lines[0] != freeTextHeader {
-		return nil, fmt.Errorf("line 1: expected %q, the canonical layout's header", freeTextHeader)
+	lines, err := textLayout.Lines(text)
+	if lines == nil || err != nil {
+		return nil, err
 	}
 	labels := map[string]int{}
 	for i, f := range textFields {
@@ -259,42 +247,40 @@ func ReadFreeTextLayout(text string) ([]*Envelope, error) {
 	var out []*Envelope
 	var cur *Envelope
 	lastField := -1
-	for i := 1; i < len(lines); i++ {
-		line := lines[i]
-		switch {
-		case line == "":
-			continue
-		case strings.HasPrefix(line, "## Authorization "):
-			id := strings.TrimSpace(strings.TrimPrefix(line, "## Authorization "))
-			if id == "" {
-				return nil, fmt.Errorf("line %d: authorization heading without an id", i+1)
-			}
-			cur = &Envelope{ID: id}
-			out = append(out, cur)
-			lastField = -1
-		case strings.HasPrefix(line, "- "):
-			if cur == nil {
-				return nil, fmt.Errorf("line %d: field before any \"## Authorization\" heading", i+1)
-			}
-			label, value, ok := strings.Cut(line[2:], ": ")
-			if !ok && strings.HasSuffix(line, ":") {
-				// "- Label: " with its trailing space trimmed by an editor: an empty value.
-				label, value, ok = strings.TrimSuffix(line[2:], ":"), "", true
-			}
-			idx, known := labels[label]
-			if !ok || !known {
-				return nil, fmt.Errorf("line %d: %q is not a field of the canonical layout", i+1, line)
-			}
-			if idx <= lastField {
-				return nil, fmt.Errorf("line %d: field %q is out of order or repeated", i+1, label)
-			}
-			lastField = idx
-			if err := textFields[idx].set(cur, value); err != nil {
-				return nil, fmt.Errorf("line %d: %v", i+1, err)
-			}
-		default:
-			return nil, fmt.Errorf("line %d: %q is not part of the canonical layout", i+1, line)
+	heading := func(n int, rest string) error {
+		id := strings.TrimSpace(rest)
+		if id == "" {
+			return fmt.Errorf("line %d: authorization heading without an id", n)
 		}
+		cur = &Envelope{ID: id}
+		out = append(out, cur)
+		lastField = -1
+		return nil
+	}
+	field := func(n int, line string) error {
+		if cur == nil {
+			return fmt.Errorf("line %d: field before any \"## Authorization\" heading", n)
+		}
+		label, value, ok := strings.Cut(line[2:], ": ")
+		if !ok && strings.HasSuffix(line, ":") {
+			// "- Label: " with its trailing space trimmed by an editor: an empty value.
+			label, value, ok = strings.TrimSuffix(line[2:], ":"), "", true
+		}
+		idx, known := labels[label]
+		if !ok || !known {
+			return fmt.Errorf("line %d: %q is not a field of the canonical layout", n, line)
+		}
+		if idx <= lastField {
+			return fmt.Errorf("line %d: field %q is out of order or repeated", n, label)
+		}
+		lastField = idx
+		if err := textFields[idx].set(cur, value); err != nil {
+			return fmt.Errorf("line %d: %v", n, err)
+		}
+		return nil
+	}
+	if err := textLayout.Scan(lines, heading, field); err != nil {
+		return nil, err
 	}
 	for _, e := range out {
 		if e.State == "" {
