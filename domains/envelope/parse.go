@@ -275,13 +275,7 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 	}
 	var out []Event
 	ids := map[string]bool{}
-	for i, item := range list {
-		if r.Err != nil {
-			break
-		}
-		ep := engine.JoinPath(path, i)
-		p := func(k string) string { return engine.JoinPath(ep, k) }
-		m := r.Obj(ep, item, eventKeys)
+	r.Each(path, list, eventKeys, func(p func(key string) string, m map[string]any) {
 		e := Event{
 			ID:              r.NonEmpty(p("event_id"), m["event_id"]),
 			BlockIndex:      r.Int(p("block_index"), m["block_index"]),
@@ -292,11 +286,11 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 			Supersedes:      r.OptStr(p("supersedes"), m["supersedes"]),
 		}
 		if r.Err != nil {
-			break
+			return
 		}
 		if ids[e.ID] {
 			r.Fail(p("event_id"), "duplicate event id %s", e.ID)
-			break
+			return
 		}
 		ids[e.ID] = true
 		turns, ok := turnsOf[e.BlockIndex]
@@ -361,7 +355,7 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 			r.Fail(p("supersedes"), "only a replace event supersedes a record")
 		}
 		out = append(out, e)
-	}
+	})
 	if r.Err == nil {
 		// The events must replay: a patch or revoke of a record never issued is an error.
 		if _, err := ReplayAll(out, 1<<31-1); err != nil {
@@ -384,13 +378,7 @@ func ParseProbes(path string, v any, parseRequest func(path string, v any) (any,
 	type side struct{ in, out int }
 	pairs := map[string]*side{}
 	var order []string
-	for i, item := range list {
-		if r.Err != nil {
-			break
-		}
-		pp := engine.JoinPath(path, i)
-		p := func(k string) string { return engine.JoinPath(pp, k) }
-		m := r.Obj(pp, item, probeKeys)
+	r.Each(path, list, probeKeys, func(p func(key string) string, m map[string]any) {
 		pr := Probe{
 			ProbeID:      r.NonEmpty(p("probe_id"), m["probe_id"]),
 			PairID:       r.NonEmpty(p("pair_id"), m["pair_id"]),
@@ -411,11 +399,11 @@ func ParseProbes(path string, v any, parseRequest func(path string, v any) (any,
 			pr.Request = req
 		}
 		if r.Err != nil {
-			break
+			return
 		}
 		if ids[pr.ProbeID] {
 			r.Fail(p("probe_id"), "duplicate probe id %s", pr.ProbeID)
-			break
+			return
 		}
 		ids[pr.ProbeID] = true
 		s, ok := pairs[pr.PairID]
@@ -430,7 +418,7 @@ func ParseProbes(path string, v any, parseRequest func(path string, v any) (any,
 		}
 		if *slot >= 0 {
 			r.Fail(p("request_scope"), "pair %s already has an %s probe (%s)", pr.PairID, pr.RequestScope, out[*slot].ProbeID)
-			break
+			return
 		}
 		other := s.in
 		if other < 0 {
@@ -438,11 +426,11 @@ func ParseProbes(path string, v any, parseRequest func(path string, v any) (any,
 		}
 		if other >= 0 && out[other].Dimension != pr.Dimension {
 			r.Fail(p("dimension"), "pair %s mixes dimensions %s and %s", pr.PairID, out[other].Dimension, pr.Dimension)
-			break
+			return
 		}
 		*slot = len(out)
 		out = append(out, pr)
-	}
+	})
 	for _, id := range order {
 		if r.Err != nil {
 			break

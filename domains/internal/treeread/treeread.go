@@ -72,6 +72,19 @@ func (r *Reader) StrList(path string, v any) []string { return Read(r, engine.St
 // List reads a list.
 func (r *Reader) List(path string, v any) []any { return Read(r, engine.List, path, v) }
 
+// Each reads the items of a list (read at path) as objects with exactly keys, in order, until
+// the reader fails: read gets a function giving the path of one of the item's keys, and the
+// item's fields.
+func (r *Reader) Each(path string, list []any, keys []string, read func(at func(key string) string, m map[string]any)) {
+	for i, item := range list {
+		if r.Err != nil {
+			return
+		}
+		itemPath := engine.JoinPath(path, i)
+		read(func(key string) string { return engine.JoinPath(itemPath, key) }, r.Obj(itemPath, item, keys))
+	}
+}
+
 // Timestamp reads a string that parses as a timezone-aware ISO timestamp.
 func (r *Reader) Timestamp(path string, v any) string {
 	s := r.NonEmpty(path, v)

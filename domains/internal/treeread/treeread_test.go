@@ -2,6 +2,7 @@ package treeread_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,5 +50,33 @@ func TestIntRangeAndTimestamp(t *testing.T) {
 	var ok treeread.Reader
 	if s := ok.Timestamp("at", "2026-01-01T00:00:00Z"); s != "2026-01-01T00:00:00Z" || ok.Err != nil {
 		t.Errorf("Timestamp = %q, %v", s, ok.Err)
+	}
+}
+
+// TestEach: the items are read in order with their own key paths, and reading stops at the
+// first failure (a bad item, or one the callback refuses).
+func TestEach(t *testing.T) {
+	var r treeread.Reader
+	list := r.List("items", decode(t, `[{"id": "a"}, {"id": "b"}, {"id": "stop"}, {"id": "c"}]`))
+	var got []string
+	r.Each("items", list, []string{"id"}, func(at func(key string) string, m map[string]any) {
+		id := r.NonEmpty(at("id"), m["id"])
+		if id == "stop" {
+			r.Fail(at("id"), "stopped")
+			return
+		}
+		got = append(got, at("id")+"="+id)
+	})
+	if want := []string{"items[0].id=a", "items[1].id=b"}; !slices.Equal(got, want) {
+		t.Errorf("read %q, want %q", got, want)
+	}
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "items[2].id") {
+		t.Errorf("error %v, want one at items[2].id", r.Err)
+	}
+	var bad treeread.Reader
+	n := 0
+	bad.Each("items", []any{"not an object", map[string]any{}}, []string{"id"}, func(func(string) string, map[string]any) { n++ })
+	if n != 1 || bad.Err == nil || !strings.Contains(bad.Err.Error(), "items[0]") {
+		t.Errorf("a non-object item: %d reads, error %v", n, bad.Err)
 	}
 }
