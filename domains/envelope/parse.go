@@ -285,14 +285,9 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 			SourceTurnID:    r.NonEmpty(p("source_turn_id"), m["source_turn_id"]),
 			Supersedes:      r.OptStr(p("supersedes"), m["supersedes"]),
 		}
-		if r.Err != nil {
+		if !r.Unique(ids, e.ID, p("event_id"), "event id") {
 			return
 		}
-		if ids[e.ID] {
-			r.Fail(p("event_id"), "duplicate event id %s", e.ID)
-			return
-		}
-		ids[e.ID] = true
 		turns, ok := turnsOf[e.BlockIndex]
 		switch {
 		case !ok:
@@ -398,14 +393,9 @@ func ParseProbes(path string, v any, parseRequest func(path string, v any) (any,
 			r.Set(err)
 			pr.Request = req
 		}
-		if r.Err != nil {
+		if !r.Unique(ids, pr.ProbeID, p("probe_id"), "probe id") {
 			return
 		}
-		if ids[pr.ProbeID] {
-			r.Fail(p("probe_id"), "duplicate probe id %s", pr.ProbeID)
-			return
-		}
-		ids[pr.ProbeID] = true
 		s, ok := pairs[pr.PairID]
 		if !ok {
 			s = &side{-1, -1}

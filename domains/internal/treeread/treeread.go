@@ -85,6 +85,20 @@ func (r *Reader) Each(path string, list []any, keys []string, read func(at func(
 	}
 }
 
+// Unique adds id to seen and says whether the reader is still good: an id already in seen is
+// an error at path ("duplicate <what> <id>"), and so is nothing once the reader has failed.
+func (r *Reader) Unique(seen map[string]bool, id, path, what string) bool {
+	if r.Err != nil {
+		return false
+	}
+	if seen[id] {
+		r.Fail(path, "duplicate %s %s", what, id)
+		return false
+	}
+	seen[id] = true
+	return true
+}
+
 // Timestamp reads a string that parses as a timezone-aware ISO timestamp.
 func (r *Reader) Timestamp(path string, v any) string {
 	s := r.NonEmpty(path, v)

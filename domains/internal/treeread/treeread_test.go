@@ -80,3 +80,20 @@ func TestEach(t *testing.T) {
 		t.Errorf("a non-object item: %d reads, error %v", n, bad.Err)
 	}
 }
+
+func TestUnique(t *testing.T) {
+	var r treeread.Reader
+	seen := map[string]bool{}
+	if !r.Unique(seen, "e1", "events[0].event_id", "event id") || !r.Unique(seen, "e2", "events[1].event_id", "event id") {
+		t.Fatalf("distinct ids refused: %v", r.Err)
+	}
+	if r.Unique(seen, "e1", "events[2].event_id", "event id") {
+		t.Fatal("a repeated id was accepted")
+	}
+	if want := "field events[2].event_id: duplicate event id e1"; r.Err == nil || r.Err.Error() != want {
+		t.Errorf("error %v, want %s", r.Err, want)
+	}
+	if r.Unique(seen, "e9", "events[3].event_id", "event id") || seen["e9"] {
+		t.Error("a failed reader still records ids")
+	}
+}
