@@ -79,10 +79,7 @@ func ParseTurn(path string, v any) (Turn, error) {
 // turn ids unique over the case, turn times strictly increasing.
 func ParseBlocks(path string, v any) ([]Block, error) {
 	r := &Reader{}
-	list := r.List(path, v)
-	if r.Err == nil && len(list) == 0 {
-		r.Fail(path, "a case needs at least one block")
-	}
+	list := r.NonEmptyList(path, v, "a case needs at least one block")
 	var out []Block
 	seen := map[string]string{}
 	var prev string
@@ -100,10 +97,7 @@ func ParseBlocks(path string, v any) ([]Block, error) {
 		if r.Err == nil && b.BlockIndex != i {
 			r.Fail(engine.JoinPath(bp, "block_index"), "blocks must be numbered 0..n-1 in order: expected %d, got %d", i, b.BlockIndex)
 		}
-		turns := r.List(engine.JoinPath(bp, "turns"), m["turns"])
-		if r.Err == nil && len(turns) == 0 {
-			r.Fail(engine.JoinPath(bp, "turns"), "a block needs at least one turn")
-		}
+		turns := r.NonEmptyList(engine.JoinPath(bp, "turns"), m["turns"], "a block needs at least one turn")
 		for j, tv := range turns {
 			if r.Err != nil {
 				break
@@ -364,10 +358,7 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 // must have exactly one in-scope and one out-of-scope probe, with the same dimension.
 func ParseProbes(path string, v any, parseRequest func(path string, v any) (any, error)) ([]Probe, error) {
 	r := &Reader{}
-	list := r.List(path, v)
-	if r.Err == nil && len(list) == 0 {
-		r.Fail(path, "a case needs at least one probe pair")
-	}
+	list := r.NonEmptyList(path, v, "a case needs at least one probe pair")
 	var out []Probe
 	ids := map[string]bool{}
 	type side struct{ in, out int }

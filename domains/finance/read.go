@@ -52,10 +52,7 @@ func readHeader(name string, data []byte) (Corpus, []any, error) {
 		Mechanism:     r.NonEmpty("mechanism", m["mechanism"]),
 		Split:         r.NonEmpty("split", m["split"]),
 	}
-	cases := r.List("cases", m["cases"])
-	if r.Err == nil && len(cases) == 0 {
-		r.Fail("cases", "a corpus needs at least one case")
-	}
+	cases := r.NonEmptyList("cases", m["cases"], "a corpus needs at least one case")
 	if r.Err != nil {
 		return Corpus{}, nil, fmt.Errorf("%s: %w", name, r.Err)
 	}

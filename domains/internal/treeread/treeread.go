@@ -72,6 +72,16 @@ func (r *Reader) StrList(path string, v any) []string { return Read(r, engine.St
 // List reads a list.
 func (r *Reader) List(path string, v any) []any { return Read(r, engine.List, path, v) }
 
+// NonEmptyList reads a list that must have an item; an empty one is an error at path saying
+// why (empty, "a case needs at least one block").
+func (r *Reader) NonEmptyList(path string, v any, empty string) []any {
+	l := r.List(path, v)
+	if r.Err == nil && len(l) == 0 {
+		r.Fail(path, "%s", empty)
+	}
+	return l
+}
+
 // Each reads the items of a list (read at path) as objects with exactly keys, in order, until
 // the reader fails: read gets a function giving the path of one of the item's keys, and the
 // item's fields.

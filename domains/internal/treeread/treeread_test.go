@@ -97,3 +97,14 @@ func TestUnique(t *testing.T) {
 		t.Error("a failed reader still records ids")
 	}
 }
+
+func TestNonEmptyList(t *testing.T) {
+	var r treeread.Reader
+	if l := r.NonEmptyList("blocks", decode(t, `[1]`), "a case needs at least one block"); len(l) != 1 || r.Err != nil {
+		t.Fatalf("NonEmptyList = %v, %v", l, r.Err)
+	}
+	r.NonEmptyList("blocks", decode(t, `[]`), "a case needs at least one block")
+	if want := "field blocks: a case needs at least one block"; r.Err == nil || r.Err.Error() != want {
+		t.Errorf("error %v, want %s", r.Err, want)
+	}
+}
