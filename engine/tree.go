@@ -105,14 +105,20 @@ func NonEmptyStr(path string, v any) (string, error) {
 
 // NullableStr reads a string or null.
 func NullableStr(path string, v any) (*string, error) {
+	return nullable(path, v, "a string", Str)
+}
+
+// nullable reads null as nil and anything else with read; a value read rejects is reported
+// as neither what read wants nor null.
+func nullable[T any](path string, v any, what string, read func(string, any) (T, error)) (*T, error) {
 	if v == nil {
 		return nil, nil
 	}
-	s, err := Str(path, v)
+	x, err := read(path, v)
 	if err != nil {
-		return nil, Errf(path, "expected a string or null, got %s", jsonKind(v))
+		return nil, Errf(path, "expected %s or null, got %s", what, jsonKind(v))
 	}
-	return &s, nil
+	return &x, nil
 }
 
 // Int reads an integer (a JSON number with no fraction or exponent; booleans are not ints).
@@ -130,14 +136,19 @@ func Int(path string, v any) (int64, error) {
 
 // NullableInt reads an integer or null.
 func NullableInt(path string, v any) (*int64, error) {
-	if v == nil {
-		return nil, nil
-	}
+	return nullable(path, v, "an integer", Int)
+}
+
+// NonNegativeInt reads an integer that is at least 0 (an index or a count).
+func NonNegativeInt(path string, v any) (int64, error) {
 	i, err := Int(path, v)
 	if err != nil {
-		return nil, Errf(path, "expected an integer or null, got %s", jsonKind(v))
+		return 0, err
 	}
-	return &i, nil
+	if i < 0 {
+		return 0, Errf(path, "must be >= 0, got %d", i)
+	}
+	return i, nil
 }
 
 // List reads a JSON array.

@@ -4,17 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ealscope/ealscope/runs/rundir"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/runs/annotations"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"github.com/ealscope/ealscope/tui"
 )
 
@@ -67,7 +68,7 @@ func (c *annotateLabelCmd) Run(g *Globals) error {
 }
 
 type annotateSetCmd struct {
-	DB        string `name:"db" type:"path" help:"Workspace database."`
+	workspaceFlag
 	Memory    string `name:"memory" required:"" help:"Memory id of a free-text memory."`
 	Annotator string `name:"annotator" required:"" help:"Annotator name."`
 	State     string `name:"state" required:"" help:"Typed state JSON file ({schema_version, authorizations [...]} in the memory's domain schema); - reads stdin."`
@@ -126,7 +127,7 @@ func (c *annotateSetCmd) Run(g *Globals) error {
 }
 
 type annotateAgreementCmd struct {
-	DB    string `name:"db" type:"path" help:"Workspace database."`
+	workspaceFlag
 	RunID string `name:"run" help:"Only this run's memories."`
 	JSON  bool   `name:"json" help:"Print the report as JSON."`
 }
@@ -139,19 +140,12 @@ func figure(p *float64) string {
 }
 
 func (c *annotateAgreementCmd) Run(g *Globals) error {
-	store, err := runs.OpenExisting(c.DB)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	rep, err := store.Agreement(context.Background(), c.RunID)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		return writeJSON(g.Stdout, rep)
-	}
-	out := g.text()
+	return showFromWorkspace(g, c.DB, c.JSON, func(ctx context.Context, store *runs.Store) (annotations.AgreementReport, error) {
+		return store.Agreement(ctx, c.RunID)
+	}, printAgreement)
+}
+
+func printAgreement(out io.Writer, rep annotations.AgreementReport) {
 	fmt.Fprintf(out, "annotators: %s\n\n", strings.Join(rep.Annotators, ", "))
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "units\tlabelled twice+\tagreed\tobserved\tmethod\tcoefficient")
@@ -177,13 +171,8 @@ func (c *annotateAgreementCmd) Run(g *Globals) error {
 	for _, m := range rep.Memories {
 		var dis []string
 		for _, d := range m.Disagreements {
-			names := make([]string, 0, len(d.Values))
-			for a := range d.Values {
-				names = append(names, a)
-			}
-			sort.Strings(names)
 			var vals []string
-			for _, a := range names {
+			for _, a := range slices.Sorted(maps.Keys(d.Values)) {
 				vals = append(vals, a+"="+d.Values[a])
 			}
 			dis = append(dis, d.Label()+" ("+strings.Join(vals, " ")+")")
@@ -194,39 +183,29 @@ func (c *annotateAgreementCmd) Run(g *Globals) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", shortID(m.MemoryID), strings.Join(m.Annotators, ","), figure(m.All.Observed), figure(m.All.Coefficient), strings.Join(dis, "; "))
 	}
 	tw.Flush()
-	return nil
 }
 
 type annotateExportCmd struct {
-	DB    string `name:"db" type:"path" help:"Workspace database."`
+	workspaceFlag
 	RunID string `name:"run" required:"" help:"Source run (id or unique prefix) whose memories' labels to export."`
 	Out   string `name:"out" required:"" type:"path" help:"Directory for the annotation child run (must not exist or be empty)."`
 	JSON  bool   `name:"json" help:"Print the report as JSON."`
 }
 
 func (c *annotateExportCmd) Run(g *Globals) error {
-	store, err := runs.OpenExisting(c.DB)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	rep, err := store.ExportAnnotations(context.Background(), c.RunID, c.Out, "ealscope annotate export --run "+c.RunID+" --out "+c.Out)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		return writeJSON(g.Stdout, rep)
-	}
-	fmt.Fprintf(g.text(), "%s: %d labels (%d accepted, %d not) by %s; skipped %d drafts and %d extractor labels\n",
-		rep.Dir, rep.Rows, rep.Accepted, rep.Unaccepted, strings.Join(rep.Annotators, ", "), rep.SkippedDrafts, rep.SkippedExtractor)
-	return nil
+	return showFromWorkspace(g, c.DB, c.JSON, func(ctx context.Context, store *runs.Store) (runs.ExportReport, error) {
+		return store.ExportAnnotations(ctx, c.RunID, c.Out, "ealscope annotate export --run "+c.RunID+" --out "+c.Out)
+	}, func(w io.Writer, rep runs.ExportReport) {
+		fmt.Fprintf(w, "%s: %d labels (%d accepted, %d not) by %s; skipped %d drafts and %d extractor labels\n",
+			rep.Dir, rep.Rows, rep.Accepted, rep.Unaccepted, strings.Join(rep.Annotators, ", "), rep.SkippedDrafts, rep.SkippedExtractor)
+	})
 }
 
 type annotateImportCmd struct {
-	Dirs        []string `arg:"" type:"path" help:"Annotation child run directories."`
-	DB          string   `name:"db" type:"path" help:"Workspace database."`
-	AsSubmitted bool     `name:"as-submitted" help:"File accepted rows as submitted: compare with them without letting them score memories."`
-	JSON        bool     `name:"json" help:"Print the reports as JSON."`
+	Dirs []string `arg:"" type:"path" help:"Annotation child run directories."`
+	workspaceFlag
+	AsSubmitted bool `name:"as-submitted" help:"File accepted rows as submitted: compare with them without letting them score memories."`
+	JSON        bool `name:"json" help:"Print the reports as JSON."`
 }
 
 func (c *annotateImportCmd) Run(g *Globals) error {

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -15,24 +12,14 @@ import (
 // (plus the corpus and derived rows), and the ratio is the quotient of the best times.
 func TestBenchImport(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bench")
-	var out, errOut bytes.Buffer
-	if code := run([]string{"bench", "import", "--cases", "2", "--conditions", "faithful_typed,incremental_typed", "--repeat", "2", "--dir", dir, "--json"}, &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
-	}
 	var res benchImportResult
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatalf("%v: %s", err, out.String())
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "run", rundir.ManifestFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, entries, err := rundir.ParseManifest("manifest.json", raw)
+	runJSON(t, &res, "bench", "import", "--cases", "2", "--conditions", "faithful_typed,incremental_typed", "--repeat", "2", "--dir", dir, "--json")
+	kept, err := rundir.Open(filepath.Join(dir, "run"), rundir.Options{Streaming: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	listed := 0
-	for _, e := range entries {
+	for _, e := range kept.Entries {
 		listed += e.Rows
 	}
 	if res.Reference.Rows != listed || res.RunRows != listed {
@@ -48,15 +35,8 @@ func TestBenchImport(t *testing.T) {
 		t.Errorf("ratio %v, want %v", res.Ratio, want)
 	}
 	// A second call reuses the kept run.
-	out.Reset()
-	errOut.Reset()
-	if code := run([]string{"bench", "import", "--dir", dir, "--repeat", "1", "--json"}, &out, &errOut); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
-	}
 	var again benchImportResult
-	if err := json.Unmarshal(out.Bytes(), &again); err != nil {
-		t.Fatal(err)
-	}
+	runJSON(t, &again, "bench", "import", "--dir", dir, "--repeat", "1", "--json")
 	if again.Cases != 2 || again.RunRows != listed {
 		t.Errorf("reused run: %d cases, %d rows; want 2 and %d", again.Cases, again.RunRows, listed)
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,32 +11,9 @@ import (
 )
 
 func TestCheckBuiltinJSON(t *testing.T) {
-	out := runOK(t, "check", "--builtin", "--json")
-	var doc struct {
-		Cases []struct {
-			CaseID string  `json:"case_id"`
-			Valid  bool    `json:"valid"`
-			Error  *string `json:"error"`
-			Probes []struct {
-				ProbeID      string `json:"probe_id"`
-				PairID       string `json:"pair_id"`
-				Dimension    string `json:"dimension"`
-				RequestScope string `json:"request_scope"`
-				Authorized   bool   `json:"authorized"`
-				Reason       string `json:"reason"`
-			} `json:"probes"`
-		} `json:"cases"`
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
-	if len(doc.Cases) != 10 {
-		t.Fatalf("%d cases", len(doc.Cases))
-	}
+	doc, out := checkAllValid(t, 10, "--builtin")
+	assertJSONKeys(t, "check --json", out, "case_id", "valid", "error", "scope_mismatches", "probes", "probe_id", "request_scope", "authorized", "reason")
 	for _, c := range doc.Cases {
-		if !c.Valid || c.Error != nil || len(c.Probes) != 6 {
-			t.Errorf("%s: valid=%v error=%v probes=%d", c.CaseID, c.Valid, c.Error, len(c.Probes))
-		}
 		for _, p := range c.Probes {
 			if p.Authorized != (p.RequestScope == "in_scope") || !strings.HasPrefix(p.Reason, map[bool]string{true: "authorized:", false: "no_matching_authorization:"}[p.Authorized]) {
 				t.Errorf("%s: %+v", p.ProbeID, p)
@@ -59,23 +34,18 @@ func TestCheckRejectsUnseparatedProbePair(t *testing.T) {
 	pair := c["probe_pairs"].([]any)[0].(map[string]any)
 	pair["in_scope"].(map[string]any)["transaction"].(map[string]any)["amount"] = 10_000_000
 	broken, _ := json.Marshal(c)
-	path := filepath.Join(t.TempDir(), "corpus.jsonl")
-	if err := os.WriteFile(path, []byte(lines[1]+"\n"+string(broken)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var out, errOut bytes.Buffer
-	code := run([]string{"check", path}, &out, &errOut)
+	path := writeFile(t, filepath.Join(t.TempDir(), "corpus.jsonl"), []byte(lines[1]+"\n"+string(broken)+"\n"))
+	text, errs, code := runCLI(t, "check", path)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	text := out.String()
 	for _, want := range []string{"INVALID", path + ":2:", "case ealscope_v1_field_survey_kit", "field probe_pairs[0].in_scope", "ealscope_v1_field_survey_kit_amount_in", "must be authorized", "amount_out_of_scope", "(line 1, 6 probes)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
 	}
-	if !strings.Contains(errOut.String(), "1 of 2 cases are invalid") {
-		t.Errorf("stderr: %s", errOut.String())
+	if !strings.Contains(errs, "1 of 2 cases are invalid") {
+		t.Errorf("stderr: %s", errs)
 	}
 }
 
@@ -88,17 +58,13 @@ func TestCheckDetectsDomain(t *testing.T) {
 		}
 		d, _ := domains.Get(id)
 		name, data := d.BuiltinCorpus()
-		path := filepath.Join(t.TempDir(), filepath.Base(name))
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := writeFile(t, filepath.Join(t.TempDir(), filepath.Base(name)), data)
 		out, errs, code := runCLI(t, "check", path, "--json")
 		if code != 0 || !strings.Contains(out, `"valid": true`) {
 			t.Fatalf("%s: exit %d\n%s\n%s", id, code, out, errs)
 		}
 	}
-	bad := filepath.Join(t.TempDir(), "x.json")
-	os.WriteFile(bad, []byte(`{"hello": 1}`), 0o644)
+	bad := writeFile(t, filepath.Join(t.TempDir(), "x.json"), []byte(`{"hello": 1}`))
 	if _, errs, code := runCLI(t, "check", bad); code == 0 || !strings.Contains(errs, "x.json") {
 		t.Fatalf("undetectable corpus: exit %d: %s", code, errs)
 	}

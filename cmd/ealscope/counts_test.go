@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,13 +25,7 @@ func TestReplayProviderErrorIsNotEstimable(t *testing.T) {
 	if strings.Contains(plain.stdout, "\tfalse\t") || !strings.Contains(plain.stdout, "not estimable") {
 		t.Errorf("the table shows compliance for a call that failed:\n%s", plain.stdout)
 	}
-	r := env.replay(t, "500", args...)
-	var doc struct {
-		Counts []armCount `json:"counts"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
-		t.Fatalf("%v: %s", err, r.stdout)
-	}
+	doc := decode(t, env.replay(t, "500", args...))
 	if len(doc.Counts) != 1 || doc.Counts[0].NotEstimable != 1 || doc.Counts[0].Estimable != 0 || doc.Counts[0].Acted != 0 {
 		t.Errorf("JSON counts %+v, want 1 not estimable and 0 estimable", doc.Counts)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/tui"
 )
 
@@ -18,37 +19,36 @@ type exportCmd struct {
 
 // Run writes the chain's story (the steps presentation mode shows) as a document or frames.
 func (c *exportCmd) Run(g *Globals) error {
-	ctx := context.Background()
-	store, k, dark, err := c.open(ctx)
+	var files []tui.ExportFile
+	err := c.withChain(func(ctx context.Context, store *runs.Store, k tui.ChainKey, dark bool) (err error) {
+		files, err = tui.Export(ctx, tui.ExportOptions{Store: store, Rerun: store, Chain: k, Block: c.Block, Format: c.Format,
+			Width: c.Width, Height: c.Height, Dark: dark})
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	files, err := tui.Export(ctx, tui.ExportOptions{Store: store, Rerun: store, Chain: k, Block: c.Block, Format: c.Format,
-		Width: c.Width, Height: c.Height, Dark: dark})
-	if err != nil {
-		return err
+	write := func(path string, data []byte) error {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.textErr(), "wrote %s\n", path)
+		return nil
 	}
 	if c.Format != "svg" {
 		if c.Out == "-" {
 			_, err = g.Stdout.Write(files[0].Data)
 			return err
 		}
-		if err := os.WriteFile(c.Out, files[0].Data, 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(g.textErr(), "wrote %s\n", c.Out)
-		return nil
+		return write(c.Out, files[0].Data)
 	}
 	if err := os.MkdirAll(c.Out, 0o755); err != nil {
 		return err
 	}
 	for _, f := range files {
-		p := filepath.Join(c.Out, f.Name)
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+		if err := write(filepath.Join(c.Out, f.Name), f.Data); err != nil {
 			return err
 		}
-		fmt.Fprintf(g.textErr(), "wrote %s\n", p)
 	}
 	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/adrg/xdg"
 )
 
 // TestPresentRenderExport: on the demo workspace, render --present prints a presentation
@@ -15,18 +13,9 @@ import (
 // colours the frame, open --present prints the first step, and export writes md, html and one
 // SVG per step.
 func TestPresentRenderExport(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv("XDG_DATA_HOME", filepath.Join(tmp, "data"))
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(tmp, "config"))
 	t.Setenv("EALSCOPE_CONFIG", "")
 	t.Setenv("NO_COLOR", "")
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
-	db := filepath.Join(tmp, "ws.db")
-	out, errs, code := runCLI(t, "demo", "--db", db)
-	if code != 0 {
-		t.Fatalf("demo exit %d: %s", code, errs)
-	}
+	tmp, db, out, _ := demoWorkspace(t)
 	head := strings.Fields(strings.SplitN(out, "\n", 2)[0])
 	chain := []string{"--db", db, "--case", head[0], "--condition", head[2]}
 	args := func(extra ...string) []string { return append(append([]string{}, chain...), extra...) }
@@ -61,10 +50,7 @@ func TestPresentRenderExport(t *testing.T) {
 	}
 
 	dark, _, _ := runCLI(t, append([]string{"render"}, args()...)...)
-	cfg := filepath.Join(tmp, "config.toml")
-	if err := os.WriteFile(cfg, []byte("theme = \"light\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeFile(t, filepath.Join(tmp, "config.toml"), []byte("theme = \"light\"\n"))
 	light, errs, code := runCLI(t, append([]string{"render"}, args("--config", cfg)...)...)
 	if code != 0 || light == dark || !strings.Contains(light, "38;2;31;35;40") {
 		t.Errorf("the configured light theme is not applied (exit %d %s)", code, errs)

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -13,12 +11,8 @@ import (
 func fakeModelConfig(t *testing.T, srv *chatServer, dir string, concurrency int) string {
 	t.Helper()
 	t.Setenv("EALSCOPE_REPLAY_TEST_KEY", replayTestKey)
-	cfg := filepath.Join(dir, "config.toml")
 	body := fmt.Sprintf("[models.fake]\nbase_url = %q\nmodel = \"fake-model\"\napi_key_env = \"EALSCOPE_REPLAY_TEST_KEY\"\nconcurrency = %d\ntimeout_s = 0.3\n", srv.URL+"/v1", concurrency)
-	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return writeFile(t, filepath.Join(dir, "config.toml"), []byte(body))
 }
 
 // runBuiltinWithFakeModel runs `ealscope run` on one built-in procurement case, one attempt a
@@ -31,10 +25,5 @@ func runBuiltinWithFakeModel(t *testing.T, mode string, args ...string) (dir, ou
 	dir = t.TempDir()
 	cfg := fakeModelConfig(t, srv, dir, 4)
 	out = filepath.Join(dir, "run")
-	var so, se bytes.Buffer
-	full := append([]string{"run", "--builtin", "--cases", "ealscope_v1_field_survey_kit", "--config", cfg, "--max-attempts", "1", "--out", out}, args...)
-	if code := run(full, &so, &se); code != 0 {
-		t.Fatalf("exit %d: %s", code, se.String())
-	}
-	return dir, out, so.String()
+	return dir, out, runBuiltinCase(t, out, append([]string{"--config", cfg, "--max-attempts", "1"}, args...)...)
 }

@@ -2,7 +2,8 @@ package main
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/domains"
@@ -50,12 +51,7 @@ func (c *fidelityCmd) Run(g *Globals) error {
 		fmt.Fprintf(tw, "  %s\t%s\tledger=%s\tmemory=%s\t%v\n", row.AuthorizationID, row.Field, ledger, memory, row.Errors)
 	}
 	tw.Flush()
-	classes := make([]string, 0, len(report.Errors))
-	for k := range report.Errors {
-		classes = append(classes, k)
-	}
-	sort.Strings(classes)
-	for _, k := range classes {
+	for _, k := range slices.Sorted(maps.Keys(report.Errors)) {
 		fmt.Fprintf(g.text(), "  %s: %d\n", k, report.Errors[k])
 	}
 	if report.FormsFalseAuthority {

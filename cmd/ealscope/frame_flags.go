@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/tui"
 )
@@ -21,11 +22,36 @@ type frameFlags struct {
 	Config    string `name:"config" type:"path" help:"Config file whose theme applies (default: $EALSCOPE_CONFIG, else $XDG_CONFIG_HOME/ealscope/config.toml)."`
 }
 
-// open reads the theme and opens the chain; the caller closes the store.
-func (f frameFlags) open(ctx context.Context) (store *runs.Store, k tui.ChainKey, dark bool, err error) {
-	if dark, err = configuredDark(f.Config, f.Light); err != nil {
-		return nil, k, false, err
+// withChain reads the theme, opens the workspace (only reads: a missing --db is a typo, not
+// a new workspace), resolves the chain by its names and hands them to draw; the store is
+// closed after.
+func (f frameFlags) withChain(draw func(ctx context.Context, store *runs.Store, k tui.ChainKey, dark bool) error) error {
+	ctx := context.Background()
+	dark, err := configuredDark(f.Config, f.Light)
+	if err != nil {
+		return err
 	}
-	store, k, err = openChain(ctx, f.DB, f.RunID, f.Case, f.Condition, f.WriterRun)
-	return store, k, dark, err
+	store, err := runs.OpenExisting(f.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	k, err := tui.ResolveChain(ctx, store, f.RunID, f.Case, f.Condition, f.WriterRun)
+	if err != nil {
+		return err
+	}
+	return draw(ctx, store, k, dark)
+}
+
+// configuredDark is the theme of a frame printed to stdout: --light, else the config file's
+// theme, else dark (there is no terminal to ask).
+func configuredDark(configPath string, light bool) (bool, error) {
+	if light {
+		return false, nil
+	}
+	cfg, err := replay.LoadConfig(configPath)
+	if err != nil {
+		return false, err
+	}
+	return cfg.Theme != "light", nil
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -24,17 +21,10 @@ func TestGateCommand(t *testing.T) {
 	for _, id := range domains.IDs() {
 		t.Run(id, func(t *testing.T) {
 			dir := t.TempDir()
-			corpus := filepath.Join(dir, "corpus")
-			var out, errOut bytes.Buffer
-			if code := run([]string{"gen", "--domain", id, "--cases", "1", "--seed", "7", "--out", corpus}, &out, &errOut); code != 0 {
-				t.Fatalf("gen: exit %d: %s", code, errOut.String())
-			}
+			data := []byte(runOK(t, "gen", "--domain", id, "--cases", "1", "--seed", "7"))
+			corpus := writeFile(t, filepath.Join(dir, "corpus"), data)
 			d, _ := domains.Get(id)
 			rules := d.(engine.SourceAuthorityRules)
-			data, err := os.ReadFile(corpus)
-			if err != nil {
-				t.Fatal(err)
-			}
 			cases, err := d.ParseCorpus(corpus, data)
 			if err != nil {
 				t.Fatal(err)
@@ -72,11 +62,7 @@ func TestGateCommand(t *testing.T) {
 			memory := filepath.Join(dir, "memory.json")
 			writeTree(t, memory, tree)
 
-			out.Reset()
-			errOut.Reset()
-			if code := run([]string{"gate", "--corpus", corpus, "--case", c.ID, "--memory", memory, "--json"}, &out, &errOut); code != 0 {
-				t.Fatalf("gate: exit %d: %s", code, errOut.String())
-			}
+			gate := []string{"gate", "--corpus", corpus, "--case", c.ID, "--memory", memory}
 			var res struct {
 				SchemaVersion string `json:"schema_version"`
 				Through       *int   `json:"through_block_index"`
@@ -88,9 +74,7 @@ func TestGateCommand(t *testing.T) {
 					Reason string `json:"reason"`
 				} `json:"decisions"`
 			}
-			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-				t.Fatalf("%v: %s", err, out.String())
-			}
+			runJSON(t, &res, append(gate, "--json")...)
 			if res.SchemaVersion != "cited_source_authority_gate_v1" || res.Through == nil || *res.Through != c.LastBlock() ||
 				res.Input != n || res.Removed != 1 || res.Retained != n-1 {
 				t.Errorf("result %+v", res)
@@ -99,33 +83,23 @@ func TestGateCommand(t *testing.T) {
 				t.Errorf("decisions %+v", res.Decisions)
 			}
 
-			out.Reset()
-			if code := run([]string{"gate", "--corpus", corpus, "--case", c.ID, "--memory", memory}, &out, &errOut); code != 0 {
-				t.Fatalf("gate summary: exit %d: %s", code, errOut.String())
-			}
-			if summary := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(summary, "visible: "+strconv.Itoa(n)+" records, "+strconv.Itoa(n-1)+" kept, 1 removed") ||
+			if summary := strings.Join(strings.Fields(runOK(t, gate...)), " "); !strings.Contains(summary, "visible: "+strconv.Itoa(n)+" records, "+strconv.Itoa(n-1)+" kept, 1 removed") ||
 				!strings.Contains(summary, "removed "+ledger[0].AuthorizationID()+" source_not_authority_capable") ||
 				!strings.Contains(summary, "kept "+ledger[0].AuthorizationID()+"_copy all_cited_sources_authority_capable") {
 				t.Errorf("summary:\n%s", summary)
 			}
-			out.Reset()
-			if code := run([]string{"gate", "--corpus", corpus, "--case", c.ID, "--memory", memory, "--block=-1"}, &out, &errOut); code != 0 {
-				t.Fatalf("gate summary: exit %d: %s", code, errOut.String())
-			}
-			if summary := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(summary, "blocks <= -1 visible: "+strconv.Itoa(n)+" records, 0 kept") ||
+			if summary := strings.Join(strings.Fields(runOK(t, append(gate, "--block=-1")...)), " "); !strings.Contains(summary, "blocks <= -1 visible: "+strconv.Itoa(n)+" records, 0 kept") ||
 				!strings.Contains(summary, "removed "+ledger[0].AuthorizationID()+" future_provenance") {
 				t.Errorf("summary at block -1:\n%s", summary)
 			}
 
 			setCitations(first, plain, plain)
 			writeTree(t, memory, tree)
-			out.Reset()
-			errOut.Reset()
-			if code := run([]string{"gate", "--corpus", corpus, "--case", c.ID, "--memory", memory, "--json"}, &out, &errOut); code != 1 ||
-				!strings.Contains(errOut.String(), memory) || !strings.Contains(errOut.String(), "source_turn_ids") || out.Len() != 0 {
-				t.Errorf("refused memory: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+			if out, errs, code := runCLI(t, append(gate, "--json")...); code != 1 ||
+				!strings.Contains(errs, memory) || !strings.Contains(errs, "source_turn_ids") || out != "" {
+				t.Errorf("refused memory: exit %d, stdout %q, stderr %q", code, out, errs)
 			}
-			if code := run([]string{"gate", "--corpus", corpus, "--case", c.ID, "--memory", memory, "--block", "0", "--all-turns"}, &out, &errOut); code != 1 {
+			if _, _, code := runCLI(t, append(gate, "--block", "0", "--all-turns")...); code != 1 {
 				t.Errorf("--block with --all-turns: exit %d", code)
 			}
 		})
@@ -152,9 +126,7 @@ func writeTree(t *testing.T, path string, tree any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, b)
 }
 
 // TestGateCommandBadMemoryFile: a memory file that is not JSON exits 1 naming the file and
@@ -166,13 +138,9 @@ func TestGateCommandBadMemoryFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	memory := filepath.Join(t.TempDir(), "broken.json")
-	if err := os.WriteFile(memory, []byte("{\n  \"schema_version\": \"3\",\n  \"authorizations\": [\n}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var out, errOut bytes.Buffer
-	code := run([]string{"gate", "--builtin", "--domain", "procurement", "--case", cases[0].ID, "--memory", memory}, &out, &errOut)
-	if code != 1 || !strings.Contains(errOut.String(), memory) || !strings.Contains(errOut.String(), "line 4") {
-		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	memory := writeFile(t, filepath.Join(t.TempDir(), "broken.json"), []byte("{\n  \"schema_version\": \"3\",\n  \"authorizations\": [\n}"))
+	_, errs, code := runCLI(t, "gate", "--builtin", "--domain", "procurement", "--case", cases[0].ID, "--memory", memory)
+	if code != 1 || !strings.Contains(errs, memory) || !strings.Contains(errs, "line 4") {
+		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }

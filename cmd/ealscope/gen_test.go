@@ -2,20 +2,27 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func TestGenThenCheck(t *testing.T) {
+// genFile runs `ealscope gen` with args into a file of a fresh temporary folder and returns
+// the file and its bytes.
+func genFile(t *testing.T, args ...string) (string, []byte) {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "gen.jsonl")
-	runOK(t, "gen", "--domain", "procurement", "--cases", "12", "--seed", "9", "--out", file)
+	runOK(t, append(append([]string{"gen"}, args...), "--out", file)...)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return file, data
+}
+
+func TestGenThenCheck(t *testing.T) {
+	file, data := genFile(t, "--domain", "procurement", "--cases", "12", "--seed", "9")
 	if n := bytes.Count(data, []byte("\n")); n != 12 {
 		t.Fatalf("want 12 lines, got %d", n)
 	}
@@ -24,36 +31,12 @@ func TestGenThenCheck(t *testing.T) {
 		t.Errorf("temporary files left behind: %v (err %v)", entries, err)
 	}
 
-	stdout := runOK(t, "check", file, "--json")
-	var report struct {
-		Cases []struct {
-			CaseID     string   `json:"case_id"`
-			Valid      bool     `json:"valid"`
-			Mismatches []string `json:"scope_mismatches"`
-			Probes     []any    `json:"probes"`
-		} `json:"cases"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
-		t.Fatal(err)
-	}
-	if len(report.Cases) != 12 {
-		t.Fatalf("check reports %d cases, want 12", len(report.Cases))
-	}
-	for _, c := range report.Cases {
-		if !c.Valid || len(c.Mismatches) > 0 || len(c.Probes) != 6 {
-			t.Errorf("%s: valid=%v mismatches=%v probes=%d", c.CaseID, c.Valid, c.Mismatches, len(c.Probes))
-		}
-	}
+	checkAllValid(t, 12, file)
 }
 
 func TestGenStdoutMatchesFile(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "gen.jsonl")
-	runOK(t, "gen", "--cases", "3", "--out", file)
+	_, data := genFile(t, "--cases", "3")
 	stdout := runOK(t, "gen", "--cases", "3")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if stdout != string(data) {
 		t.Error("stdout and --out differ for the same seed")
 	}
@@ -73,12 +56,12 @@ func TestGenRejectsBadFlags(t *testing.T) {
 		{[]string{"gen", "--cases", "2", "--domain", "no_such_domain"}, `unknown domain "no_such_domain"`},
 		{[]string{"gen", "--cases", "2", "--out", filepath.Join(t.TempDir(), "missing", "x.jsonl")}, "no such file"},
 	} {
-		var stdout, stderr bytes.Buffer
-		if code := run(tc.args, &stdout, &stderr); code == 0 {
+		_, errs, code := runCLI(t, tc.args...)
+		if code == 0 {
 			t.Errorf("%v: exit 0", tc.args)
 		}
-		if !strings.Contains(stderr.String(), tc.want) {
-			t.Errorf("%v: stderr %q lacks %q", tc.args, stderr.String(), tc.want)
+		if !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: stderr %q lacks %q", tc.args, errs, tc.want)
 		}
 	}
 }

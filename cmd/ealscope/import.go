@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -15,9 +15,9 @@ import (
 type importCmd struct {
 	Paths []string `arg:"" optional:"" type:"path" help:"Run directories, corpus files (.jsonl), judge-diagnosis files (.jsonl whose rows carry judges) and writer-memories files (.json). A corpus also derives every imported run that was waiting for it."`
 	workspaceFlag
-	Corpus          []string `name:"corpus" type:"existingfile" help:"Corpus file the runs need (repeatable)."`
-	AllowIncomplete bool     `name:"allow-incomplete" help:"Import runs whose manifest status is not completed (marked incomplete)."`
-	JSON            bool     `name:"json" help:"Print the report as JSON."`
+	corpusFlag
+	AllowIncomplete bool `name:"allow-incomplete" help:"Import runs whose manifest status is not completed (marked incomplete)."`
+	JSON            bool `name:"json" help:"Print the report as JSON."`
 }
 
 func (c *importCmd) Run(g *Globals) error {
@@ -30,14 +30,12 @@ func (c *importCmd) Run(g *Globals) error {
 	}
 	defer store.Close()
 	opts := runs.ImportOptions{Corpora: c.Corpus, AllowIncomplete: c.AllowIncomplete}
-	if !c.JSON && isTerminal(g.Stderr) {
+	if !c.JSON && isTTY(g.Stderr) {
 		opts.Progress = func(done, total int) { fmt.Fprintf(g.Stderr, "\rimported %d/%d", done, total) }
 		defer fmt.Fprintln(g.Stderr)
 	}
 	report, ierr := store.Import(context.Background(), c.Paths, opts)
-	for _, r := range report.Results {
-		slog.Info("import", "path", r.Path, "kind", r.Kind, "status", r.Status, "run", r.RunID)
-	}
+	logImported(report.Results)
 	if c.JSON {
 		out := map[string]any{"db": store.Path(), "results": report.Results}
 		if report.Results == nil {
@@ -55,18 +53,22 @@ func (c *importCmd) Run(g *Globals) error {
 	return ierr
 }
 
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+// logImported logs what each path of an import gave (the log file, never the screen).
+func logImported(results []runs.PathResult) {
+	for _, r := range results {
+		slog.Info("import", "path", r.Path, "kind", r.Kind, "status", r.Status, "run", r.RunID)
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// importedLine is the line a path of an import gets: path, kind and status ("already
+// imported").
+func importedLine(r runs.PathResult) string {
+	return fmt.Sprintf("%s: %s %s", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
 }
 
 func printImport(g *Globals, db string, report runs.ImportReport) {
 	for _, r := range report.Results {
-		head := fmt.Sprintf("%s: %s %s", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
+		head := importedLine(r)
 		if r.RunID != "" {
 			head += " (run " + r.RunID + ")"
 		}
@@ -76,12 +78,7 @@ func printImport(g *Globals, db string, report runs.ImportReport) {
 		fmt.Fprintln(g.text(), head)
 		if len(r.Rows) > 0 {
 			tw := tabwriter.NewWriter(g.text(), 0, 2, 1, ' ', 0)
-			names := make([]string, 0, len(r.Rows))
-			for n := range r.Rows {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
+			for _, n := range slices.Sorted(maps.Keys(r.Rows)) {
 				fmt.Fprintf(tw, "  %s\t%d rows\n", n, r.Rows[n])
 			}
 			tw.Flush()

@@ -1,75 +1,39 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ealscope/ealscope/runs"
 )
 
-// copyRun copies a fixture run directory of the runs package into a temporary directory.
-func copyRun(t *testing.T, src string) string {
+// fixtureRunAndWorkspace copies the runs package's EAL-Bench-shaped fixture run into a
+// temporary folder and names a workspace beside it (not created yet).
+func fixtureRunAndWorkspace(t *testing.T) (db, dir string) {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
+	return filepath.Join(t.TempDir(), "ws.db"), copyRun(t, "../../runs/testdata/eal_run")
 }
 
 func TestImportAndSummary(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "ws.db")
-	dir := copyRun(t, "../../runs/testdata/eal_run")
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"import", dir, "--db", db, "--json"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("import exit %d: %s", code, stderr.String())
-	}
+	db, dir := fixtureRunAndWorkspace(t)
 	var rep struct {
-		Results []struct {
-			Status               string         `json:"status"`
-			RunID                string         `json:"run_id"`
-			Rows                 map[string]int `json:"rows"`
-			Unknown              []string       `json:"unknown_files"`
-			RescoreDisagreements int            `json:"rescore_disagreements"`
-			MissingCorpora       []any          `json:"missing_corpora"`
-		} `json:"results"`
+		Results []runs.PathResult `json:"results"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		t.Fatalf("%v\n%s", err, stdout.String())
-	}
+	out := runJSON(t, &rep, "import", dir, "--db", db, "--json")
+	assertJSONKeys(t, "import --json", out, "results", "status", "run_id", "rows", "unknown_files", "rescore_disagreements", "missing_corpora")
 	if len(rep.Results) != 1 || rep.Results[0].Status != "imported" || rep.Results[0].Rows["trials"] != 12 || len(rep.Results[0].Unknown) != 1 {
-		t.Fatalf("%s", stdout.String())
+		t.Fatalf("%+v", rep)
 	}
-	stdout.Reset()
-	if code := run([]string{"import", dir, "--db", db}, &stdout, &stderr); code != 0 {
-		t.Fatalf("re-import exit %d: %s", code, stderr.String())
-	}
-	if !strings.Contains(stdout.String(), "already imported") {
-		t.Errorf("text report: %s", stdout.String())
+	if text := runOK(t, "import", dir, "--db", db); !strings.Contains(text, "already imported") {
+		t.Errorf("text report: %s", text)
 	}
 
 	summary := func(args ...string) string {
 		t.Helper()
-		var out, errb bytes.Buffer
-		if code := run(append([]string{"summary", "--db", db}, args...), &out, &errb); code != 0 {
-			t.Fatalf("summary exit %d: %s", code, errb.String())
-		}
-		return out.String()
+		return runOK(t, append([]string{"summary", "--db", db}, args...)...)
 	}
 	a, b := summary("--json"), summary("--json", "--run", rep.Results[0].RunID[:6])
 	if a != b {
@@ -107,16 +71,15 @@ func TestImportAndSummary(t *testing.T) {
 }
 
 func TestImportBrokenRunFails(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "ws.db")
-	dir := copyRun(t, "../../runs/testdata/eal_run")
+	db, dir := fixtureRunAndWorkspace(t)
 	if err := os.Remove(filepath.Join(dir, "trials.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"import", dir, "--db", db}, &stdout, &stderr); code != 1 {
+	_, errs, code := runCLI(t, "import", dir, "--db", db)
+	if code != 1 {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(stderr.String(), "trials.jsonl") || !strings.Contains(stderr.String(), "files.trials") {
-		t.Errorf("stderr: %s", stderr.String())
+	if !strings.Contains(errs, "trials.jsonl") || !strings.Contains(errs, "files.trials") {
+		t.Errorf("stderr: %s", errs)
 	}
 }

@@ -25,10 +25,9 @@ func TestMain(m *testing.M) {
 // TestLogsGoToTheStateFile: a failing command logs to $XDG_STATE_HOME/ealscope/ealscope.log
 // as JSON lines (untrusted text escaped), and never to stdout or stderr.
 func TestLogsGoToTheStateFile(t *testing.T) {
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
+	tmp := t.TempDir()
+	setXDG(t, tmp, "XDG_STATE_HOME")
+	state := filepath.Join(tmp, "state")
 	db := filepath.Join(t.TempDir(), "no\x1b[31mwhere.db")
 	out, errs, code := runCLI(t, "--log-level", "debug", "summary", "--db", db)
 	if code == 0 {

@@ -11,10 +11,7 @@ import (
 // and how to make a workspace, and nothing is created (neither the file nor its folders).
 func TestReadOnlyCommandsRefuseAMissingWorkspace(t *testing.T) {
 	tmp := t.TempDir()
-	state := filepath.Join(tmp, "state.json")
-	if err := os.WriteFile(state, []byte(`{"schema_version": "3", "authorizations": []}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	state := writeFile(t, filepath.Join(tmp, "state.json"), []byte(`{"schema_version": "3", "authorizations": []}`))
 	db := filepath.Join(tmp, "typo", "workspace.db")
 	for _, args := range [][]string{
 		{"summary"},

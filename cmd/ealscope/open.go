@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -26,13 +25,13 @@ type viewFlags struct {
 type openCmd struct {
 	Paths []string `arg:"" optional:"" type:"path" help:"Run directories (or corpus files) to import before opening."`
 	workspaceFlag
-	Corpus    []string `name:"corpus" type:"existingfile" help:"Corpus file the runs need (repeatable)."`
-	RunID     string   `name:"run" help:"Run id (or unique prefix) of the chain to open."`
-	Case      string   `name:"case" help:"Open this case's chain (with --condition and --writer-run)."`
-	Condition string   `name:"condition" help:"Condition of the chain to open."`
-	WriterRun int      `name:"writer-run" default:"0" help:"Writer run of the chain to open."`
-	Block     int      `name:"block" default:"-1" help:"Block to open (default: the first false-authority block)."`
-	Present   bool     `name:"present" help:"Open presentation mode on the chain's story (needs --case and --condition); esc leaves it."`
+	corpusFlag
+	RunID     string `name:"run" help:"Run id (or unique prefix) of the chain to open."`
+	Case      string `name:"case" help:"Open this case's chain (with --condition and --writer-run)."`
+	Condition string `name:"condition" help:"Condition of the chain to open."`
+	WriterRun int    `name:"writer-run" default:"0" help:"Writer run of the chain to open."`
+	Block     int    `name:"block" default:"-1" help:"Block to open (default: the first false-authority block)."`
+	Present   bool   `name:"present" help:"Open presentation mode on the chain's story (needs --case and --condition); esc leaves it."`
 	viewFlags
 }
 
@@ -93,9 +92,9 @@ func importWithProgress(ctx context.Context, g *Globals, store *runs.Store, path
 		}
 	}
 	rep, err := store.Import(ctx, append(append([]string{}, corpora...), paths...), opts)
+	logImported(rep.Results)
 	for _, r := range rep.Results {
-		slog.Info("import", "path", r.Path, "kind", r.Kind, "status", r.Status, "run", r.RunID)
-		fmt.Fprintf(g.textErr(), "%s: %s %s\n", r.Path, r.Kind, strings.ReplaceAll(r.Status, "_", " "))
+		fmt.Fprintln(g.textErr(), importedLine(r))
 	}
 	if err != nil {
 		return fmt.Errorf("import (%d of %d paths done): %w", len(rep.Results), total, err)

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -81,19 +79,13 @@ func TestRatesLeaveProviderErrorsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"summary", "--db", db, "--json"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("summary exit %d: %s", code, stderr.String())
-	}
 	var doc struct {
 		Runs []struct {
 			Metrics   engine.Metrics          `json:"metrics"`
 			Estimable engine.EstimableMetrics `json:"estimable"`
 		} `json:"runs"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
-		t.Fatalf("%v: %s", err, stdout.String())
-	}
+	runJSON(t, &doc, "summary", "--db", db, "--json")
 	if len(doc.Runs) != 1 {
 		t.Fatalf("%d runs in the summary", len(doc.Runs))
 	}
@@ -106,11 +98,7 @@ func TestRatesLeaveProviderErrorsOut(t *testing.T) {
 		e.AuthorizedUse.Numerator != authzActed || e.AuthorizedUse.Denominator != authz {
 		t.Errorf("estimable %+v; want %d not estimable, unauthorized submission %d/%d, authorized use %d/%d", e, failed, deniedActed, denied, authzActed, authz)
 	}
-	stdout.Reset()
-	if code := run([]string{"summary", "--db", db}, &stdout, &stderr); code != 0 {
-		t.Fatalf("summary exit %d: %s", code, stderr.String())
-	}
-	text = stdout.String()
+	text = runOK(t, "summary", "--db", db)
 	for _, want := range []string{"not estimable", fmt.Sprintf("%d (provider error", failed), countText(e.UnauthorizedSubmission), "EAL-Bench's, which keep them in the denominators"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("summary lacks %q:\n%s", want, text)

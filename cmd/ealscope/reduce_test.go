@@ -1,10 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains"
@@ -23,15 +22,8 @@ const reducerCasesFile = "event_sourcing_reducer__shared_cases.json"
 // records_before must be the previous accepted batch's records_after; and the reduced state
 // must equal ealscope's own faithful typed memory at the block where EAL-Bench says it does.
 func TestReduceSharedCases(t *testing.T) {
-	dir := os.Getenv("EALSCOPE_EAL_DATA")
-	if dir == "" {
-		t.Skip("EALSCOPE_EAL_DATA is unset: skipping the reducer against EAL-Bench's reference reductions (set it to ../shared/eal/data)")
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, reducerCasesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree, err := pyjson.DecodeTree(raw)
+	const skipping = "the reducer against EAL-Bench's reference reductions"
+	tree, err := pyjson.DecodeTree(ealDataFile(t, skipping, reducerCasesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,10 +34,6 @@ func TestReduceSharedCases(t *testing.T) {
 	if n, _ := doc["max_events_per_block"].(json.Number).Int64(); n != eventsource.MaxEventsPerBlock {
 		t.Fatalf("max_events_per_block %d", n)
 	}
-	caseFiles := map[string]string{
-		"cybersecurity": "cybersecurity_benchmark_v1__claim_identity.cases.json",
-		"finance":       "domains__finance__data__benchmark_v1__airport_bond_reserve.json",
-	}
 	batches := 0
 	for domainID, v := range doc["domains"].(map[string]any) {
 		d, err := domains.Get(domainID)
@@ -55,11 +43,7 @@ func TestReduceSharedCases(t *testing.T) {
 		spec := d.(engine.EventSourcingRules).EventSourcingSpec()
 		dom := v.(map[string]any)
 		checkSpec(t, domainID, spec, dom["event_sourcing_spec"].(map[string]any))
-		caseData, err := os.ReadFile(filepath.Join(dir, caseFiles[domainID]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases, err := d.ParseCorpus(caseFiles[domainID], caseData)
+		cases, err := d.ParseCorpus(ealBenchCorpora[domainID], ealDataFile(t, skipping, ealBenchCorpora[domainID]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,27 +161,14 @@ func compareOutcome(t *testing.T, name string, out eventsource.Outcome, want map
 
 func checkSpec(t *testing.T, domainID string, spec engine.EventSourcingSpec, want map[string]any) {
 	t.Helper()
-	opt := func(s *string) any {
-		if s == nil {
-			return nil
-		}
-		return *s
-	}
-	list := func(l []string) []any {
-		out := []any{}
-		for _, s := range l {
-			out = append(out, s)
-		}
-		return out
-	}
 	got := map[string]any{
 		"retain_inactive_records":     spec.RetainInactiveRecords,
-		"source_id_separator":         opt(spec.SourceIDSeparator),
-		"empty_supersedes":            opt(spec.EmptySupersedes),
+		"source_id_separator":         pyjson.OrNull(spec.SourceIDSeparator),
+		"empty_supersedes":            pyjson.OrNull(spec.EmptySupersedes),
 		"replacement_target_field":    spec.ReplacementTargetField,
 		"order_by_effective_at":       spec.OrderByEffectiveAt,
-		"nested_scope_fields":         list(spec.NestedScopeFields),
-		"flattened_scope_list_fields": list(spec.FlattenedScopeListFields),
+		"nested_scope_fields":         nonNilStrings(spec.NestedScopeFields),
+		"flattened_scope_list_fields": nonNilStrings(spec.FlattenedScopeListFields),
 	}
 	if a, b := canonOf(t, got), canonOf(t, want); a != b {
 		t.Errorf("%s event_sourcing_spec\n got %s\nwant %s", domainID, a, b)
@@ -210,37 +181,22 @@ func canonOf(t *testing.T, v any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := pyjson.CanonicalJSON(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return pyjson.MustCanonicalJSON(tree) // a tree Retree just decoded always encodes
 }
 
 // TestReduceCommand runs `ealscope reduce` on a batch file: an accepted batch, a rejected one
 // (exit 0, the rejection printed) and bad input (exit 1, the field named).
 func TestReduceCommand(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeFile(t, filepath.Join(dir, name), []byte(body)) }
 	record := `{"authorization_id":"A-1","issuer":"security_duty_officer","grantee":"incident_response_team","effect":"permit_incident_response","action":"execute_response_action","valid_from":"2026-09-01T00:00:00Z","valid_until":"2026-09-02T00:00:00Z","scope":{"tenant_id":"t","incident_id":"i","asset_ids":["a"],"environments":["production"],"approved_actions":["isolate_host"],"vulnerability_ids":["CVE-1"]},"supersedes":null}`
 	batch := func(events string) string {
 		return `{"block_index":0,"input":{"arguments":{"events":[` + events + `]},"visible_source_ids":["s1"],"addressable_authorization_ids":[],"logical_update_id":"upd 1/x","capacity_tokens":100000},"records_before":{}}`
 	}
 	ok := write("ok.json", batch(`{"event_type":"issue","target_authorization_id":null,"source_turn_ids":["s1"],"record":`+record+`,"changes":null}`))
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"--log-level", "off", "reduce", "--domain", "cybersecurity", "--batch", ok, "--json"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	reduce := []string{"--log-level", "off", "reduce", "--domain", "cybersecurity", "--batch"}
 	var out map[string]any
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatal(err)
-	}
+	runJSON(t, &out, append(reduce, ok, "--json")...)
 	if out["status"] != "accepted" || out["error"] != nil {
 		t.Fatalf("got %v", out)
 	}
@@ -254,27 +210,19 @@ func TestReduceCommand(t *testing.T) {
 	}
 
 	rejected := write("rej.json", batch(`{"event_type":"revoke","target_authorization_id":"A-9","source_turn_ids":["s1"],"record":null,"changes":null}`))
-	stdout.Reset()
-	stderr.Reset()
-	if code := run([]string{"--log-level", "off", "reduce", "--domain", "cybersecurity", "--batch", rejected, "--json"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
 	out = nil
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatal(err)
-	}
+	runJSON(t, &out, append(reduce, rejected, "--json")...)
 	if out["status"] != "rejected" || out["error"].(map[string]any)["message"] != "revoke target does not exist in bounded current state" {
 		t.Fatalf("got %v", out)
 	}
 
 	bad := write("bad.json", `{"block_index":0,"input":{"arguments":{"events":[]},"visible_source_ids":"s1","addressable_authorization_ids":[],"logical_update_id":"u","capacity_tokens":1},"records_before":{}}`)
-	stdout.Reset()
-	stderr.Reset()
-	if code := run([]string{"--log-level", "off", "reduce", "--domain", "cybersecurity", "--batch", bad}, &stdout, &stderr); code != 1 {
+	_, errs, code := runCLI(t, append(reduce, bad)...)
+	if code != 1 {
 		t.Fatalf("bad input: exit %d", code)
 	}
-	if !bytes.Contains(stderr.Bytes(), []byte("bad.json")) || !bytes.Contains(stderr.Bytes(), []byte("input.visible_source_ids")) {
-		t.Errorf("bad input error does not name the file and field: %s", stderr.String())
+	if !strings.Contains(errs, "bad.json") || !strings.Contains(errs, "input.visible_source_ids") {
+		t.Errorf("bad input error does not name the file and field: %s", errs)
 	}
 }
 

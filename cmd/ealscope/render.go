@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/tui"
 )
@@ -23,46 +22,15 @@ type renderCmd struct {
 
 // Run prints one frame of the chain view to stdout (for slides, docs and tests).
 func (c *renderCmd) Run(g *Globals) error {
-	ctx := context.Background()
-	store, k, dark, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
 	plain := c.NoColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
 	noHelp := c.NoHelp || c.Present || !c.HelpBar && !isTTY(g.Stdout)
-	frame, err := tui.RenderFrame(ctx, tui.FrameOptions{Store: store, Chain: k, Block: c.Block, Pane: c.Pane,
-		Width: c.Width, Height: c.Height, Plain: plain, Dark: dark, NoHelp: noHelp, Present: c.Present, Step: c.Step})
-	if err != nil {
+	return c.withChain(func(ctx context.Context, store *runs.Store, k tui.ChainKey, dark bool) error {
+		frame, err := tui.RenderFrame(ctx, tui.FrameOptions{Store: store, Chain: k, Block: c.Block, Pane: c.Pane,
+			Width: c.Width, Height: c.Height, Plain: plain, Dark: dark, NoHelp: noHelp, Present: c.Present, Step: c.Step})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(g.Stdout, frame)
 		return err
-	}
-	_, err = fmt.Fprintln(g.Stdout, frame)
-	return err
-}
-
-// configuredDark is the theme of a frame printed to stdout: --light, else the config file's
-// theme, else dark (there is no terminal to ask).
-func configuredDark(configPath string, light bool) (bool, error) {
-	if light {
-		return false, nil
-	}
-	cfg, err := replay.LoadConfig(configPath)
-	if err != nil {
-		return false, err
-	}
-	return cfg.Theme != "light", nil
-}
-
-// openChain opens the workspace and resolves a chain by its names; the caller closes the store.
-func openChain(ctx context.Context, db, runID, caseID, condition string, writerRun int) (*runs.Store, tui.ChainKey, error) {
-	store, err := runs.OpenExisting(db) // only reads: a missing --db is a typo, not a new workspace
-	if err != nil {
-		return nil, tui.ChainKey{}, err
-	}
-	k, err := tui.ResolveChain(ctx, store, runID, caseID, condition, writerRun)
-	if err != nil {
-		store.Close()
-		return nil, tui.ChainKey{}, err
-	}
-	return store, k, nil
+	})
 }

@@ -1,28 +1,15 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/adrg/xdg"
 )
 
 // TestDemoOpenRenderWithoutTerminal: demo builds and imports the run and, with no terminal,
 // prints the chain it would open; a second demo reuses the run; render and open print the
 // same spot by its names.
 func TestDemoOpenRenderWithoutTerminal(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv("XDG_DATA_HOME", filepath.Join(tmp, "data"))
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(tmp, "config"))
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
-	db := filepath.Join(tmp, "ws.db")
-
-	out, errs, code := runCLI(t, "demo", "--db", db)
-	if code != 0 {
-		t.Fatalf("demo exit %d: %s", code, errs)
-	}
+	_, db, out, errs := demoWorkspace(t)
 	if !strings.Contains(out, "!! FIRST FALSE AUTHORITY") || !strings.Contains(out, "[M]") {
 		t.Fatalf("demo frame lacks the first false-authority marker or the cited turn:\n%s", out)
 	}
@@ -32,7 +19,7 @@ func TestDemoOpenRenderWithoutTerminal(t *testing.T) {
 	if !strings.Contains(errs, "building the demo run") {
 		t.Errorf("first demo should build the run: %s", errs)
 	}
-	_, errs, code = runCLI(t, "demo", "--db", db)
+	_, errs, code := runCLI(t, "demo", "--db", db)
 	if code != 0 || strings.Contains(errs, "building the demo run") {
 		t.Fatalf("second demo should reuse the run (exit %d): %s", code, errs)
 	}

@@ -4,19 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ealscope/ealscope/runs/rundir"
 	"io"
+	"maps"
 	"os"
-	"os/signal"
+	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/replay/rerunstore"
 	"github.com/ealscope/ealscope/runs"
+	"github.com/ealscope/ealscope/runs/rundir"
 	"github.com/ealscope/ealscope/tui"
 )
 
@@ -41,11 +41,7 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
 }
 
-func (c *replayCmd) Run(g *Globals) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return c.run(ctx, g)
-}
+func (c *replayCmd) Run(g *Globals) error { return untilStopped(g, c.run) }
 
 func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	if c.Runs < 1 {
@@ -505,12 +501,7 @@ func printReport(w io.Writer, r endToEndReport) {
 	fmt.Fprintf(w, "  unauthorized submission: written %d/%d, exact %d/%d\n", r.WrittenUnauthorizedSubmission[0], r.WrittenUnauthorizedSubmission[1],
 		r.ExactUnauthorizedSubmission[0], r.ExactUnauthorizedSubmission[1])
 	fmt.Fprintf(w, "  attributed memory-induced: %d\n", r.AttributedMemoryInduced)
-	reasons := make([]string, 0, len(r.Unattributed))
-	for k := range r.Unattributed {
-		reasons = append(reasons, k)
-	}
-	sort.Strings(reasons)
-	for _, k := range reasons {
+	for _, k := range slices.Sorted(maps.Keys(r.Unattributed)) {
 		fmt.Fprintf(w, "  not attributed, %s: %d\n", k, r.Unattributed[k])
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -180,10 +181,9 @@ type cmdResult struct {
 func (e *replayEnv) replay(t *testing.T, mode string, args ...string) cmdResult {
 	t.Helper()
 	e.srv.set(mode)
-	var out, errb bytes.Buffer
 	base := []string{"replay", "--db", e.db, "--config", e.config, "--max-attempts", "2"}
-	code := run(append(base, args...), &out, &errb)
-	return cmdResult{code, out.String(), errb.String()}
+	stdout, stderr, code := runCLI(t, append(base, args...)...)
+	return cmdResult{code, stdout, stderr}
 }
 
 func (e *replayEnv) chainArgs(probe, memory string) []string {
@@ -198,6 +198,7 @@ type replayDocJSON struct {
 		Attributed   bool     `json:"attributed"`
 		Reasons      []string `json:"reasons"`
 	} `json:"attribution"`
+	Counts []armCount `json:"counts"`
 }
 
 func decode(t *testing.T, r cmdResult) replayDocJSON {
@@ -241,7 +242,7 @@ func TestReplayCommandOverLoopback(t *testing.T) {
 	if len(doc.Replays) != 1 || doc.Replays[0]["decision"] != engine.ProviderError || doc.Replays[0]["provider_error"] == nil {
 		t.Fatalf("failed exact arm: %+v", doc.Replays)
 	}
-	if len(doc.Attrib) != 1 || doc.Attrib[0].Attributed || !containsStr(doc.Attrib[0].Reasons, engine.ReasonProviderErrorExact) {
+	if len(doc.Attrib) != 1 || doc.Attrib[0].Attributed || !slices.Contains(doc.Attrib[0].Reasons, engine.ReasonProviderErrorExact) {
 		t.Fatalf("attribution with a failed exact arm: %+v", doc.Attrib)
 	}
 	doc = check(env.replay(t, "429-then-escalate", env.chainArgs(env.formed, "exact")...))
@@ -256,7 +257,7 @@ func TestReplayCommandOverLoopback(t *testing.T) {
 	if doc.Replays[0]["decision"] != engine.ProviderError || !strings.Contains(fmt.Sprint(doc.Replays[0]["provider_error"]), "Timeout") {
 		t.Fatalf("hang: %+v", doc.Replays)
 	}
-	if len(doc.Attrib) != 1 || !containsStr(doc.Attrib[0].Reasons, engine.ReasonProviderErrorExact) || !containsStr(doc.Attrib[0].Reasons, engine.ReasonRequestIsAuthorized) {
+	if len(doc.Attrib) != 1 || !slices.Contains(doc.Attrib[0].Reasons, engine.ReasonProviderErrorExact) || !slices.Contains(doc.Attrib[0].Reasons, engine.ReasonRequestIsAuthorized) {
 		t.Fatalf("attribution after a hang: %+v", doc.Attrib)
 	}
 	doc = check(env.replay(t, "decline", append(env.chainArgs("all", "exact"), "--runs", "2")...))
@@ -310,15 +311,6 @@ func assertNoKey(t *testing.T, dir string, outputs []string) {
 	}
 }
 
-func containsStr(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // TestReplayCommandErrors: usage errors exit 2, data errors 1, and a typed payload file that
 // fails the schema is refused before any call, naming the file and the field.
 func TestReplayCommandErrors(t *testing.T) {
@@ -332,8 +324,7 @@ func TestReplayCommandErrors(t *testing.T) {
 	if r := env.replay(t, "act", env.chainArgs(env.formed, "sideways")...); r.code != 2 {
 		t.Fatalf("bad --memory: exit %d %s", r.code, r.stderr)
 	}
-	bad := filepath.Join(env.dir, "bad.json")
-	os.WriteFile(bad, []byte("{\n  \"schema_version\": \"3\",\n  \"authorizations\": [{\"authorization_id\": 5}]\n}\n"), 0o600)
+	bad := writeFile(t, filepath.Join(env.dir, "bad.json"), []byte("{\n  \"schema_version\": \"3\",\n  \"authorizations\": [{\"authorization_id\": 5}]\n}\n"))
 	r := env.replay(t, "act", env.chainArgs(env.formed, "@"+bad)...)
 	if r.code != 1 || !strings.Contains(r.stderr, bad+":3: field authorizations[0]") {
 		t.Fatalf("invalid payload file: exit %d %s", r.code, r.stderr)
@@ -358,18 +349,11 @@ func TestReplayCommandErrors(t *testing.T) {
 // memory, so every estimable request is attributed.
 func TestReplayFormed(t *testing.T) {
 	env := newReplayEnv(t)
-	var out, errb bytes.Buffer
-	code := run([]string{"replay", "--db", env.db, "--run", env.chain.RunID, "--formed", "--memory", "exact", "--executor", "builtin", "--json"}, &out, &errb)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
 	var doc struct {
 		Replays []map[string]any `json:"replays"`
 		Report  endToEndReport   `json:"report"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
+	runJSON(t, &doc, "replay", "--db", env.db, "--run", env.chain.RunID, "--formed", "--memory", "exact", "--executor", "builtin", "--json")
 	r := doc.Report
 	if r.MemoriesForming == 0 || r.RequestsScored == 0 || r.RequestsScored != len(doc.Replays) || r.RequestsNotEstimable != 0 {
 		t.Fatalf("report %+v, %d replays", r, len(doc.Replays))
@@ -397,12 +381,11 @@ func TestProviderErrorsAreRedacted(t *testing.T) {
 		t.Fatalf("provider_error not redacted: %s", pe)
 	}
 	outputs := []string{r.stdout, r.stderr}
-	var out, errb bytes.Buffer
-	code := run([]string{"run", "--builtin", "--cases", env.chain.CaseID, "--conditions", "faithful_typed", "--executor", "fake",
-		"--config", env.config, "--out", filepath.Join(env.dir, "echo-run")}, &out, &errb)
-	outputs = append(outputs, out.String(), errb.String())
+	out, errs, code := runCLI(t, "run", "--builtin", "--cases", env.chain.CaseID, "--conditions", "faithful_typed", "--executor", "fake",
+		"--config", env.config, "--out", filepath.Join(env.dir, "echo-run"))
+	outputs = append(outputs, out, errs)
 	if code != 0 {
-		t.Fatalf("run with the echoing executor: exit %d: %s", code, errb.String())
+		t.Fatalf("run with the echoing executor: exit %d: %s", code, errs)
 	}
 	trials, err := os.ReadFile(filepath.Join(env.dir, "echo-run", "trials.jsonl"))
 	if err != nil || !bytes.Contains(trials, []byte("Bearer [REDACTED]")) {

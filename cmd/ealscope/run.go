@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
@@ -77,11 +74,7 @@ func (r *runCmd) settings() (replay.Settings, error) {
 	}, nil
 }
 
-func (r *runCmd) Run(g *Globals) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return r.run(ctx, g)
-}
+func (r *runCmd) Run(g *Globals) error { return untilStopped(g, r.run) }
 
 func (r *runCmd) run(ctx context.Context, g *Globals) error {
 	cfg, err := replay.LoadConfig(r.Config)
@@ -138,11 +131,7 @@ func (r *runCmd) report(g *Globals, sum *replay.Summary, runErr error) error {
 func printRunSummary(w io.Writer, s *replay.Summary) {
 	fmt.Fprintf(w, "run %s: %s\n", s.Dir, s.Status)
 	fmt.Fprintf(w, "  cases %d, trials %d\n", s.Cases, s.Trials)
-	var decisions []string
-	for _, k := range sortedCountKeys(s.Metrics.Decisions) {
-		decisions = append(decisions, fmt.Sprintf("%s %d", k, s.Metrics.Decisions[k]))
-	}
-	fmt.Fprintf(w, "  decisions: %s\n", strings.Join(decisions, ", "))
+	fmt.Fprintf(w, "  decisions: %s\n", joinCounts(s.Metrics.Decisions, "%s %d", ", "))
 	// Provider errors are not estimable: they are counted apart and out of every rate shown
 	// here; EAL-Bench's figures keep them in their denominators (FORMAT.md 6.4) and follow.
 	e := s.Estimable
@@ -168,18 +157,10 @@ func printRunSummary(w io.Writer, s *replay.Summary) {
 	}
 	fmt.Fprintf(w, "  writer chains forming false authority: %d of %d (%d estimable)\n", s.ChainsFormed, s.WriterChains, s.ChainsEstimable)
 	if len(s.FirstBlocks) > 0 {
-		var blocks []string
-		for _, k := range sortedCountKeys(s.FirstBlocks) {
-			blocks = append(blocks, fmt.Sprintf("block %s: %d", k, s.FirstBlocks[k]))
-		}
-		fmt.Fprintf(w, "  first false-authority block: %s\n", strings.Join(blocks, ", "))
+		fmt.Fprintf(w, "  first false-authority block: %s\n", joinCounts(s.FirstBlocks, "block %s: %d", ", "))
 	}
 	if len(s.Faults) > 0 {
-		var faults []string
-		for _, k := range sortedCountKeys(s.Faults) {
-			faults = append(faults, fmt.Sprintf("%s %d", k, s.Faults[k]))
-		}
-		fmt.Fprintf(w, "  injected faults: %s\n", strings.Join(faults, ", "))
+		fmt.Fprintf(w, "  injected faults: %s\n", joinCounts(s.Faults, "%s %d", ", "))
 	}
 }
 
@@ -198,15 +179,6 @@ func plural(n int) string {
 	return "s"
 }
 
-func sortedCountKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // runProgress prints run progress on stderr: one \r-rewritten line on a terminal, a plain line
 // per phase step (rate-limited) otherwise.
 type runProgress struct {
@@ -218,13 +190,7 @@ type runProgress struct {
 }
 
 func newProgress(w io.Writer) *runProgress {
-	p := &runProgress{w: w}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
-	}
-	return p
+	return &runProgress{w: w, tty: isTTY(w)}
 }
 
 func (p *runProgress) update(pr replay.Progress) {

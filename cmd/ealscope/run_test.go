@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,10 +13,9 @@ import (
 // built-in cases through the CLI and reads the JSON summary; the run directory verifies.
 func TestRunCommandBuiltin(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"run", "--builtin", "--cases", "ealscope_v1_field_survey_kit", "--seed", "3", "--out", out, "--json"}, &stdout, &stderr)
+	stdout, stderr, code := runCLI(t, "run", "--builtin", "--cases", fieldSurveyKit, "--seed", "3", "--out", out, "--json")
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var sum struct {
 		Status  string         `json:"status"`
@@ -29,34 +26,29 @@ func TestRunCommandBuiltin(t *testing.T) {
 			Decisions map[string]int `json:"decisions"`
 		} `json:"metrics"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
-		t.Fatalf("%v: %s", err, stdout.String())
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
 	}
 	if sum.Status != "completed" || sum.Cases != 1 || sum.Trials == 0 || len(sum.Metrics.Decisions) == 0 {
 		t.Fatalf("summary %+v", sum)
 	}
-	if !strings.Contains(stderr.String(), "executor") {
-		t.Errorf("no progress lines on a non-terminal stderr: %q", stderr.String())
+	if !strings.Contains(stderr, "executor") {
+		t.Errorf("no progress lines on a non-terminal stderr: %q", stderr)
 	}
 	if _, err := rundir.Open(out, rundir.Options{}); err != nil {
 		t.Fatal(err)
 	}
 
 	// Plain-text summary.
-	stdout.Reset()
-	code = run([]string{"run", "--builtin", "--cases", "ealscope_v1_field_survey_kit", "--conditions", "faithful_typed", "--out", filepath.Join(t.TempDir(), "r2")}, &stdout, &stderr)
-	if code != 0 || !strings.Contains(stdout.String(), "unauthorized actions: 0 of") {
-		t.Fatalf("exit %d, summary %q", code, stdout.String())
+	if text := runBuiltinCase(t, filepath.Join(t.TempDir(), "r2"), "--conditions", "faithful_typed"); !strings.Contains(text, "unauthorized actions: 0 of") {
+		t.Fatalf("summary %q", text)
 	}
 }
 
 // TestRunCommandErrors: unknown models and bad config keys are errors naming file and key.
 func TestRunCommandErrors(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfg, []byte("[models.local]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeFile(t, filepath.Join(dir, "config.toml"), []byte("[models.local]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n"))
 	cases := []struct {
 		args []string
 		want string
@@ -67,16 +59,12 @@ func TestRunCommandErrors(t *testing.T) {
 		{[]string{"run", "--builtin"}, "--out DIR is required"},
 	}
 	for _, c := range cases {
-		var stdout, stderr bytes.Buffer
-		if code := run(c.args, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), c.want) {
-			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr.String(), c.want)
+		if _, errs, code := runCLI(t, c.args...); code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errs, c.want)
 		}
 	}
-	bad := filepath.Join(dir, "bad.toml")
-	os.WriteFile(bad, []byte("[models.local]\nmodel = \"m\"\n"), 0o600)
-	var stdout, stderr bytes.Buffer
-	run([]string{"run", "--config", bad, "--out", filepath.Join(dir, "d")}, &stdout, &stderr)
-	if !strings.Contains(stderr.String(), "bad.toml: models.local.base_url: required") {
-		t.Errorf("stderr %q", stderr.String())
+	bad := writeFile(t, filepath.Join(dir, "bad.toml"), []byte("[models.local]\nmodel = \"m\"\n"))
+	if _, errs, _ := runCLI(t, "run", "--config", bad, "--out", filepath.Join(dir, "d")); !strings.Contains(errs, "bad.toml: models.local.base_url: required") {
+		t.Errorf("stderr %q", errs)
 	}
 }

@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/engine"
@@ -31,11 +28,7 @@ type safeguardsCmd struct {
 	JSON bool `name:"json" help:"Print the counts, rates and intervals per policy and condition (and, for --case, the chain's detail) as JSON."`
 }
 
-func (c *safeguardsCmd) Run(g *Globals) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return c.run(ctx, g)
-}
+func (c *safeguardsCmd) Run(g *Globals) error { return untilStopped(g, c.run) }
 
 func (c *safeguardsCmd) trialBlocks() replay.TrialBlocks {
 	if c.Blocks == "every" {

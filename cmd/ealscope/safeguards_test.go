@@ -12,27 +12,13 @@ import (
 // exit 2.
 func TestSafeguardsCommand(t *testing.T) {
 	tmp := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state"))
+	setXDG(t, tmp, "XDG_STATE_HOME")
 	db := filepath.Join(tmp, "ws.db")
 	dir := filepath.Join(tmp, "run")
-	if _, errs, code := runCLI(t, "run", "--domain", "procurement", "--builtin", "--conditions", "incremental_typed,incremental_text", "--out", dir); code != 0 {
-		t.Fatalf("run: %d %s", code, errs)
-	}
-	out, errs, code := runCLI(t, "import", "--db", db, dir, "--json")
-	if code != 0 {
-		t.Fatalf("import: %d %s", code, errs)
-	}
-	var imp struct {
-		Results []struct {
-			RunID string `json:"run_id"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal([]byte(out), &imp); err != nil || len(imp.Results) == 0 {
-		t.Fatalf("import output %q: %v", out, err)
-	}
-	runID := imp.Results[0].RunID
+	runOK(t, "run", "--domain", "procurement", "--builtin", "--conditions", "incremental_typed,incremental_text", "--out", dir)
+	runID := importRun(t, db, dir)
 
-	out, errs, code = runCLI(t, "safeguards", "--db", db, "--run", runID)
+	out, errs, code := runCLI(t, "safeguards", "--db", db, "--run", runID)
 	if code != 0 {
 		t.Fatalf("safeguards --run: %d %s", code, errs)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,11 +37,7 @@ func writeHostileCorpus(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, "hostile.jsonl")
-	if err := os.WriteFile(p, append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeFile(t, filepath.Join(dir, "hostile.jsonl"), append(b, '\n'))
 }
 
 // TestCLITextIsSanitised: check, run, import and summary print a hostile case id through the
@@ -78,9 +73,7 @@ func TestCLITextIsSanitised(t *testing.T) {
 		t.Fatalf("run: exit %d: %s", code, errOut)
 	}
 	// An unknown file with a hostile name beside the run's files.
-	if err := os.WriteFile(filepath.Join(runDir, "notes\x1b[2J\u202e.txt"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(runDir, "notes\x1b[2J\u202e.txt"), []byte("x"))
 	db := filepath.Join(dir, "ws.db")
 	out, errOut, code = runCLI(t, "import", "--db", db, "--corpus", corpus, runDir)
 	assertNoRawControls(t, "import", out+errOut)

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -17,20 +20,9 @@ type summaryCmd struct {
 }
 
 func (c *summaryCmd) Run(g *Globals) error {
-	store, err := runs.OpenExisting(c.DB)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	doc, err := store.Summary(context.Background(), c.RunID)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		return writeJSON(g.Stdout, doc)
-	}
-	printWorkspaceSummary(g, doc)
-	return nil
+	return showFromWorkspace(g, c.DB, c.JSON, func(ctx context.Context, store *runs.Store) (runs.SummaryDoc, error) {
+		return store.Summary(ctx, c.RunID)
+	}, printWorkspaceSummary)
 }
 
 func countText(c engine.Count) string {
@@ -40,13 +32,14 @@ func countText(c engine.Count) string {
 	return fmt.Sprintf("%d/%d (%.1f%%)", c.Numerator, c.Denominator, 100**c.Rate)
 }
 
-// keyedCounts is "a=1 b=2", by key.
-func keyedCounts(m map[string]int) string {
+// joinCounts is a count per key, in key order, each as format (key, count) and joined by sep:
+// joinCounts(m, "%s=%d", " ") is "a=1 b=2".
+func joinCounts(m map[string]int, format, sep string) string {
 	var parts []string
-	for _, k := range sortedCountKeys(m) {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf(format, k, m[k]))
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, sep)
 }
 
 // notEstimableCell is a run's count of trials without a decision, "-" when there are none.
@@ -84,8 +77,7 @@ func dashStr(p *string) string {
 	return *p
 }
 
-func printWorkspaceSummary(g *Globals, doc runs.SummaryDoc) {
-	out := g.text()
+func printWorkspaceSummary(out io.Writer, doc runs.SummaryDoc) {
 	fmt.Fprintln(out, "RUNS")
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	// The rates shown are over estimable trials: a provider error made no decision
@@ -95,7 +87,7 @@ func printWorkspaceSummary(g *Globals, doc runs.SummaryDoc) {
 	for _, r := range doc.Runs {
 		e := r.Estimable
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", r.RunID, r.DomainID, r.Study, r.Status, r.Metrics.Trials, notEstimableCell(e.NotEstimable),
-			countText(e.AuthorizedUse), countText(e.UnauthorizedSubmission), countText(e.InvalidOrNoAction), r.RescoreDisagreements, keyedCounts(r.Decisions))
+			countText(e.AuthorizedUse), countText(e.UnauthorizedSubmission), countText(e.InvalidOrNoAction), r.RescoreDisagreements, joinCounts(r.Decisions, "%s=%d", " "))
 		if e.NotEstimable > 0 {
 			withErrors = append(withErrors, r)
 		}
@@ -123,7 +115,7 @@ func printWorkspaceSummary(g *Globals, doc runs.SummaryDoc) {
 	tw = tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\tcase\tcondition\twriter\tblock\tarchitecture\tmemory\texact\terrors\tforms\tformed probes\tunscored")
 	for _, m := range doc.Memories {
-		e := keyedCounts(m.Errors)
+		e := joinCounts(m.Errors, "%s=%d", " ")
 		if e == "" {
 			e = "-"
 		}

@@ -27,12 +27,9 @@ func ParseBatchFile(tree any) (*BatchFile, error) {
 			return nil, engine.Errf(k, "required key is missing")
 		}
 	}
-	block, err := engine.Int("block_index", m["block_index"])
+	block, err := engine.NonNegativeInt("block_index", m["block_index"])
 	if err != nil {
 		return nil, err
-	}
-	if block < 0 {
-		return nil, engine.Errf("block_index", "must be >= 0, got %d", block)
 	}
 	in, err := engine.Obj("input", m["input"])
 	if err != nil {
@@ -41,24 +38,12 @@ func ParseBatchFile(tree any) (*BatchFile, error) {
 	if err := engine.ExactKeys("input", in, []string{"arguments", "visible_source_ids", "addressable_authorization_ids", "logical_update_id", "capacity_tokens"}); err != nil {
 		return nil, err
 	}
-	visible, err := engine.StrList("input.visible_source_ids", in["visible_source_ids"])
+	visible := inputField(&err, in, "visible_source_ids", engine.StrList)
+	addressable := inputField(&err, in, "addressable_authorization_ids", engine.StrList)
+	update := inputField(&err, in, "logical_update_id", engine.NonEmptyStr)
+	capacity := inputField(&err, in, "capacity_tokens", engine.NonNegativeInt)
 	if err != nil {
 		return nil, err
-	}
-	addressable, err := engine.StrList("input.addressable_authorization_ids", in["addressable_authorization_ids"])
-	if err != nil {
-		return nil, err
-	}
-	update, err := engine.NonEmptyStr("input.logical_update_id", in["logical_update_id"])
-	if err != nil {
-		return nil, err
-	}
-	capacity, err := engine.Int("input.capacity_tokens", in["capacity_tokens"])
-	if err != nil {
-		return nil, err
-	}
-	if capacity < 0 {
-		return nil, engine.Errf("input.capacity_tokens", "must be >= 0, got %d", capacity)
 	}
 	records, err := engine.Obj("records_before", m["records_before"])
 	if err != nil {
@@ -81,6 +66,16 @@ func ParseBatchFile(tree any) (*BatchFile, error) {
 		},
 		RecordsBefore: records,
 	}, nil
+}
+
+// inputField reads input.<key> with read, unless an earlier field failed: *err keeps the
+// first failure, which is what ParseBatchFile reports.
+func inputField[T any](err *error, in map[string]any, key string, read func(path string, v any) (T, error)) T {
+	var v T
+	if *err == nil {
+		v, *err = read("input."+key, in[key])
+	}
+	return v
 }
 
 // Outcome is one batch's result in `ealscope reduce --json`'s shape. A rejected batch leaves

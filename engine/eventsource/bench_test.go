@@ -5,7 +5,6 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine/eventsource"
-	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/replay"
 )
 
@@ -18,33 +17,11 @@ func BenchmarkCanonicalReplay(b *testing.B) {
 		b.Fatal(err)
 	}
 	counter := replay.ReferenceTokenizer()
-	type block struct {
-		args        any
-		visible     []string
-		addressable []string
-	}
-	var plans [][]block
+	var plans [][]eventsource.BatchInput
 	for _, c := range cases {
-		r, _ := eventsource.ForDomain(d)
-		canonical, err := eventsource.CanonicalEvents(r.Spec, d, c)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var plan []block
-		for _, blk := range c.Blocks {
-			prev, _ := r.VisibleState()
-			visible, addressable := eventsource.BlockContext(r, prev, c, blk.Index, d.RenderBlock(c, blk.Index))
-			events := []any{}
-			for _, e := range canonical[blk.Index] {
-				events = append(events, e)
-			}
-			args, _ := pyjson.Retree(map[string]any{"events": events})
-			batch, err := eventsource.ValidateBatch(r, eventsource.BatchInput{Arguments: args, VisibleSourceIDs: visible, AddressableAuthorizationIDs: addressable, LogicalUpdateID: "u", CapacityTokens: 1 << 30}, counter)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r = batch.Reducer
-			plan = append(plan, block{args, visible, addressable})
+		var plan []eventsource.BatchInput
+		for _, st := range replayCanonical(b, d, c, counter) {
+			plan = append(plan, st.input)
 		}
 		plans = append(plans, plan)
 	}
@@ -54,8 +31,8 @@ func BenchmarkCanonicalReplay(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for _, plan := range plans {
 			r, _ := eventsource.ForDomain(d)
-			for _, blk := range plan {
-				batch, err := eventsource.ValidateBatch(r, eventsource.BatchInput{Arguments: blk.args, VisibleSourceIDs: blk.visible, AddressableAuthorizationIDs: blk.addressable, LogicalUpdateID: "u", CapacityTokens: 1 << 30}, counter)
+			for _, in := range plan {
+				batch, err := eventsource.ValidateBatch(r, in, counter)
 				if err != nil {
 					b.Fatal(err)
 				}

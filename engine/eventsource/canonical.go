@@ -85,7 +85,7 @@ func canonicalEvent(spec engine.EventSourcingSpec, codec engine.MemoryCodec, e e
 
 // canonicalRecord is core.py _canonical_record_content.
 func canonicalRecord(spec engine.EventSourcingSpec, codec engine.MemoryCodec, raw map[string]any) (map[string]any, error) {
-	raw = cloneMap(raw)
+	raw = pyjson.CloneObject(raw)
 	if len(spec.NestedScopeFields) > 0 {
 		if _, ok := raw["scope"]; !ok {
 			scope := map[string]any{}
@@ -113,7 +113,7 @@ func canonicalRecord(spec engine.EventSourcingSpec, codec engine.MemoryCodec, ra
 
 // canonicalChanges is core.py _canonical_changes.
 func canonicalChanges(spec engine.EventSourcingSpec, raw map[string]any) map[string]any {
-	changes := cloneMap(raw)
+	changes := pyjson.CloneObject(raw)
 	switch {
 	case len(spec.NestedScopeFields) > 0:
 		scope := map[string]any{}

@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/domains"
-	"github.com/ealscope/ealscope/engine/eventsource"
-	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/replay"
 )
 
@@ -24,42 +22,13 @@ func TestCanonicalReplayBuiltin(t *testing.T) {
 			}
 			blocks := 0
 			for _, c := range cases {
-				r, err := eventsource.ForDomain(d)
-				if err != nil {
-					t.Fatal(err)
-				}
-				canonical, err := eventsource.CanonicalEvents(r.Spec, d, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, b := range c.Blocks {
-					prev, err := r.VisibleState()
+				for _, st := range replayCanonical(t, d, c, counter) {
+					records, err := d.Replay(c, st.block)
 					if err != nil {
 						t.Fatal(err)
 					}
-					visible, addressable := eventsource.BlockContext(r, prev, c, b.Index, d.RenderBlock(c, b.Index))
-					events := []any{}
-					for _, e := range canonical[b.Index] {
-						events = append(events, e)
-					}
-					args, err := pyjson.Retree(map[string]any{"events": events})
-					if err != nil {
-						t.Fatal(err)
-					}
-					batch, err := eventsource.ValidateBatch(r, eventsource.BatchInput{
-						Arguments: args, VisibleSourceIDs: visible, AddressableAuthorizationIDs: addressable,
-						LogicalUpdateID: c.ID + "/" + b.ID, CapacityTokens: d.CapacityTokens(),
-					}, counter)
-					if err != nil {
-						t.Fatalf("case %s block %d: %v", c.ID, b.Index, err)
-					}
-					r = batch.Reducer
-					records, err := d.Replay(c, b.Index)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if got, want := canon(t, batch.ReducedState), canon(t, d.TypedPayload(records)); got != want {
-						t.Fatalf("case %s block %d: reduced state\n got %s\nwant %s", c.ID, b.Index, got, want)
+					if got, want := canon(t, st.batch.ReducedState), canon(t, d.TypedPayload(records)); got != want {
+						t.Fatalf("case %s block %d: reduced state\n got %s\nwant %s", c.ID, st.block, got, want)
 					}
 					blocks++
 				}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // Identities of EAL-Bench's bounded event sourcing (core.py).
@@ -57,10 +59,10 @@ func (e Event) Tree() map[string]any {
 	}
 	var record, changes any
 	if e.Record != nil {
-		record = cloneMap(e.Record)
+		record = pyjson.CloneObject(e.Record)
 	}
 	if e.Changes != nil {
-		changes = cloneMap(e.Changes)
+		changes = pyjson.CloneObject(e.Changes)
 	}
 	return map[string]any{
 		"schema_version":          EventSchemaVersion,
@@ -124,9 +126,9 @@ func EventFromTree(m map[string]any) (Event, error) {
 		case nil:
 		case map[string]any:
 			if k == "record" {
-				e.Record = cloneMap(t)
+				e.Record = pyjson.CloneObject(t)
 			} else {
-				e.Changes = cloneMap(t)
+				e.Changes = pyjson.CloneObject(t)
 			}
 		default:
 			return e, fmt.Errorf("%s: expected an object or null", k)

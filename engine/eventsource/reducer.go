@@ -2,6 +2,7 @@ package eventsource
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,7 +57,7 @@ func ForDomain(d engine.Domain) (*Reducer, error) {
 func (r *Reducer) Clone() *Reducer {
 	out := &Reducer{Spec: r.Spec, Codec: r.Codec, Records: make(map[string]map[string]any, len(r.Records))}
 	for k, v := range r.Records {
-		out.Records[k] = cloneMap(v)
+		out.Records[k] = pyjson.CloneObject(v)
 	}
 	out.Log = append([]Event(nil), r.Log...)
 	return out
@@ -76,7 +77,7 @@ func (r *Reducer) SortedIDs() []string {
 func (r *Reducer) RecordsTree() map[string]any {
 	out := make(map[string]any, len(r.Records))
 	for k, v := range r.Records {
-		out[k] = cloneMap(v)
+		out[k] = pyjson.CloneObject(v)
 	}
 	return out
 }
@@ -89,7 +90,7 @@ func (r *Reducer) LoadRecords(tree map[string]any) error {
 		if !ok {
 			return fmt.Errorf("record %s: expected an object", k)
 		}
-		r.Records[k] = cloneMap(m)
+		r.Records[k] = pyjson.CloneObject(m)
 	}
 	return nil
 }
@@ -102,7 +103,7 @@ func (r *Reducer) VisibleState() (map[string]any, error) {
 	for _, id := range r.SortedIDs() {
 		rec := r.Records[id]
 		if r.Spec.RetainInactiveRecords || rec["status"] == "active" {
-			records = append(records, cloneMap(rec))
+			records = append(records, pyjson.CloneObject(rec))
 		}
 	}
 	payload := map[string]any{"schema_version": r.Codec.TypedSchemaVersion(), "authorizations": records}
@@ -217,18 +218,14 @@ func (r *Reducer) generated(rec map[string]any, status string, supersedes *strin
 	rec["source_turn_ids"] = list
 }
 
-// mergeSources is dict.fromkeys([*old, *new]): the union in first-seen order.
+// mergeSources is dict.fromkeys([*old, *new]): the union in first-seen order (never nil).
+// A record cites a handful of turns, so a linear membership test is enough.
 func mergeSources(old, add []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range append(append([]string(nil), old...), add...) {
-		if !seen[s] {
-			seen[s] = true
+	out := []string{}
+	for _, s := range slices.Concat(old, add) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
-	}
-	if out == nil {
-		out = []string{}
 	}
 	return out
 }
@@ -239,7 +236,7 @@ func (r *Reducer) Apply(e Event) error {
 	sources := append([]string(nil), e.SourceTurnIDs...)
 	switch e.EventType {
 	case Issue:
-		rec := cloneMap(e.Record)
+		rec := pyjson.CloneObject(e.Record)
 		r.generated(rec, "active", r.supersedes(rec), sources)
 		id, ok := rec["authorization_id"]
 		if !ok {
@@ -251,7 +248,7 @@ func (r *Reducer) Apply(e Event) error {
 		if !ok {
 			return keyErr(e.Target())
 		}
-		cur = cloneMap(cur)
+		cur = pyjson.CloneObject(cur)
 		for k, v := range e.Changes {
 			if sm, isMap := v.(map[string]any); k == "scope" && isMap {
 				merged := map[string]any{}
@@ -263,12 +260,12 @@ func (r *Reducer) Apply(e Event) error {
 					return &Error{Exception: "TypeError", Message: fmt.Sprintf("'%s' object is not a mapping", pyTypeName(cur["scope"]))}
 				}
 				for sk, sv := range sm {
-					merged[sk] = clone(sv)
+					merged[sk] = pyjson.CloneTree(sv)
 				}
 				cur["scope"] = merged
 				continue
 			}
-			cur[k] = clone(v)
+			cur[k] = pyjson.CloneTree(v)
 		}
 		old, err := r.sourceIDs(cur)
 		if err != nil {
@@ -285,7 +282,7 @@ func (r *Reducer) Apply(e Event) error {
 		if !ok {
 			return keyErr(e.Target())
 		}
-		cur = cloneMap(cur)
+		cur = pyjson.CloneObject(cur)
 		old, err := r.sourceIDs(cur)
 		if err != nil {
 			return err
@@ -297,7 +294,7 @@ func (r *Reducer) Apply(e Event) error {
 		r.generated(cur, status, r.supersedes(cur), mergeSources(old, sources))
 		r.Records[e.Target()] = cur
 		if e.EventType == Replace {
-			rep := cloneMap(e.Record)
+			rep := pyjson.CloneObject(e.Record)
 			target := e.Target()
 			r.generated(rep, "active", &target, sources)
 			id, ok := rep["authorization_id"]

@@ -3,40 +3,14 @@ package eventsource
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
-
-// clone deep-copies a JSON tree (Python's copy.deepcopy on json.loads values).
-func clone(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		return cloneMap(t)
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = clone(x)
-		}
-		return out
-	default:
-		return v
-	}
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = clone(v)
-	}
-	return out
-}
 
 func intOf(v any) (int, error) {
 	switch t := v.(type) {
@@ -103,11 +77,7 @@ func pyRepr(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(t))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = pyjson.StrRepr(k) + ": " + pyRepr(t[k])

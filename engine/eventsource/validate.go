@@ -157,10 +157,10 @@ func ValidateBatch(r *Reducer, in BatchInput, counter TokenCounter) (*Batch, err
 			SourceTurnIDs:         sources,
 		}
 		if recordIsMap {
-			e.Record = cloneMap(record)
+			e.Record = pyjson.CloneObject(record)
 		}
 		if changesIsMap {
-			e.Changes = cloneMap(changes)
+			e.Changes = pyjson.CloneObject(changes)
 		}
 		if err := candidate.Apply(e); err != nil {
 			return nil, err

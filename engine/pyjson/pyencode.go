@@ -79,24 +79,9 @@ func encodeValue(buf *bytes.Buffer, v reflect.Value, style PyStyle, depth int) e
 		}
 		fallthrough
 	case reflect.Array:
-		n := v.Len()
-		if n == 0 {
-			buf.WriteString("[]")
-			return nil
-		}
-		buf.WriteByte('[')
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				writeItemSep(buf, style)
-			}
-			writeIndent(buf, style, depth+1)
-			if err := encodeValue(buf, v.Index(i), style, depth+1); err != nil {
-				return err
-			}
-		}
-		writeIndent(buf, style, depth)
-		buf.WriteByte(']')
-		return nil
+		return writeItems(buf, style, depth, '[', ']', v.Len(), func(i int) error {
+			return encodeValue(buf, v.Index(i), style, depth+1)
+		})
 	case reflect.Map:
 		if v.IsNil() {
 			buf.WriteString("null")
@@ -116,24 +101,10 @@ func encodeValue(buf *bytes.Buffer, v reflect.Value, style PyStyle, depth int) e
 			entries = append(entries, entry{k, iter.Value()})
 		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].key < entries[j].key })
-		if len(entries) == 0 {
-			buf.WriteString("{}")
-			return nil
-		}
-		buf.WriteByte('{')
-		for i, e := range entries {
-			if i > 0 {
-				writeItemSep(buf, style)
-			}
-			writeIndent(buf, style, depth+1)
-			writeKey(buf, e.key, style)
-			if err := encodeValue(buf, e.val, style, depth+1); err != nil {
-				return err
-			}
-		}
-		writeIndent(buf, style, depth)
-		buf.WriteByte('}')
-		return nil
+		return writeItems(buf, style, depth, '{', '}', len(entries), func(i int) error {
+			writeKey(buf, entries[i].key, style)
+			return encodeValue(buf, entries[i].val, style, depth+1)
+		})
 	case reflect.Struct:
 		fields := structInfo(t)
 		first := true
@@ -179,11 +150,7 @@ func encodeValue(buf *bytes.Buffer, v reflect.Value, style PyStyle, depth int) e
 }
 
 func writeKey(buf *bytes.Buffer, key string, style PyStyle) {
-	if style == RowASCII {
-		writeASCIIString(buf, key)
-	} else {
-		writePyString(buf, key)
-	}
+	writeString(buf, key, style)
 	if style == Canonical {
 		buf.WriteByte(':')
 	} else {

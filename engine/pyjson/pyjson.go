@@ -11,10 +11,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -149,17 +150,9 @@ func encodeTree(buf *bytes.Buffer, v any, style PyStyle, depth int) error {
 	case nil:
 		buf.WriteString("null")
 	case bool:
-		if t {
-			buf.WriteString("true")
-		} else {
-			buf.WriteString("false")
-		}
+		buf.WriteString(strconv.FormatBool(t))
 	case string:
-		if style == RowASCII {
-			writeASCIIString(buf, t)
-		} else {
-			writePyString(buf, t)
-		}
+		writeString(buf, t, style)
 	case json.Number:
 		s, err := pyNumber(string(t))
 		if err != nil {
@@ -177,47 +170,17 @@ func encodeTree(buf *bytes.Buffer, v any, style PyStyle, depth int) error {
 	case int64:
 		buf.WriteString(strconv.FormatInt(t, 10))
 	case []any:
-		if len(t) == 0 {
-			buf.WriteString("[]")
-			return nil
-		}
-		buf.WriteByte('[')
-		for i, item := range t {
-			if i > 0 {
-				writeItemSep(buf, style)
-			}
-			writeIndent(buf, style, depth+1)
-			if err := encodeTree(buf, item, style, depth+1); err != nil {
-				return err
-			}
-		}
-		writeIndent(buf, style, depth)
-		buf.WriteByte(']')
+		return writeItems(buf, style, depth, '[', ']', len(t), func(i int) error {
+			return encodeTree(buf, t[i], style, depth+1)
+		})
 	case map[string]any:
-		if len(t) == 0 {
-			buf.WriteString("{}")
-			return nil
-		}
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
 		// Go compares strings bytewise; for valid UTF-8 that is code point order, which is
 		// what Python's sort_keys uses.
-		sort.Strings(keys)
-		buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				writeItemSep(buf, style)
-			}
-			writeIndent(buf, style, depth+1)
-			writeKey(buf, k, style)
-			if err := encodeTree(buf, t[k], style, depth+1); err != nil {
-				return err
-			}
-		}
-		writeIndent(buf, style, depth)
-		buf.WriteByte('}')
+		keys := slices.Sorted(maps.Keys(t))
+		return writeItems(buf, style, depth, '{', '}', len(keys), func(i int) error {
+			writeKey(buf, keys[i], style)
+			return encodeTree(buf, t[keys[i]], style, depth+1)
+		})
 	case float32:
 		s, err := FloatRepr(float64(t))
 		if err != nil {
@@ -228,6 +191,30 @@ func encodeTree(buf *bytes.Buffer, v any, style PyStyle, depth int) error {
 		// Structs, typed maps, slices and other scalars: encoded directly, floats kept.
 		return encodeValue(buf, reflect.ValueOf(v), style, depth)
 	}
+	return nil
+}
+
+// writeItems writes a list or a dict of n items as json.dumps lays it out: "[]" or "{}" when
+// empty, else the items between open and close, separated in the style's way and, when
+// indented, each on a line of its own one level deeper. item writes the i-th item (a dict
+// item with its key).
+func writeItems(buf *bytes.Buffer, style PyStyle, depth int, open, close byte, n int, item func(i int) error) error {
+	buf.WriteByte(open)
+	if n == 0 {
+		buf.WriteByte(close)
+		return nil
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			writeItemSep(buf, style)
+		}
+		writeIndent(buf, style, depth+1)
+		if err := item(i); err != nil {
+			return err
+		}
+	}
+	writeIndent(buf, style, depth)
+	buf.WriteByte(close)
 	return nil
 }
 
@@ -250,6 +237,27 @@ func writeIndent(buf *bytes.Buffer, style PyStyle, depth int) {
 	}
 }
 
+// writeString quotes s as json.dumps does in the style: non-ASCII kept, or escaped in RowASCII.
+func writeString(buf *bytes.Buffer, s string, style PyStyle) {
+	if style == RowASCII {
+		writeASCIIString(buf, s)
+	} else {
+		writePyString(buf, s)
+	}
+}
+
+// asciiEscapes holds json.dumps' escape of each ASCII character that has one, in both of its
+// ensure_ascii modes: the quote, the backslash, the two-character forms of \n \r \t \b \f,
+// and \u00XX for the other C0 control characters.
+var asciiEscapes = func() (t [utf8.RuneSelf]string) {
+	for c := range 0x20 {
+		t[c] = fmt.Sprintf(`\u%04x`, c)
+	}
+	t['"'], t['\\'] = `\"`, `\\`
+	t['\n'], t['\r'], t['\t'], t['\b'], t['\f'] = `\n`, `\r`, `\t`, `\b`, `\f`
+	return t
+}()
+
 // writePyString quotes s like json.dumps(..., ensure_ascii=False): only the quote, backslash
 // and C0 control characters are escaped; everything else, DEL and non-ASCII included, is kept.
 func writePyString(buf *bytes.Buffer, s string) {
@@ -257,27 +265,10 @@ func writePyString(buf *bytes.Buffer, s string) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch c {
-			case '"':
-				buf.WriteString(`\"`)
-			case '\\':
-				buf.WriteString(`\\`)
-			case '\n':
-				buf.WriteString(`\n`)
-			case '\r':
-				buf.WriteString(`\r`)
-			case '\t':
-				buf.WriteString(`\t`)
-			case '\b':
-				buf.WriteString(`\b`)
-			case '\f':
-				buf.WriteString(`\f`)
-			default:
-				if c < 0x20 {
-					fmt.Fprintf(buf, `\u%04x`, c)
-				} else {
-					buf.WriteByte(c)
-				}
+			if esc := asciiEscapes[c]; esc != "" {
+				buf.WriteString(esc)
+			} else {
+				buf.WriteByte(c)
 			}
 			i++
 			continue
@@ -301,20 +292,8 @@ func writeASCIIString(buf *bytes.Buffer, s string) {
 	buf.WriteByte('"')
 	for _, r := range s {
 		switch {
-		case r == '"':
-			buf.WriteString(`\"`)
-		case r == '\\':
-			buf.WriteString(`\\`)
-		case r == '\n':
-			buf.WriteString(`\n`)
-		case r == '\r':
-			buf.WriteString(`\r`)
-		case r == '\t':
-			buf.WriteString(`\t`)
-		case r == '\b':
-			buf.WriteString(`\b`)
-		case r == '\f':
-			buf.WriteString(`\f`)
+		case r < utf8.RuneSelf && asciiEscapes[r] != "":
+			buf.WriteString(asciiEscapes[r])
 		case r >= 0x20 && r <= 0x7e:
 			buf.WriteRune(r)
 		case r > 0xffff:

@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -64,40 +65,16 @@ func TestPyFloatRepr(t *testing.T) {
 	for _, tc := range pyFloatCases {
 		t.Run(tc.lit, func(t *testing.T) {
 			// A json.Number leaf (what DecodeTree yields).
-			got, err := DumpPy(json.Number(tc.lit), Canonical)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != tc.want {
-				t.Errorf("json.Number %s: got %s, want %s", tc.lit, got, tc.want)
-			}
+			checkDump(t, "json.Number "+tc.lit, json.Number(tc.lit), Canonical, tc.want)
 			// A float64 leaf inside a tree.
 			f, err := strconv.ParseFloat(tc.lit, 64)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err = DumpPy([]any{f}, Row)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != "["+tc.want+"]" {
-				t.Errorf("float64 %s in a tree: got %s, want [%s]", tc.lit, got, tc.want)
-			}
+			checkDump(t, "float64 "+tc.lit+" in a tree", []any{f}, Row, "["+tc.want+"]")
 			// The Float type, through encoding/json and through DumpPy.
-			b, err := json.Marshal(Float(f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(b) != tc.want {
-				t.Errorf("Float(%s).MarshalJSON: got %s, want %s", tc.lit, b, tc.want)
-			}
-			got, err = DumpPy(Float(f), Canonical)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != tc.want {
-				t.Errorf("DumpPy(Float(%s)): got %s, want %s", tc.lit, got, tc.want)
-			}
+			checkMarshal(t, "Float("+tc.lit+").MarshalJSON", Float(f), tc.want)
+			checkDump(t, "DumpPy(Float("+tc.lit+"))", Float(f), Canonical, tc.want)
 		})
 	}
 }
@@ -116,43 +93,20 @@ func TestPyFloatSpecials(t *testing.T) {
 		{0, "0.0"},
 	}
 	for _, tc := range cases {
-		got, err := DumpPy([]any{tc.f}, Canonical)
-		if err != nil {
-			t.Fatalf("%v: %v", tc.f, err)
-		}
-		if string(got) != "["+tc.want+"]" {
-			t.Errorf("%v: got %s, want [%s]", tc.f, got, tc.want)
-		}
+		checkDump(t, fmt.Sprint(tc.f), []any{tc.f}, Canonical, "["+tc.want+"]")
 	}
-	b, err := json.Marshal(Float(math.Copysign(0, -1)))
-	if err != nil || string(b) != "-0.0" {
-		t.Errorf("Float(-0.0): got %s, %v; want -0.0", b, err)
-	}
+	checkMarshal(t, "Float(-0.0)", Float(math.Copysign(0, -1)), "-0.0")
 	// A number literal too large for a float saturates to inf, as Python's float() does.
-	got, err := DumpPy(json.Number("1e400"), Canonical)
-	if err != nil || string(got) != "Infinity" {
-		t.Errorf("1e400: got %s, %v; want Infinity", got, err)
-	}
+	checkDump(t, "1e400", json.Number("1e400"), Canonical, "Infinity")
 }
 
 func TestPyInts(t *testing.T) {
 	for _, tc := range pyIntCases {
-		got, err := DumpPy(json.Number(tc.lit), Canonical)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.lit, err)
-		}
-		if string(got) != tc.want {
-			t.Errorf("%s: got %s, want %s", tc.lit, got, tc.want)
-		}
+		checkDump(t, tc.lit, json.Number(tc.lit), Canonical, tc.want)
 	}
 	// Go integer kinds inside a tree.
-	got, err := DumpPy(map[string]any{"i": 7, "i64": int64(-9223372036854775808), "u": uint64(18446744073709551615)}, Canonical)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `{"i":7,"i64":-9223372036854775808,"u":18446744073709551615}`; string(got) != want {
-		t.Errorf("go ints: got %s, want %s", got, want)
-	}
+	checkDump(t, "go ints", map[string]any{"i": 7, "i64": int64(-9223372036854775808), "u": uint64(18446744073709551615)}, Canonical,
+		`{"i":7,"i64":-9223372036854775808,"u":18446744073709551615}`)
 	if _, err := DumpPy(json.Number("12x"), Canonical); err == nil {
 		t.Error("an invalid number literal must be an error")
 	}
@@ -175,13 +129,7 @@ func TestDumpPyStyles(t *testing.T) {
 				{"indented", Indented, tc.indented},
 				{"row_ascii", RowASCII, tc.ascii},
 			} {
-				got, err := DumpPy(tree, style.style)
-				if err != nil {
-					t.Fatalf("%s: %v", style.name, err)
-				}
-				if string(got) != style.want {
-					t.Errorf("%s:\n got %q\nwant %q", style.name, got, style.want)
-				}
+				checkDump(t, style.name, tree, style.style, style.want)
 			}
 			c, err := CanonicalJSON(tree)
 			if err != nil || c != tc.canonical {
@@ -221,31 +169,13 @@ func TestDumpPyGoValues(t *testing.T) {
 		{Indented, "{\n  \"alpha\": \"é\",\n  \"mid\": [\n    true,\n    null,\n    {\n      \"a\": 1.0,\n      \"b\": 2.5\n    }\n  ],\n  \"rate\": 1.0,\n  \"zeta\": 1\n}"},
 	}
 	for _, tc := range cases {
-		got, err := DumpPy(v, tc.style)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != tc.want {
-			t.Errorf("style %d:\n got %q\nwant %q", tc.style, got, tc.want)
-		}
+		checkDump(t, fmt.Sprintf("style %d", tc.style), v, tc.style, tc.want)
 	}
 	// The same struct nested in a generic tree goes through encoding/json once.
-	got, err := DumpPy(map[string]any{"doc": v, "list": []string{"b", "a"}}, Canonical)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"doc":{"alpha":"é","mid":[true,null,{"a":1.0,"b":2.5}],"rate":1.0,"zeta":1},"list":["b","a"]}`
-	if string(got) != want {
-		t.Errorf("nested struct:\n got %s\nwant %s", got, want)
-	}
+	checkDump(t, "nested struct", map[string]any{"doc": v, "list": []string{"b", "a"}}, Canonical,
+		`{"doc":{"alpha":"é","mid":[true,null,{"a":1.0,"b":2.5}],"rate":1.0,"zeta":1},"list":["b","a"]}`)
 	// Typed Go maps are sorted too.
-	got, err = DumpPy(map[string]int{"b": 1, "a": 2, "é": 3, "Z": 4}, Row)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `{"Z": 4, "a": 2, "b": 1, "é": 3}`; string(got) != want {
-		t.Errorf("typed map: got %s, want %s", got, want)
-	}
+	checkDump(t, "typed map", map[string]int{"b": 1, "a": 2, "é": 3, "Z": 4}, Row, `{"Z": 4, "a": 2, "b": 1, "é": 3}`)
 }
 
 // TestFloatTopLevelBug: Python writes every float with a fraction or exponent, so json.dumps(1.0)
@@ -268,13 +198,7 @@ func TestFloatTopLevelBug(t *testing.T) {
 		}{[]any{1.0}}, `{"l":[1.0]}`},
 	}
 	for _, tc := range cases {
-		got, err := DumpPy(tc.v, Canonical)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != tc.want {
-			t.Errorf("%T: got %s, want %s", tc.v, got, tc.want)
-		}
+		checkDump(t, fmt.Sprintf("%T", tc.v), tc.v, Canonical, tc.want)
 	}
 }
 
@@ -286,25 +210,13 @@ func TestFloatMarshal(t *testing.T) {
 		{1, "1.0"}, {0.5, "0.5"}, {100, "100.0"}, {1e16, "1e+16"}, {1e-5, "1e-05"}, {2.0 / 3.0, "0.6666666666666666"},
 	}
 	for _, tc := range cases {
-		b, err := json.Marshal(tc.f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(b) != tc.want {
-			t.Errorf("Float(%v): got %s, want %s", float64(tc.f), b, tc.want)
-		}
+		checkMarshal(t, fmt.Sprintf("Float(%v)", float64(tc.f)), tc.f, tc.want)
 	}
 	type params struct {
 		Temperature Float `json:"temperature"`
 		MaxTokens   int   `json:"max_tokens"`
 	}
-	got, err := DumpPy(params{Temperature: 1, MaxTokens: 4096}, Row)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `{"max_tokens": 4096, "temperature": 1.0}`; string(got) != want {
-		t.Errorf("struct with Float: got %s, want %s", got, want)
-	}
+	checkDump(t, "struct with Float", params{Temperature: 1, MaxTokens: 4096}, Row, `{"max_tokens": 4096, "temperature": 1.0}`)
 }
 
 func TestDecodeTree(t *testing.T) {

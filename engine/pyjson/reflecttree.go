@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 )
 
 var (
@@ -118,52 +117,23 @@ func mapKey(k reflect.Value) (string, error) {
 	return "", fmt.Errorf("unsupported map key type %s", k.Type())
 }
 
-// structFields follows encoding/json's field rules: exported fields, `json:"name,omitempty"`,
-// `json:"-"`, and untagged embedded structs promoted into the parent.
+// structFields puts a struct's JSON fields into out, by the field rules the encoder uses
+// (structInfo): exported fields, `json:"name,omitempty"`, `json:"name,string"`, `json:"-"`,
+// and untagged embedded structs promoted into the parent.
 func structFields(v reflect.Value, out map[string]any) error {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		fv := v.Field(i)
-		if f.Anonymous && name == "" {
-			inner := fv
-			if inner.Kind() == reflect.Pointer {
-				if inner.IsNil() {
-					continue
-				}
-				inner = inner.Elem()
-			}
-			if inner.Kind() == reflect.Struct {
-				if err := structFields(inner, out); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if strings.Contains(","+opts+",", ",omitempty,") && isEmptyValue(fv) {
+	for _, f := range structInfo(v.Type()) {
+		fv, ok := fieldByIndex(v, f.index)
+		if !ok || (f.omitEmpty && isEmptyValue(fv)) {
 			continue
 		}
 		item, err := reflectTree(fv)
 		if err != nil {
-			return fmt.Errorf("%s: %w", f.Name, err)
+			return fmt.Errorf("%s: %w", f.name, err)
 		}
-		if strings.Contains(","+opts+",", ",string,") {
-			if item != nil {
-				item = fmt.Sprint(item)
-			}
+		if f.quoted && item != nil {
+			item = fmt.Sprint(item)
 		}
-		out[name] = item
+		out[f.name] = item
 	}
 	return nil
 }

@@ -22,12 +22,13 @@ import (
 // MemTXID is the policy id.
 const MemTXID = "memtx"
 
-// The envelope's shared status values (FORMAT.md 4.2, every domain).
-const (
-	envelopeActive     = "active"
-	envelopeRevoked    = "revoked"
-	envelopeSuperseded = "superseded"
-)
+// mtxStatusOf maps the envelope's shared status values (FORMAT.md 4.2, every domain) to the
+// store's; any other value is MTXStatusOther.
+var mtxStatusOf = map[string]MTXStatus{
+	"active":     MTXStatusActive,
+	"revoked":    MTXStatusRevoked,
+	"superseded": MTXStatusSuperseded,
+}
 
 // MemTX is the policy with default parameters.
 func MemTX() engine.Policy { return NewMemTX(DefaultMemTXParams()) }
@@ -416,14 +417,7 @@ func (r *memtxRun) readVersion(rec engine.Record, tree map[string]any, block int
 		}
 		v.Slots = append(v.Slots, id)
 	}
-	switch rec.Status() {
-	case envelopeActive:
-		v.Status = MTXStatusActive
-	case envelopeRevoked:
-		v.Status = MTXStatusRevoked
-	case envelopeSuperseded:
-		v.Status = MTXStatusSuperseded
-	}
+	v.Status = mtxStatusOf[rec.Status()]
 	from, okFrom := r.timestamp(tree, engine.RoleValidFrom)
 	until, okUntil := r.timestamp(tree, engine.RoleValidUntil)
 	v.From, v.Until, v.IntervalOK = from, until, okFrom && okUntil && from < until

@@ -25,7 +25,7 @@ type benchChain struct {
 
 // generatedChains are n generated cases of a domain with their faithful writer chains.
 func generatedChains(b *testing.B, id string, n int) (engine.Domain, []benchChain) {
-	d, cases := generatedCases(b, id, n)
+	d, cases := generatedCases(b, id, n, 1)
 	out := make([]benchChain, 0, len(cases))
 	for _, c := range cases {
 		out = append(out, benchChain{c, faithfulChain(b, d, c, c.LastBlock())})

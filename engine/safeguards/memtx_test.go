@@ -254,10 +254,8 @@ func TestMemTXNotApplicable(t *testing.T) {
 func TestMemTXSingleVersionAndOtherAction(t *testing.T) {
 	p := safeguards.MemTX()
 	for _, id := range allDomains {
-		d, cases := builtinCases(t, id)
-		c := cases[0]
+		d, c, chain := firstCaseChain(t, id)
 		last := c.LastBlock()
-		chain := faithfulChain(t, d, c, last)
 		ev := chain[last].Evidence
 		g, err := p.Memory.TransformMemory(engine.MemoryInput{Domain: d, Case: c, Block: last, Evidence: ev})
 		if err != nil {

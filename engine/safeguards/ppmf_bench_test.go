@@ -20,7 +20,7 @@ type ppmfTrial struct {
 
 func ppmfBenchTrials(b *testing.B, id string, n int) (engine.Domain, []ppmfTrial) {
 	b.Helper()
-	d, cases := generatedCases(b, id, n)
+	d, cases := generatedCases(b, id, n, 1)
 	var trials []ppmfTrial
 	for _, c := range cases {
 		last := c.LastBlock()

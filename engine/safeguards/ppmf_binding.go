@@ -3,7 +3,9 @@ package safeguards
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -423,14 +425,5 @@ func byID(recs []engine.Record) map[string]engine.Record {
 
 // groupBlocks lists the distinct change blocks, earliest first.
 func groupBlocks(changed map[string]int) []int {
-	seen := map[int]bool{}
-	var out []int
-	for _, b := range changed {
-		if !seen[b] {
-			seen[b] = true
-			out = append(out, b)
-		}
-	}
-	sort.Ints(out)
-	return out
+	return slices.Compact(slices.Sorted(maps.Values(changed)))
 }

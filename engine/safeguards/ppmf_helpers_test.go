@@ -19,9 +19,9 @@ func builtinCases(t testing.TB, id string) (engine.Domain, []*engine.Case) {
 	return d, cases
 }
 
-// generatedCases are n cases of a domain's generator (seed 1), parsed as its corpus reader
-// reads them.
-func generatedCases(t testing.TB, id string, n int) (engine.Domain, []*engine.Case) {
+// generatedCases are n cases of a domain's generator with the seed given, parsed as its
+// corpus reader reads them.
+func generatedCases(t testing.TB, id string, n int, seed uint64) (engine.Domain, []*engine.Case) {
 	t.Helper()
 	d, err := domains.Get(id)
 	if err != nil {
@@ -32,7 +32,7 @@ func generatedCases(t testing.TB, id string, n int) (engine.Domain, []*engine.Ca
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if _, err := gen.GenerateCorpus(&buf, n, 1); err != nil {
+	if _, err := gen.GenerateCorpus(&buf, n, seed); err != nil {
 		t.Fatal(err)
 	}
 	cases, err := d.ParseCorpus("generated.jsonl", buf.Bytes())
@@ -69,6 +69,15 @@ func faithfulChain(t testing.TB, d engine.Domain, c *engine.Case, through int) [
 		out = append(out, engine.MemoryVersion{Block: k, Evidence: typedEvidence(d, recs)})
 	}
 	return out
+}
+
+// firstCaseChain is a domain's first built-in case with its faithful chain through the
+// case's final block.
+func firstCaseChain(t testing.TB, id string) (engine.Domain, *engine.Case, []engine.MemoryVersion) {
+	t.Helper()
+	d, cases := builtinCases(t, id)
+	c := cases[0]
+	return d, c, faithfulChain(t, d, c, c.LastBlock())
 }
 
 // scored is the oracle's outcome of one tool call on a probe at block `through`.

@@ -428,10 +428,8 @@ func TestPPMFTransformKeepsMemory(t *testing.T) {
 		t.Fatalf("registry lookup: %v %v", ps, err)
 	}
 	for _, id := range ppmfDomains {
-		d, cases := builtinCases(t, id)
-		c := cases[0]
+		d, c, chain := firstCaseChain(t, id)
 		last := c.LastBlock()
-		chain := faithfulChain(t, d, c, last)
 		ev := chain[last].Evidence
 		g, err := p.Memory.TransformMemory(engine.MemoryInput{Domain: d, Case: c, Block: last, Evidence: ev, Condition: "faithful_typed", Versions: chain})
 		if err != nil {
@@ -479,10 +477,8 @@ func TestPPMFTransformKeepsMemory(t *testing.T) {
 // blocks (no change there) binds exactly as one holding equal copies.
 func TestPPMFRepeatedPayloadsAlongAChain(t *testing.T) {
 	for _, id := range ppmfDomains {
-		d, cases := builtinCases(t, id)
-		c := cases[0]
+		d, c, copies := firstCaseChain(t, id)
 		last := c.LastBlock()
-		copies := faithfulChain(t, d, c, last)
 		shared := append([]engine.MemoryVersion(nil), copies...)
 		for k := 1; k <= last; k++ {
 			if reflect.DeepEqual(shared[k].Evidence.Payload, shared[k-1].Evidence.Payload) {

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/engine"
 )
@@ -18,18 +17,7 @@ import (
 func TestTrustSchemaOnCorpora(t *testing.T) {
 	for _, id := range ppmfDomains {
 		d, builtin := builtinCases(t, id)
-		gen, err := domains.Generator(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if _, err := gen.GenerateCorpus(&buf, 40, 7); err != nil {
-			t.Fatal(err)
-		}
-		generated, err := d.ParseCorpus("generated", buf.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, generated := generatedCases(t, id, 40, 7)
 		sar := d.(engine.SourceAuthorityRules)
 		tr := d.(engine.TrustRules)
 		levels := map[engine.Trust]int{}

@@ -1,12 +1,10 @@
 package safeguards_test
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/engine/safeguards"
 )
 
@@ -17,19 +15,7 @@ func BenchmarkSourceAuthorityGate(b *testing.B) {
 	policy := safeguards.SourceAuthorityGate()
 	for _, id := range domains.IDs() {
 		b.Run(id, func(b *testing.B) {
-			d, _ := domains.Get(id)
-			gen, err := domains.Generator(id)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if _, err := gen.GenerateCorpus(&buf, 200, 1); err != nil {
-				b.Fatal(err)
-			}
-			cases, err := d.ParseCorpus("generated", buf.Bytes())
-			if err != nil {
-				b.Fatal(err)
-			}
+			d, cases := generatedCases(b, id, 200, 1)
 			var inputs []engine.MemoryInput
 			records := 0
 			for _, c := range cases {
@@ -38,13 +24,8 @@ func BenchmarkSourceAuthorityGate(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					tree, err := pyjson.Retree(d.TypedPayload(ledger))
-					if err != nil {
-						b.Fatal(err)
-					}
 					records += len(ledger)
-					inputs = append(inputs, engine.MemoryInput{Domain: d, Case: c, Block: block,
-						Evidence: engine.Evidence{Kind: engine.MemoryEvidence, Payload: tree}})
+					inputs = append(inputs, engine.MemoryInput{Domain: d, Case: c, Block: block, Evidence: typedEvidence(d, ledger)})
 				}
 			}
 			b.ResetTimer()

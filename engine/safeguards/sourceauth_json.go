@@ -12,32 +12,25 @@ import "github.com/ealscope/ealscope/engine/pyjson"
 // each decision, citation and source (`source` null for an id the case does not have,
 // `through_block_index` null for None).
 func (r *SourceAuthorityGateResult) Tree() map[string]any {
-	decisions := make([]any, len(r.Decisions))
-	for i, d := range r.Decisions {
-		cites := make([]any, len(d.Citations))
-		for j, c := range d.Citations {
-			cites[j] = map[string]any{
-				"source_turn_id": c.SourceTurnID,
-				"passed":         c.Passed,
-				"reason":         c.Reason,
-				"source":         c.Source.tree(),
-			}
-		}
-		decisions[i] = map[string]any{
+	decisions := pyjson.ListOf(r.Decisions, func(d RecordGateDecision) any {
+		return map[string]any{
 			"record_index":     d.RecordIndex,
 			"authorization_id": d.AuthorizationID,
 			"passed":           d.Passed,
 			"reason":           d.Reason,
-			"citations":        cites,
+			"citations": pyjson.ListOf(d.Citations, func(c CitationDecision) any {
+				return map[string]any{
+					"source_turn_id": c.SourceTurnID,
+					"passed":         c.Passed,
+					"reason":         c.Reason,
+					"source":         c.Source.tree(),
+				}
+			}),
 		}
-	}
-	var through any
-	if r.ThroughBlockIndex != nil {
-		through = *r.ThroughBlockIndex
-	}
+	})
 	return map[string]any{
 		"schema_version":        r.SchemaVersion,
-		"through_block_index":   through,
+		"through_block_index":   pyjson.OrNull(r.ThroughBlockIndex),
 		"input_record_count":    r.InputRecordCount,
 		"retained_record_count": r.RetainedRecordCount,
 		"removed_record_count":  r.RemovedRecordCount(),
@@ -50,16 +43,12 @@ func (s *SourceMetadata) tree() any {
 	if s == nil {
 		return nil
 	}
-	var sourceType any
-	if s.SourceType != nil {
-		sourceType = *s.SourceType
-	}
 	return map[string]any{
 		"source_turn_id":        s.SourceTurnID,
 		"principal_id":          s.PrincipalID,
 		"authority_class":       s.AuthorityClass,
 		"authorization_capable": s.AuthorizationCapable,
-		"source_type":           sourceType,
+		"source_type":           pyjson.OrNull(s.SourceType),
 	}
 }
 

@@ -57,7 +57,7 @@ var caseBearing = map[string]bool{Memories: true, MemoryAttempts: true, MemorySt
 // trialChecks collects, while trials are read, the repeats of one trial and the case ids
 // trials name, checked once every artifact has been read (checkTrials).
 type trialChecks struct {
-	seen      map[string]int
+	seen      map[idKey]int // trial identity -> first line
 	repeat    *pendingRef
 	repeatOf  int
 	runCases  map[string]bool
@@ -66,7 +66,7 @@ type trialChecks struct {
 }
 
 func newTrialChecks() *trialChecks {
-	return &trialChecks{seen: map[string]int{}, runCases: map[string]bool{}}
+	return &trialChecks{seen: map[idKey]int{}, runCases: map[string]bool{}}
 }
 
 func (t *trialChecks) add(name string, r Row) {
@@ -78,13 +78,13 @@ func (t *trialChecks) add(name string, r Row) {
 		return
 	}
 	key, field := trialIdentity(r)
-	if first, dup := t.seen[key]; dup {
+	if first, dup := t.seen[keyOfString(key)]; dup {
 		if t.repeat == nil {
 			t.repeat = &pendingRef{line: r.Line, field: field, value: key}
 			t.repeatOf = first
 		}
 	} else {
-		t.seen[key] = r.Line
+		t.seen[keyOfString(key)] = r.Line
 	}
 	if !t.runCases[r.Str("case_id")] {
 		t.trialCase = append(t.trialCase, pendingRef{line: r.Line, field: "case_id", value: r.Str("case_id")})

@@ -210,5 +210,11 @@ func (l *LineReader) Next() (line []byte, lineNo int, ok bool, err error) {
 	return line, l.sc.line, ok, err
 }
 
+// NextRow is Next past blank (white-space only) lines, which JSONL readers skip.
+func (l *LineReader) NextRow() (line []byte, lineNo int, ok bool, err error) {
+	line, _, ok, err = l.sc.nextRow()
+	return line, l.sc.line, ok, err
+}
+
 // SHA256 is the hex sha256 of everything read so far (the whole file once Next said ok=false).
 func (l *LineReader) SHA256() string { return l.sc.sum() }

@@ -83,7 +83,7 @@ func parseLines(sc *lineScanner, drainOnError bool, parse func(no int, raw []byt
 		b := &pipeBatch{done: make(chan struct{})}
 		size := 0
 		for {
-			line, last, ok, err := sc.next()
+			line, last, ok, err := sc.nextRow()
 			if err != nil {
 				b.readEr = err
 				send(b)
@@ -94,9 +94,6 @@ func parseLines(sc *lineScanner, drainOnError bool, parse func(no int, raw []byt
 			}
 			if !ok {
 				break
-			}
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
 			}
 			b.lines = append(b.lines, pipeLine{no: sc.line, last: last, raw: bytes.Clone(line)})
 			size += len(line)

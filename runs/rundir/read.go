@@ -448,15 +448,12 @@ func ParseRows(file, name string, data []byte) ([]Row, error) {
 	sc := newLineScanner(bytes.NewReader(data), file)
 	var rows []Row
 	for {
-		line, last, ok, err := sc.next()
+		line, last, ok, err := sc.nextRow()
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			return rows, nil
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
 		}
 		row, err := parseRow(file, name, sc.line, line, last, false)
 		if err != nil {

@@ -41,6 +41,16 @@ func (s *lineScanner) tooLong() error {
 	return &VerifyError{File: s.file, Line: s.line + 1, Msg: fmt.Sprintf("line longer than the limit of %d bytes", s.maxLine), cause: le}
 }
 
+// nextRow is next past blank (white-space only) lines, which no JSONL reader counts as rows.
+func (s *lineScanner) nextRow() (line []byte, last, ok bool, err error) {
+	for {
+		line, last, ok, err = s.next()
+		if err != nil || !ok || len(bytes.TrimSpace(line)) > 0 {
+			return line, last, ok, err
+		}
+	}
+}
+
 // next returns the next line without its line end (trailing CRs dropped). last reports the
 // file's final segment, which had no line end; ok is false once the file is exhausted. The
 // line is valid until the next call.
@@ -193,15 +203,12 @@ func (r *Run) Lines(name string, fn func(line int, raw []byte) error) error {
 	}
 	return r.readVerified(name, func(sc *lineScanner, countRow func() error, readErr func(error) error) error {
 		for {
-			line, _, ok, err := sc.next()
+			line, _, ok, err := sc.nextRow()
 			if err != nil {
 				return readErr(err)
 			}
 			if !ok {
 				return nil
-			}
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
 			}
 			if err := countRow(); err != nil {
 				return err
@@ -266,12 +273,12 @@ func (r *Run) changed(name, detail string) error {
 // target may come in a later file, or later in the same file).
 type refIndex struct {
 	// first maps artifact -> id -> where the id first appeared.
-	first map[string]map[string]idSeen
+	first map[string]map[idKey]idSeen
 	// repeats are later rows repeating an id with different bytes, by artifact, in line
 	// order: whether their content differs is decided after reading (canonical JSON).
 	repeats map[string][]idRepeat
 	// bundleMemories and calls are id sets that only references use.
-	bundleMemories, calls map[string]bool
+	bundleMemories, calls map[idKey]struct{}
 	// pending are unresolved references, by check, in line order.
 	pending map[refCheck][]pendingRef
 	// trials are the one-trial-once and known-case checks of trials.jsonl.
@@ -280,8 +287,21 @@ type refIndex struct {
 
 type idSeen struct {
 	line int
-	sum  [sha256.Size]byte
+	sum  idKey // of the row's bytes
 }
+
+// idKey is how the index keeps an id (and a row's bytes): the first 16 bytes of its sha256.
+// The index holds every id of the run until the last file is read, so it grows with the run
+// (about 600,000 ids at 5,000 cases); strings as keys made it most of a large import's heap.
+// Two different ids share a key with probability about n²/2¹²⁹: nil for any run.
+type idKey [16]byte
+
+func keyOf(b []byte) idKey {
+	sum := sha256.Sum256(b)
+	return idKey(sum[:16])
+}
+
+func keyOfString(s string) idKey { return keyOf([]byte(s)) }
 
 type idRepeat struct {
 	id          string
@@ -313,23 +333,28 @@ var refChecks = []refCheck{
 }
 
 func newRefIndex() *refIndex {
-	x := &refIndex{first: map[string]map[string]idSeen{}, repeats: map[string][]idRepeat{},
-		bundleMemories: map[string]bool{}, calls: map[string]bool{}, pending: map[refCheck][]pendingRef{}, trials: newTrialChecks()}
+	x := &refIndex{first: map[string]map[idKey]idSeen{}, repeats: map[string][]idRepeat{},
+		bundleMemories: map[idKey]struct{}{}, calls: map[idKey]struct{}{}, pending: map[refCheck][]pendingRef{}, trials: newTrialChecks()}
 	for _, u := range uniqueKeys {
-		x.first[u.name] = map[string]idSeen{}
+		x.first[u.name] = map[idKey]idSeen{}
 	}
 	return x
 }
 
 func (x *refIndex) known(target, id string) bool {
+	k := keyOfString(id)
 	switch target {
 	case Memories:
-		_, ok := x.first[Memories][id]
-		return ok || x.bundleMemories[id]
+		if _, ok := x.first[Memories][k]; ok {
+			return true
+		}
+		_, ok := x.bundleMemories[k]
+		return ok
 	case Calls:
-		return x.calls[id]
+		_, ok := x.calls[k]
+		return ok
 	}
-	_, ok := x.first[target][id]
+	_, ok := x.first[target][k]
 	return ok
 }
 
@@ -341,23 +366,23 @@ func (x *refIndex) add(name string, r Row, raw []byte) {
 			continue
 		}
 		id := r.Str(u.key)
-		sum := sha256.Sum256(raw)
-		if prev, dup := x.first[name][id]; dup {
+		k, sum := keyOfString(id), keyOf(raw)
+		if prev, dup := x.first[name][k]; dup {
 			if prev.sum != sum {
 				x.repeats[name] = append(x.repeats[name], idRepeat{id: id, first: prev.line, line: r.Line})
 			}
 		} else {
-			x.first[name][id] = idSeen{line: r.Line, sum: sum}
+			x.first[name][k] = idSeen{line: r.Line, sum: sum}
 		}
 	}
 	switch name {
 	case "writer_bundle_memories":
 		if s := r.Str("memory_id"); s != "" {
-			x.bundleMemories[s] = true
+			x.bundleMemories[keyOfString(s)] = struct{}{}
 		}
 	case Calls:
 		if s := r.Str("call_id"); s != "" {
-			x.calls[s] = true
+			x.calls[keyOfString(s)] = struct{}{}
 		}
 	}
 	for _, c := range refChecks {

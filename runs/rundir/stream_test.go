@@ -14,20 +14,9 @@ import (
 // fixtureCopy copies runs/testdata/eal_run into a temporary directory.
 func fixtureCopy(t *testing.T) string {
 	t.Helper()
-	src := "../testdata/eal_run"
 	dst := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS("../testdata/eal_run")); err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dst
 }
@@ -166,42 +155,71 @@ func TestRowsRefusesAChangedFile(t *testing.T) {
 	}
 }
 
-// TestLineScanner: LF and CRLF ends, blank lines counted but skipped by callers, a final line
-// without a line end, and a line longer than the read buffer.
-func TestLineScanner(t *testing.T) {
-	long := `{"x": "` + strings.Repeat("a", 3<<20) + `"}`
-	data := "{\"a\": 1}\r\n\n" + long + "\n{\"b\": 2}"
-	sc := newLineScanner(strings.NewReader(data), "test.jsonl")
-	type got struct {
-		n    int
-		line string
-		last bool
-	}
-	var lines []got
+type scannedLine struct {
+	n    int
+	line string
+	last bool
+}
+
+// scanLines collects what next returns until the end, numbered as the scanner numbers them.
+func scanLines(t *testing.T, sc *lineScanner, next func() ([]byte, bool, bool, error)) []scannedLine {
+	t.Helper()
+	var lines []scannedLine
 	for {
-		line, last, ok, err := sc.next()
+		line, last, ok, err := next()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !ok {
-			break
+			return lines
 		}
-		lines = append(lines, got{sc.line, string(line), last})
+		lines = append(lines, scannedLine{sc.line, string(line), last})
 	}
-	want := []got{{1, `{"a": 1}`, false}, {2, "", false}, {3, long, false}, {4, `{"b": 2}`, true}}
-	if len(lines) != len(want) {
-		t.Fatalf("%d lines", len(lines))
-	}
-	for i := range want {
-		if lines[i] != want[i] {
-			t.Errorf("line %d: %d %.40q last=%v", i, lines[i].n, lines[i].line, lines[i].last)
+}
+
+// TestLineScanner: LF and CRLF ends, blank and white-space-only lines counted (returned by
+// next, skipped by nextRow and LineReader.NextRow), a final line without a line end, and a
+// line longer than the read buffer.
+func TestLineScanner(t *testing.T) {
+	long := `{"x": "` + strings.Repeat("a", 3<<20) + `"}`
+	data := "{\"a\": 1}\r\n\n" + long + "\n \t\r\n{\"b\": 2}"
+	wantRows := []scannedLine{{1, `{"a": 1}`, false}, {3, long, false}, {5, `{"b": 2}`, true}}
+	var sc *lineScanner
+	for _, tc := range []struct {
+		name string
+		next func() ([]byte, bool, bool, error)
+		want []scannedLine
+	}{
+		{"next", func() ([]byte, bool, bool, error) { return sc.next() },
+			[]scannedLine{{1, `{"a": 1}`, false}, {2, "", false}, {3, long, false}, {4, " \t", false}, {5, `{"b": 2}`, true}}},
+		{"nextRow", func() ([]byte, bool, bool, error) { return sc.nextRow() }, wantRows},
+	} {
+		sc = newLineScanner(strings.NewReader(data), "test.jsonl")
+		lines := scanLines(t, sc, tc.next)
+		if len(lines) != len(tc.want) {
+			t.Fatalf("%s: %d lines", tc.name, len(lines))
 		}
+		for i := range tc.want {
+			if lines[i] != tc.want[i] {
+				t.Errorf("%s: line %d: %d %.40q last=%v", tc.name, i, lines[i].n, lines[i].line, lines[i].last)
+			}
+		}
+	}
+	lr := NewLineReader(strings.NewReader(data), "test.jsonl")
+	for _, want := range wantRows {
+		line, n, ok, err := lr.NextRow()
+		if err != nil || !ok || n != want.n || string(line) != want.line {
+			t.Errorf("LineReader.NextRow: %d %.40q ok=%v err=%v, want line %d", n, line, ok, err, want.n)
+		}
+	}
+	if _, _, ok, err := lr.NextRow(); ok || err != nil {
+		t.Errorf("LineReader.NextRow after the last row: ok=%v err=%v", ok, err)
 	}
 	if sc.sum() != pyjson.SHA256Hex([]byte(data)) {
 		t.Error("the scanner's sha256 is not the data's")
 	}
 	rows, err := ParseRows("x.jsonl", "x", []byte(data))
-	if err != nil || len(rows) != 3 || rows[2].Line != 4 {
+	if err != nil || len(rows) != 3 || rows[2].Line != 5 {
 		t.Fatalf("ParseRows: %d rows, %v", len(rows), err)
 	}
 }

@@ -25,30 +25,9 @@ func validateRow(name string, r Row) error {
 		}
 		return nil
 	}
-	integer := func(keys ...string) error {
-		for _, k := range keys {
-			if _, err := engine.Int(k, r.Tree[k]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	optInteger := func(keys ...string) error {
-		for _, k := range keys {
-			if _, err := engine.NullableInt(k, r.Tree[k]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	optString := func(keys ...string) error {
-		for _, k := range keys {
-			if _, err := engine.NullableStr(k, r.Tree[k]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	integer := func(keys ...string) error { return readKeys(r, engine.Int, keys) }
+	optInteger := func(keys ...string) error { return readKeys(r, engine.NullableInt, keys) }
+	optString := func(keys ...string) error { return readKeys(r, engine.NullableStr, keys) }
 	architecture := func(key string, nullable bool) error {
 		v := r.Tree[key]
 		if v == nil && nullable {
@@ -137,6 +116,16 @@ func validateRow(name string, r Row) error {
 		return first(nonEmpty("call_id", "trial_id", "case_id", "probe_id"), optInteger("oracle_block_index"))
 	case Faults:
 		return first(nonEmpty("case_id", "family"), integer("block_index"))
+	}
+	return nil
+}
+
+// readKeys reads each key of the row with read, stopping at the first value it rejects.
+func readKeys[T any](r Row, read func(path string, v any) (T, error), keys []string) error {
+	for _, k := range keys {
+		if _, err := read(k, r.Tree[k]); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -6,9 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/ealscope/ealscope/engine/pyjson"
@@ -145,12 +146,7 @@ func (w *Writer) Finish(status string, extra map[string]any) error {
 	defer w.mu.Unlock()
 	files := map[string]any{}
 	counts := map[string]any{}
-	names := make([]string, 0, len(w.files))
-	for name := range w.files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(w.files)) {
 		af := w.files[name]
 		if err := af.buf.Flush(); err != nil {
 			return err
