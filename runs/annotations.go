@@ -42,22 +42,14 @@ type querier interface {
 // resolveAnnotations applies EAL-Bench's rules (annotations.Resolve) to the stored labels of
 // one memory whose current content hash is contentHash.
 func resolveAnnotations(ctx context.Context, q querier, d engine.Domain, memoryID, contentHash string) (*annotations.Resolution, error) {
-	rows, err := q.QueryContext(ctx, `SELECT annotation_id, status, source_content_hash, state_json FROM annotations WHERE memory_id = ? ORDER BY annotation_pk`, memoryID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var labels []annotations.StoredLabel
-	for rows.Next() {
+	labels, err := queryAll(ctx, q, func(r rowScanner) (annotations.StoredLabel, error) {
 		var l annotations.StoredLabel
 		var state sql.NullString
-		if err := rows.Scan(&l.ID, &l.Status, &l.SourceHash, &state); err != nil {
-			return nil, err
-		}
+		err := r.Scan(&l.ID, &l.Status, &l.SourceHash, &state)
 		l.StateJSON = state.String
-		labels = append(labels, l)
-	}
-	if err := rows.Err(); err != nil {
+		return l, err
+	}, `SELECT annotation_id, status, source_content_hash, state_json FROM annotations WHERE memory_id = ? ORDER BY annotation_pk`, memoryID)
+	if err != nil {
 		return nil, err
 	}
 	return annotations.Resolve(d, labels, contentHash, ReasonMissingAnnot)
@@ -88,18 +80,12 @@ func (dv *deriver) scoreFreeText(s *memScore, mr *memRec, block int) error {
 	if err != nil {
 		return err
 	}
-	c := mr.chain.c
+	unscorable := dv.unscorableAt(mr, block)
 	switch {
 	case r.Reason != "":
 		s.unscored = strp(r.Reason)
-	case dv.d == nil || c == nil:
-		reason := dv.missingReason
-		if reason == "" {
-			reason = "missing_case:" + mr.chain.key.caseID
-		}
-		s.unscored = strp(reason)
-	case block < 0 || block > c.LastBlock():
-		s.unscored = strp(fmt.Sprintf("block_out_of_range:%d", block))
+	case unscorable != "":
+		s.unscored = strp(unscorable)
 	default:
 		s.scoredFrom = annotations.ScoredFreeTextAnnotation
 		return dv.scoreRecords(s, mr, block, r.Records)
@@ -136,6 +122,16 @@ type AnnotationInput struct {
 }
 
 var humanStatuses = map[string]bool{annotations.AnnotationDraft: true, annotations.AnnotationSubmitted: true, annotations.AnnotationAccepted: true}
+
+// currentResolution resolves a free-text memory's stored labels against its current content
+// hash.
+func currentResolution(ctx context.Context, q querier, memoryID string) (*annotations.Resolution, error) {
+	hash, d, err := memoryHash(ctx, q, memoryID)
+	if err != nil {
+		return nil, err
+	}
+	return resolveAnnotations(ctx, q, d, memoryID, hash)
+}
 
 // memoryHash is the content hash of a free-text memory and its run's domain.
 func memoryHash(ctx context.Context, q querier, memoryID string) (hash string, d engine.Domain, err error) {
@@ -315,7 +311,7 @@ func (s *Store) annotationOf(ctx context.Context, memoryID, annotator string) (a
 const annotationColumns = `a.annotation_id, a.memory_id, a.annotator, n.kind, a.created_at, a.updated_at, a.schema_version, a.source_content_hash, a.status, a.detail, a.state_json, a.origin,
 	COALESCE((SELECT m.content_hash FROM memories m WHERE m.memory_id = a.memory_id AND m.architecture = ` + sqlFreeText + ` ORDER BY m.mem_pk LIMIT 1), a.source_content_hash)`
 
-func scanAnnotation(sc interface{ Scan(...any) error }) (annotations.Annotation, error) {
+func scanAnnotation(sc rowScanner) (annotations.Annotation, error) {
 	var a annotations.Annotation
 	var state sql.NullString
 	var current string

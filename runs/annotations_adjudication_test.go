@@ -4,8 +4,6 @@ import (
 	"context"
 	"reflect"
 	"testing"
-
-	"github.com/ealscope/ealscope/runs/annotations"
 )
 
 // TestAdjudicationIsNotAnAnnotation: an adjudicator who takes one annotator's label settles
@@ -13,23 +11,12 @@ import (
 func TestAdjudicationIsNotAnAnnotation(t *testing.T) {
 	ctx := context.Background()
 	f := newAnnotationFixture(t)
-	exact, wide := ledgerState(t, f.c, f.mem.BlockIndex), broadened(t, f.c, f.mem.BlockIndex)
-	for ann, st := range map[string]map[string]any{"alice": exact, "bob": wide} {
-		if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: ann, State: st, Status: annotations.AnnotationSubmitted}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	before, err := f.s.Agreement(ctx, f.runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exact := f.disagree(t)
+	before := f.agreement(t)
 	if _, err := f.s.Adjudicate(ctx, f.mem.MemoryID, "dana", exact, ""); err != nil {
 		t.Fatal(err)
 	}
-	after, err := f.s.Agreement(ctx, f.runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := f.agreement(t)
 	if want := []string{"alice", "bob"}; !reflect.DeepEqual(after.Annotators, want) {
 		t.Errorf("annotators after adjudication %v, want %v", after.Annotators, want)
 	}

@@ -24,13 +24,9 @@ func (s *Store) Agreement(ctx context.Context, runID string) (annotations.Agreem
 
 // labelledMemories loads every memory with at least one usable label, with its case.
 func (s *Store) labelledMemories(ctx context.Context, runID string) ([]annotations.LabelledMemory, error) {
-	where, args := "", []any{}
-	if runID != "" {
-		pk, err := s.runPK(ctx, runID)
-		if err != nil {
-			return nil, err
-		}
-		where, args = ` WHERE a.memory_id IN (SELECT memory_id FROM memories WHERE run_pk = ? AND architecture = `+sqlFreeText+`)`, []any{pk}
+	where, args, err := s.runFilter(ctx, runID, ` WHERE a.memory_id IN (SELECT memory_id FROM memories WHERE run_pk = ? AND architecture = `+sqlFreeText+`)`)
+	if err != nil {
+		return nil, err
 	}
 	list, err := s.queryAnnotations(ctx, where+` ORDER BY a.memory_id, a.annotator`, args...)
 	if err != nil {

@@ -27,22 +27,13 @@ func (s *Store) rederiveMemory(w *txWriter, memoryID string) error {
 		casePK              sql.NullInt64
 		domainID            string
 	}
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT m.run_pk, m.chain_pk, m.block_index, m.content_hash, m.payload_json, c.case_id, c.case_pk, c.unscored_reason, r.domain_id
+	hits, err := queryAll(w.ctx, w.tx, func(r rowScanner) (hit, error) {
+		var h hit
+		err := r.Scan(&h.runPK, &h.chainPK, &h.block, &h.hash, &h.payload, &h.caseID, &h.casePK, &h.chainReason, &h.domainID)
+		return h, err
+	}, `SELECT m.run_pk, m.chain_pk, m.block_index, m.content_hash, m.payload_json, c.case_id, c.case_pk, c.unscored_reason, r.domain_id
 		FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk JOIN runs r ON r.run_pk = m.run_pk WHERE m.memory_id = ? AND m.architecture = `+sqlFreeText+``, memoryID)
 	if err != nil {
-		return err
-	}
-	var hits []hit
-	for rows.Next() {
-		var h hit
-		if err := rows.Scan(&h.runPK, &h.chainPK, &h.block, &h.hash, &h.payload, &h.caseID, &h.casePK, &h.chainReason, &h.domainID); err != nil {
-			rows.Close()
-			return err
-		}
-		hits = append(hits, h)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, h := range hits {
@@ -89,21 +80,8 @@ func storedCase(w *txWriter, d engine.Domain, casePK int64) (*engine.Case, error
 // the chain blocks, the chain and the attribution rows that read them.
 func (dv *deriver) rescoreMemory(mr *memRec) error {
 	w := dv.w
-	var blocks []int
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT block_index FROM memory_scores WHERE run_pk = ? AND memory_id = ? ORDER BY block_index`, dv.runPK, mr.id)
+	blocks, err := queryAll(w.ctx, w.tx, scanOne[int], `SELECT block_index FROM memory_scores WHERE run_pk = ? AND memory_id = ? ORDER BY block_index`, dv.runPK, mr.id)
 	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var b int
-		if err := rows.Scan(&b); err != nil {
-			rows.Close()
-			return err
-		}
-		blocks = append(blocks, b)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, table := range []string{"fidelity_rows", "formation", "memory_scores"} {
@@ -132,19 +110,14 @@ func (dv *deriver) rescoreMemory(mr *memRec) error {
 // flags from its stored chain blocks, as deriveChain does at import.
 func (dv *deriver) refreshChain(c *chainAcc) error {
 	w := dv.w
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT block_index, memory_id, forms_false_authority, unscored_reason FROM chain_blocks WHERE chain_pk = ? ORDER BY block_index`, c.pk)
-	if err != nil {
-		return err
-	}
 	var bfs []engine.BlockFormation
 	memAt := map[int]string{}
 	var formedFinal *bool
-	for rows.Next() {
+	err := eachRow(w.ctx, w.tx, func(r rowScanner) error {
 		var k int
 		var mem, unscored sql.NullString
 		var forms sql.NullInt64
-		if err := rows.Scan(&k, &mem, &forms, &unscored); err != nil {
-			rows.Close()
+		if err := r.Scan(&k, &mem, &forms, &unscored); err != nil {
 			return err
 		}
 		formedFinal = nil
@@ -153,9 +126,9 @@ func (dv *deriver) refreshChain(c *chainAcc) error {
 			bfs = append(bfs, engine.BlockFormation{BlockIndex: k, Estimable: !unscored.Valid, Formed: forms.Valid && forms.Int64 != 0})
 			formedFinal = boolPtr(forms)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}, `SELECT block_index, memory_id, forms_false_authority, unscored_reason FROM chain_blocks WHERE chain_pk = ? ORDER BY block_index`, c.pk)
+	if err != nil {
 		return err
 	}
 	ffa, found := engine.FirstFalseAuthorityBlock(bfs)
@@ -215,22 +188,13 @@ func (dv *deriver) reattribute(mr *memRec) error {
 		trialRow                                 string
 		chainPK                                  int64
 	}
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT a.trial_pk, a.exact_trial_pk, a.request_authorized, a.evidence_id, a.case_id, a.probe_id, a.condition_id, a.writer_target, t.oracle_block_index, t.row_json, a.chain_pk
+	list, err := queryAll(w.ctx, w.tx, func(r rowScanner) (arow, error) {
+		var a arow
+		err := r.Scan(&a.trialPK, &a.exactPK, &a.requestAuthorized, &a.evidenceID, &a.caseID, &a.probeID, &a.conditionID, &a.writer, &a.oracleBlock, &a.trialRow, &a.chainPK)
+		return a, err
+	}, `SELECT a.trial_pk, a.exact_trial_pk, a.request_authorized, a.evidence_id, a.case_id, a.probe_id, a.condition_id, a.writer_target, t.oracle_block_index, t.row_json, a.chain_pk
 		FROM attribution a JOIN trials t ON t.trial_pk = a.trial_pk WHERE t.run_pk = ? AND t.memory_id = ?`, dv.runPK, mr.id)
 	if err != nil {
-		return err
-	}
-	var list []arow
-	for rows.Next() {
-		var a arow
-		if err := rows.Scan(&a.trialPK, &a.exactPK, &a.requestAuthorized, &a.evidenceID, &a.caseID, &a.probeID, &a.conditionID, &a.writer, &a.oracleBlock, &a.trialRow, &a.chainPK); err != nil {
-			rows.Close()
-			return err
-		}
-		list = append(list, a)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	chains := map[int64]bool{}

@@ -1,14 +1,11 @@
 package runs
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -23,8 +20,6 @@ import (
 // sleeps.
 
 const (
-	envHelper    = "EALSCOPE_ANNOTATION_WRITER"
-	envDB        = "EALSCOPE_ANNOTATION_DB"
 	envMemory    = "EALSCOPE_ANNOTATION_MEMORY"
 	envState     = "EALSCOPE_ANNOTATION_STATE"
 	envPrefix    = "EALSCOPE_ANNOTATION_PREFIX"
@@ -32,30 +27,19 @@ const (
 	envWaitForGo = "EALSCOPE_ANNOTATION_WAIT"
 )
 
-// TestAnnotationWriterProcess is not a test of its own: run by the durability tests with
-// envHelper set, it saves labels on one memory (annotator <prefix>-<i>, every fifth one
+// TestAnnotationWriterProcess is not a test of its own: started as a helper by the
+// durability tests, it saves labels on one memory (annotator <prefix>-<i>, every fifth one
 // accepted so re-derivation runs too) and prints "saved <i>" after each commit. With count 0
 // it saves until killed. With envWaitForGo it prints "ready" and waits for a line on stdin
 // first, so two writers start together.
 func TestAnnotationWriterProcess(t *testing.T) {
-	if os.Getenv(envHelper) != "1" {
-		t.Skip("helper process for the durability tests")
-	}
-	s, err := Open(os.Getenv(envDB))
-	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(2)
-	}
+	s := helperStart(t, "the durability tests")
 	state, err := pyjson.DecodeTree([]byte(os.Getenv(envState)))
 	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(2)
+		helperExit(err, 2)
 	}
 	if os.Getenv(envWaitForGo) == "1" {
-		fmt.Println("ready")
-		if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
-			os.Exit(2)
-		}
+		helperAwaitGo()
 	}
 	n, _ := strconv.Atoi(os.Getenv(envCount))
 	for i := 0; n == 0 || i < n; i++ {
@@ -65,8 +49,7 @@ func TestAnnotationWriterProcess(t *testing.T) {
 		}
 		if _, err := s.SaveAnnotation(context.Background(), AnnotationInput{MemoryID: os.Getenv(envMemory), Annotator: fmt.Sprintf("%s-%d", os.Getenv(envPrefix), i),
 			State: state, Status: status, Origin: annotations.OriginTUI}); err != nil {
-			fmt.Println("error", err)
-			os.Exit(1)
+			helperExit(err, 1)
 		}
 		fmt.Printf("saved %d\n", i) // stdout is a pipe: unbuffered writes, one line per commit
 	}
@@ -74,35 +57,14 @@ func TestAnnotationWriterProcess(t *testing.T) {
 	os.Exit(0)
 }
 
-type writerProc struct {
-	cmd   *exec.Cmd
-	out   *bufio.Scanner
-	stdin io.WriteCloser
-}
-
 func startWriter(t *testing.T, f annotationFixture, prefix string, count int, wait bool) *writerProc {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAnnotationWriterProcess$", "-test.count=1")
 	state := pyjson.MustCanonicalJSON(ledgerState(t, f.c, f.mem.BlockIndex))
-	cmd.Env = append(os.Environ(), envHelper+"=1", envDB+"="+f.path, envMemory+"="+f.mem.MemoryID, envState+"="+state,
-		envPrefix+"="+prefix, envCount+"="+strconv.Itoa(count))
+	env := []string{envMemory + "=" + f.mem.MemoryID, envState + "=" + state, envPrefix + "=" + prefix, envCount + "=" + strconv.Itoa(count)}
 	if wait {
-		cmd.Env = append(cmd.Env, envWaitForGo+"=1")
+		env = append(env, envWaitForGo+"=1")
 	}
-	return startHelperProcess(t, cmd)
-}
-
-// next reads the writer's next line.
-func (w *writerProc) next(t *testing.T) string {
-	t.Helper()
-	if !w.out.Scan() {
-		t.Fatalf("writer ended early: %v", w.out.Err())
-	}
-	line := w.out.Text()
-	if strings.HasPrefix(line, "error") {
-		t.Fatalf("writer: %s", line)
-	}
-	return line
+	return startHelper(t, "TestAnnotationWriterProcess", f.path, env...)
 }
 
 func labelCount(t *testing.T, s *Store, prefix string) int {
@@ -135,15 +97,9 @@ func TestAnnotationSurvivesSIGKILL(t *testing.T) {
 	}
 	w.cmd.Wait()
 
-	s, err := Open(f.path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, f.path)
 	defer s.Close()
-	var integrity string
-	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
-		t.Fatalf("integrity_check after SIGKILL: %q %v", integrity, err)
-	}
+	requireIntegrity(t, s, "after SIGKILL")
 	if n := labelCount(t, s, "killed"); n < reported {
 		t.Fatalf("%d labels after the kill, %d were reported saved", n, reported)
 	}
@@ -199,33 +155,5 @@ func TestAnnotationConcurrentWriters(t *testing.T) {
 	if n1, n2 := labelCount(t, f.s, "one"), labelCount(t, f.s, "two"); n1 != each || n2 != each {
 		t.Fatalf("stored %d + %d labels, want %d + %d", n1, n2, each, each)
 	}
-	var integrity string
-	if err := f.s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
-		t.Fatalf("integrity_check: %q %v", integrity, err)
-	}
-}
-
-// startHelperProcess starts a re-executed test binary with piped stdin and stdout, killed at
-// the end of the test if it is still running.
-func startHelperProcess(t *testing.T, cmd *exec.Cmd) *writerProc {
-	t.Helper()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	return &writerProc{cmd: cmd, out: bufio.NewScanner(stdout), stdin: stdin}
+	requireIntegrity(t, f.s, "after both writers")
 }

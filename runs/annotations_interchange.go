@@ -79,24 +79,19 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 		memSHA = h
 	}
 	implID := manifest["memory_implementation_id"]
-	rows, err := s.db.QueryContext(ctx, `SELECT m.memory_id, m.eal_chain_id, c.case_id, c.condition_id, m.row_json FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk
-		WHERE m.run_pk = ? AND m.architecture = `+sqlFreeText+` ORDER BY m.memory_id`, pk)
-	if err != nil {
-		return rep, err
-	}
 	mems := map[string]exportMemory{}
-	for rows.Next() {
+	err = eachRow(ctx, s.db, func(r rowScanner) error {
 		var m exportMemory
 		var rowJSON string
-		if err := rows.Scan(&m.id, &m.chainID, &m.caseID, &m.conditionID, &rowJSON); err != nil {
-			rows.Close()
-			return rep, err
+		if err := r.Scan(&m.id, &m.chainID, &m.caseID, &m.conditionID, &rowJSON); err != nil {
+			return err
 		}
 		m.writerModel = writerModelOf(rowJSON)
 		mems[m.id] = m
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}, `SELECT m.memory_id, m.eal_chain_id, c.case_id, c.condition_id, m.row_json FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk
+		WHERE m.run_pk = ? AND m.architecture = `+sqlFreeText+` ORDER BY m.memory_id`, pk)
+	if err != nil {
 		return rep, err
 	}
 	labels, err := s.queryAnnotations(ctx, `WHERE a.memory_id IN (SELECT memory_id FROM memories WHERE run_pk = ? AND architecture = `+sqlFreeText+`) ORDER BY a.memory_id, a.annotator`, pk)
@@ -296,16 +291,14 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 		ids := sortedKeys(memories)
 		before := map[string]*annotations.Resolution{}
 		for _, id := range ids {
-			hash, d, err := memoryHash(w.ctx, w.tx, id)
+			r, err := currentResolution(w.ctx, w.tx, id)
 			if errors.Is(err, ErrNotFound) {
 				continue // not in the workspace yet: the label applies when its run arrives
 			}
 			if err != nil {
 				return err
 			}
-			if before[id], err = resolveAnnotations(w.ctx, w.tx, d, id, hash); err != nil {
-				return err
-			}
+			before[id] = r
 		}
 		for _, l := range labels {
 			if err := upsertLabel(w, l.label, now); err != nil {
@@ -325,11 +318,7 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 			if before[id] == nil {
 				continue
 			}
-			hash, d, err := memoryHash(w.ctx, w.tx, id)
-			if err != nil {
-				return err
-			}
-			after, err := resolveAnnotations(w.ctx, w.tx, d, id, hash)
+			after, err := currentResolution(w.ctx, w.tx, id)
 			if err != nil {
 				return err
 			}

@@ -48,13 +48,9 @@ type AnnotationItem struct {
 // AnnotationQueue lists the memories of a queue in (run, case, condition, writer run, block)
 // order, one row per memory id (the first run holding it).
 func (s *Store) AnnotationQueue(ctx context.Context, queue, annotator, runID string) ([]AnnotationItem, error) {
-	where, args := "", []any{}
-	if runID != "" {
-		pk, err := s.runPK(ctx, runID)
-		if err != nil {
-			return nil, err
-		}
-		where, args = " AND m.run_pk = ?", []any{pk}
+	where, args, err := s.runFilter(ctx, runID, " AND m.run_pk = ?")
+	if err != nil {
+		return nil, err
 	}
 	switch queue {
 	case QueueUnannotated:
@@ -74,28 +70,20 @@ func (s *Store) AnnotationQueue(ctx context.Context, queue, annotator, runID str
 	default:
 		return nil, fmt.Errorf("unknown queue %q (unannotated, disagreements, mine, all)", queue)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT m.memory_id, r.run_id, c.chain_pk, c.case_id, c.condition_id, c.writer_run_id, m.block_index, m.content_hash, m.payload_text,
+	out, err := queryAll(ctx, s.db, func(r rowScanner) (AnnotationItem, error) {
+		var it AnnotationItem
+		var scoredFrom, unscored sql.NullString
+		err := r.Scan(&it.MemoryID, &it.RunID, &it.Chain, &it.CaseID, &it.ConditionID, &it.WriterRunID, &it.BlockIndex, &it.ContentHash, &it.Text,
+			&it.Labels, &scoredFrom, &unscored)
+		it.Resolution = unscored.String
+		return it, err
+	}, `SELECT m.memory_id, r.run_id, c.chain_pk, c.case_id, c.condition_id, c.writer_run_id, m.block_index, m.content_hash, m.payload_text,
 		(SELECT COUNT(*) FROM annotations a WHERE a.memory_id = m.memory_id), ms.scored_from, ms.unscored_reason
 		FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk JOIN runs r ON r.run_pk = m.run_pk
 		LEFT JOIN memory_scores ms ON ms.run_pk = m.run_pk AND ms.memory_id = m.memory_id AND ms.block_index = m.block_index
 		WHERE m.architecture = `+sqlFreeText+` AND m.mem_pk = (SELECT MIN(m2.mem_pk) FROM memories m2 WHERE m2.memory_id = m.memory_id AND m2.architecture = `+sqlFreeText+`)`+where+`
 		ORDER BY r.run_id, c.case_id, c.condition_id, c.writer_run_id, m.block_index, m.memory_id`, args...)
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []AnnotationItem{}
-	for rows.Next() {
-		var it AnnotationItem
-		var scoredFrom, unscored sql.NullString
-		if err := rows.Scan(&it.MemoryID, &it.RunID, &it.Chain, &it.CaseID, &it.ConditionID, &it.WriterRunID, &it.BlockIndex, &it.ContentHash, &it.Text,
-			&it.Labels, &scoredFrom, &unscored); err != nil {
-			return nil, err
-		}
-		it.Resolution = unscored.String
-		out = append(out, it)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	if queue != QueueDisagreements {

@@ -42,11 +42,7 @@ func newAnnotationFixture(t testing.TB) annotationFixture {
 	dir := filepath.Join(t.TempDir(), "run")
 	scriptedRun(t, dir, replay.BuiltinCorpus, ids, "one_shot_text,incremental_text,faithful_typed")
 	s, path := openStore(t)
-	rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := annotationFixture{s: s, path: path, runDir: dir, runID: rep.Results[0].RunID}
+	f := annotationFixture{s: s, path: path, runDir: dir, runID: importOne(t, s, dir).RunID}
 	queue, err := s.AnnotationQueue(ctx, QueueAll, "", f.runID)
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +57,29 @@ func newAnnotationFixture(t testing.TB) annotationFixture {
 	}
 	f.c = findCase(t, cases, ids[0])
 	return f
+}
+
+// disagree has two annotators label the fixture's memory differently: alice submits the
+// ledger's exact state (returned), bob one with a record widened.
+func (f annotationFixture) disagree(t testing.TB) (exact map[string]any) {
+	t.Helper()
+	exact, wide := ledgerState(t, f.c, f.mem.BlockIndex), broadened(t, f.c, f.mem.BlockIndex)
+	for ann, st := range map[string]map[string]any{"alice": exact, "bob": wide} {
+		if _, err := f.s.SaveAnnotation(context.Background(), AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: ann, State: st, Status: annotations.AnnotationSubmitted}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return exact
+}
+
+// agreement is the agreement report over the fixture's run; an error fails the test.
+func (f annotationFixture) agreement(t testing.TB) annotations.AgreementReport {
+	t.Helper()
+	rep, err := f.s.Agreement(context.Background(), f.runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
 
 // ledgerState is the exact typed state of the ledger at a block: what a perfect annotator
@@ -253,10 +272,7 @@ func TestAnnotationAcceptanceRules(t *testing.T) {
 	if estimable == 0 {
 		t.Fatal("attribution on an annotated memory must be estimable")
 	}
-	var integrity string
-	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
-		t.Fatalf("integrity_check: %s %v", integrity, err)
-	}
+	requireIntegrity(t, s, "after the label changes")
 }
 
 // TestAnnotationsBeforeImport: labels imported before their run apply when the run arrives
@@ -368,16 +384,8 @@ func TestAgreementHandComputed(t *testing.T) {
 func TestAgreementFormationUnits(t *testing.T) {
 	ctx := context.Background()
 	f := newAnnotationFixture(t)
-	exact, wide := ledgerState(t, f.c, f.mem.BlockIndex), broadened(t, f.c, f.mem.BlockIndex)
-	for ann, st := range map[string]map[string]any{"alice": exact, "bob": wide} {
-		if _, err := f.s.SaveAnnotation(ctx, AnnotationInput{MemoryID: f.mem.MemoryID, Annotator: ann, State: st, Status: annotations.AnnotationSubmitted}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rep, err := f.s.Agreement(ctx, f.runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exact := f.disagree(t)
+	rep := f.agreement(t)
 	if len(rep.Memories) != 1 || rep.Formation.Units != len(f.c.Probes) || rep.Formation.Agreed == rep.Formation.Units {
 		t.Fatalf("formation figures %+v over %d probes", rep.Formation, len(f.c.Probes))
 	}
@@ -543,10 +551,7 @@ func TestImportExtractorRun(t *testing.T) {
 	if got := scoreAt(t, f.s, other.MemoryID, other.BlockIndex); got.unscored.String != "annotation_not_accepted:invalid_response" {
 		t.Fatalf("%+v", got)
 	}
-	agr, err := f.s.Agreement(ctx, f.runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	agr := f.agreement(t)
 	if len(agr.Pairs) != 1 || agr.Pairs[0].A != "alice" || agr.Pairs[0].B != "gpt-test" || agr.Pairs[0].Observed == nil || *agr.Pairs[0].Observed != 1 {
 		t.Fatalf("human-extractor agreement %+v", agr.Pairs)
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -16,12 +15,7 @@ import (
 
 // benchCases is the size of the generated corpus the import benchmarks use
 // (EALSCOPE_BENCH_CASES overrides it, e.g. for a quick profile).
-func benchCases() int {
-	if n, err := strconv.Atoi(os.Getenv("EALSCOPE_BENCH_CASES")); err == nil && n > 0 {
-		return n
-	}
-	return 2000
-}
+func benchCases() int { return envSize("EALSCOPE_BENCH_CASES", 2000) }
 
 // benchConditions are the run's conditions: a typed writer chain and its exact arm by default.
 // EALSCOPE_BENCH_CONDITIONS=all measures all eight conditions over 2,000 cases, a 2.3 GB run
@@ -105,10 +99,7 @@ func BenchmarkImportScriptedRun(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		db := filepath.Join(benchTmp, fmt.Sprintf("import-%d.db", i))
-		s, err := Open(db)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := mustOpen(b, db)
 		runtime.GC()
 		stop := make(chan struct{})
 		peakc := SampleHeapPeak(stop, 5*time.Millisecond)
@@ -145,10 +136,7 @@ func BenchmarkImportScriptedRun(b *testing.B) {
 func BenchmarkQueries(b *testing.B) {
 	benchFixture(b)
 	ctx := context.Background()
-	s, err := Open(benchDB)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := mustOpen(b, benchDB)
 	defer s.Close()
 	total, err := s.ChainCount(ctx, ChainFilter{RunID: benchRunID})
 	if err != nil {

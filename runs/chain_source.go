@@ -2,7 +2,6 @@ package runs
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 
@@ -37,20 +36,20 @@ func (s *Store) storedCase(ctx context.Context, h ChainHeader) (engine.Domain, *
 	return d, cases[0], nil
 }
 
-// setContextUserMessages reads rows of (probe_id, executor model context row_json) and gives
-// each probe in index (probe id -> position in probes) the last user message of the first of
-// its contexts that has one: the operational context depends on the case and probe only, so
-// any executor context of the probe carries it. A context that does not parse is passed over.
-// The caller closes rows.
-func setContextUserMessages(rows *sql.Rows, index map[string]int, probes []RerunProbeSource) error {
-	for rows.Next() {
+// setContextUserMessages runs a query for rows of (probe_id, executor model context row_json)
+// and gives each probe in index (probe id -> position in probes) the last user message of the
+// first of its contexts that has one: the operational context depends on the case and probe
+// only, so any executor context of the probe carries it. A context that does not parse is
+// passed over.
+func (s *Store) setContextUserMessages(ctx context.Context, index map[string]int, probes []RerunProbeSource, query string, args ...any) error {
+	return eachRow(ctx, s.db, func(r rowScanner) error {
 		var probe, raw string
-		if err := rows.Scan(&probe, &raw); err != nil {
+		if err := r.Scan(&probe, &raw); err != nil {
 			return err
 		}
 		i, ok := index[probe]
 		if !ok || probes[i].ContextUserMessage != "" {
-			continue
+			return nil
 		}
 		var row struct {
 			Messages []engine.ChatMessage `json:"messages"`
@@ -62,6 +61,6 @@ func setContextUserMessages(rows *sql.Rows, index map[string]int, probes []Rerun
 				}
 			}
 		}
-	}
-	return rows.Err()
+		return nil
+	}, query, args...)
 }

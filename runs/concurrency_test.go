@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
-
-	"bufio"
 
 	"github.com/ealscope/ealscope/replay"
 )
@@ -22,31 +19,14 @@ import (
 // re-executed (TestImportProcess here, TestAnnotationWriterProcess for annotators); the
 // parent synchronises on the lines they print, never on sleeps.
 
-const (
-	envImportHelper = "EALSCOPE_IMPORT_HELPER"
-	envImportDB     = "EALSCOPE_IMPORT_DB"
-	envImportRun    = "EALSCOPE_IMPORT_RUN"
-)
-
-// TestImportProcess is not a test of its own: run by TestConcurrentWriters with
-// envImportHelper set, it prints "ready", waits for a line on stdin and imports one run.
+// TestImportProcess is not a test of its own: started as a helper by TestConcurrentWriters,
+// it prints "ready", waits for a line on stdin and imports one run.
 func TestImportProcess(t *testing.T) {
-	if os.Getenv(envImportHelper) != "1" {
-		t.Skip("helper process for TestConcurrentWriters")
-	}
-	s, err := Open(os.Getenv(envImportDB))
+	s := helperStart(t, "TestConcurrentWriters")
+	helperAwaitGo()
+	rep, err := s.Import(context.Background(), []string{os.Getenv(envHelperRun)}, ImportOptions{})
 	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(2)
-	}
-	fmt.Println("ready")
-	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
-		os.Exit(2)
-	}
-	rep, err := s.Import(context.Background(), []string{os.Getenv(envImportRun)}, ImportOptions{})
-	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(1)
+		helperExit(err, 1)
 	}
 	fmt.Println("imported", rep.Results[0].RunID)
 	s.Close()
@@ -55,9 +35,7 @@ func TestImportProcess(t *testing.T) {
 
 func startImporter(t *testing.T, db, run string) *writerProc {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestImportProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envImportHelper+"=1", envImportDB+"="+db, envImportRun+"="+run)
-	return startHelperProcess(t, cmd)
+	return startHelper(t, "TestImportProcess", db, envHelperRun+"="+run)
 }
 
 // TestConcurrentWriters: two import processes, two annotator processes and a re-run in this
@@ -77,10 +55,7 @@ func TestConcurrentWriters(t *testing.T) {
 		scriptedRun(t, dir, replay.BuiltinCorpus, ids, "all")
 		runDirs = append(runDirs, dir)
 	}
-	src, err := f.s.RerunSource(ctx, f.chain, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := finalSource(t, f.s, f.chain)
 	mem, err := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
 	if err != nil {
 		t.Fatal(err)
@@ -131,10 +106,7 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Fatalf("re-run during the imports: %v", rerunErr)
 	}
 
-	var integrity string
-	if err := f.s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
-		t.Fatalf("integrity_check: %q %v", integrity, err)
-	}
+	requireIntegrity(t, f.s, "after the concurrent writers")
 	if n1, n2 := labelCount(t, f.s, "one"), labelCount(t, f.s, "two"); n1 != labels || n2 != labels {
 		t.Fatalf("stored %d + %d labels, want %d + %d", n1, n2, labels, labels)
 	}
@@ -165,10 +137,7 @@ func TestConcurrentWriters(t *testing.T) {
 func TestWriteWaitsThenGivesUp(t *testing.T) {
 	ctx := context.Background()
 	s, path := openStore(t)
-	other, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := mustOpen(t, path)
 	defer other.Close()
 	holder, err := other.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: holds the write lock
 	if err != nil {

@@ -421,15 +421,9 @@ func (s *Store) ensureCorpus(w *txWriter, d engine.Domain, version string) (bool
 func loadCases(w *txWriter, d engine.Domain, version string, ids []string) (*caseSet, error) {
 	set := &caseSet{domain: d, cases: map[string]*engine.Case{}, pks: map[string]int64{}}
 	for _, id := range ids {
-		var rows *sql.Rows
-		var err error
+		query, args := `SELECT case_pk, case_json, line, corpus_version FROM cases WHERE domain_id=? AND case_id=?`, []any{d.ID(), id}
 		if version != "" {
-			rows, err = w.tx.QueryContext(w.ctx, `SELECT case_pk, case_json, line, corpus_version FROM cases WHERE domain_id=? AND corpus_version=? AND case_id=?`, d.ID(), version, id)
-		} else {
-			rows, err = w.tx.QueryContext(w.ctx, `SELECT case_pk, case_json, line, corpus_version FROM cases WHERE domain_id=? AND case_id=?`, d.ID(), id)
-		}
-		if err != nil {
-			return nil, err
+			query, args = `SELECT case_pk, case_json, line, corpus_version FROM cases WHERE domain_id=? AND corpus_version=? AND case_id=?`, []any{d.ID(), version, id}
 		}
 		type hit struct {
 			pk   int64
@@ -437,17 +431,12 @@ func loadCases(w *txWriter, d engine.Domain, version string, ids []string) (*cas
 			line int
 			ver  string
 		}
-		var hits []hit
-		for rows.Next() {
+		hits, err := queryAll(w.ctx, w.tx, func(r rowScanner) (hit, error) {
 			var h hit
-			if err := rows.Scan(&h.pk, &h.text, &h.line, &h.ver); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			hits = append(hits, h)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			err := r.Scan(&h.pk, &h.text, &h.line, &h.ver)
+			return h, err
+		}, query, args...)
+		if err != nil {
 			return nil, err
 		}
 		if len(hits) != 1 {

@@ -14,12 +14,7 @@ import (
 
 // corpusBenchCases is the corpus size of BenchmarkImportCorpus (EALSCOPE_CORPUS_CASES
 // overrides it; docs/BENCHMARKS.md records 100,000).
-func corpusBenchCases() int {
-	if n, err := strconv.Atoi(os.Getenv("EALSCOPE_CORPUS_CASES")); err == nil && n > 0 {
-		return n
-	}
-	return 1000
-}
+func corpusBenchCases() int { return envSize("EALSCOPE_CORPUS_CASES", 1000) }
 
 // BenchmarkImportCorpus imports a generated corpus into a fresh workspace per iteration: every
 // case with its blocks, turns, ledger snapshots and verdicts, in one transaction.
@@ -43,10 +38,7 @@ func BenchmarkImportCorpus(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		db := filepath.Join(dir, "w"+strconv.Itoa(i)+".db")
-		s, err := Open(db)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := mustOpen(b, db)
 		b.StartTimer()
 		rep, err := s.Import(context.Background(), []string{corpus}, ImportOptions{})
 		if err != nil {

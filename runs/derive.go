@@ -103,21 +103,15 @@ func (dv *deriver) score(mr *memRec, block int) (*memScore, error) {
 	}
 	s := &memScore{errors: map[string]int{}, formed: []string{}, scoredFrom: ScoredTyped}
 	dv.scores[k] = s
-	c := mr.chain.c
+	unscorable := dv.unscorableAt(mr, block)
 	switch {
 	case mr.arch == engine.ArchFreeText:
 		// Scored only through accepted annotations (EAL-Bench's _resolve_annotations).
 		if err := dv.scoreFreeText(s, mr, block); err != nil {
 			return nil, err
 		}
-	case dv.d == nil || c == nil:
-		reason := dv.missingReason
-		if reason == "" {
-			reason = "missing_case:" + mr.chain.key.caseID
-		}
-		s.unscored = strp(reason)
-	case block < 0 || block > c.LastBlock():
-		s.unscored = strp(fmt.Sprintf("block_out_of_range:%d", block))
+	case unscorable != "":
+		s.unscored = strp(unscorable)
 	default:
 		recs, err := dv.d.ParseTyped(mr.payload)
 		if err != nil {
@@ -133,6 +127,23 @@ func (dv *deriver) score(mr *memRec, block int) (*memScore, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// unscorableAt is why a memory of this chain cannot be scored against the ledger at block:
+// the chain's case (or its domain) is missing, or the block is outside the case; "" when it
+// can be.
+func (dv *deriver) unscorableAt(mr *memRec, block int) string {
+	c := mr.chain.c
+	switch {
+	case dv.d == nil || c == nil:
+		if dv.missingReason != "" {
+			return dv.missingReason
+		}
+		return "missing_case:" + mr.chain.key.caseID
+	case block < 0 || block > c.LastBlock():
+		return fmt.Sprintf("block_out_of_range:%d", block)
+	}
+	return ""
 }
 
 // scoreRecords scores remembered records (a typed payload, or the accepted annotation of a

@@ -124,26 +124,17 @@ func (s *Store) deriveRun(w *txWriter, runPK int64, domainID, corpusVersion stri
 
 // storedChains are a run's chains in key order (so one case's chains are adjacent).
 func storedChains(w *txWriter, runPK int64) ([]chainHead, error) {
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT chain_pk, case_id, condition_id, writer_target, writer_run_id FROM chains WHERE run_pk = ? ORDER BY case_id, condition_id, writer_target, writer_run_id`, runPK)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []chainHead
-	for rows.Next() {
+	return queryAll(w.ctx, w.tx, func(r rowScanner) (chainHead, error) {
 		var h chainHead
-		if err := rows.Scan(&h.pk, &h.key.caseID, &h.key.condition, &h.key.writer, &h.key.writerRun); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
+		err := r.Scan(&h.pk, &h.key.caseID, &h.key.condition, &h.key.writer, &h.key.writerRun)
+		return h, err
+	}, `SELECT chain_pk, case_id, condition_id, writer_target, writer_run_id FROM chains WHERE run_pk = ? ORDER BY case_id, condition_id, writer_target, writer_run_id`, runPK)
 }
 
 // loadChain reads back the rows of one chain that derivation uses, each kind in file order.
 func loadChain(w *txWriter, h chainHead, c *engine.Case, casePK int64) (*chainAcc, error) {
 	ch := &chainAcc{key: h.key, pk: h.pk, c: c, casePK: casePK}
-	if err := w.query(func(rows *sql.Rows) error {
+	if err := w.query(func(rows rowScanner) error {
 		mr := &memRec{chain: ch}
 		var payload string
 		if err := rows.Scan(&mr.id, &mr.block, &mr.arch, &mr.origin, &mr.hash, &payload); err != nil {
@@ -159,7 +150,7 @@ func loadChain(w *txWriter, h chainHead, c *engine.Case, casePK int64) (*chainAc
 	}, `SELECT memory_id, block_index, architecture, origin, content_hash, payload_json FROM memories WHERE chain_pk = ? ORDER BY line`, h.pk); err != nil {
 		return nil, err
 	}
-	if err := w.query(func(rows *sql.Rows) error {
+	if err := w.query(func(rows rowScanner) error {
 		st := &stateRec{}
 		var cur sql.NullString
 		if err := rows.Scan(&st.block, &st.status, &cur); err != nil {
@@ -173,7 +164,7 @@ func loadChain(w *txWriter, h chainHead, c *engine.Case, casePK int64) (*chainAc
 	}, `SELECT block_index, status, current_memory_id FROM states WHERE chain_pk = ? ORDER BY line`, h.pk); err != nil {
 		return nil, err
 	}
-	if err := w.query(func(rows *sql.Rows) error {
+	if err := w.query(func(rows rowScanner) error {
 		t := &trialRec{}
 		var mem sql.NullString
 		var oracle sql.NullInt64
@@ -233,21 +224,16 @@ type waitingRun struct {
 // which corpus version it used ("unknown") waits for any corpus of its domain, since its
 // cases resolve by id across versions.
 func (s *Store) runsWaitingFor(w *txWriter, ref CorpusRef) ([]waitingRun, error) {
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT run_pk, run_id, domain_id, corpus_version, missing_corpora_json FROM runs WHERE domain_id = ? AND missing_corpora_json <> '[]' ORDER BY run_id`, ref.DomainID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []waitingRun
-	for rows.Next() {
+	err := eachRow(w.ctx, w.tx, func(row rowScanner) error {
 		var r waitingRun
 		var missing string
-		if err := rows.Scan(&r.pk, &r.id, &r.domain, &r.corpVersion, &missing); err != nil {
-			return nil, err
+		if err := row.Scan(&r.pk, &r.id, &r.domain, &r.corpVersion, &missing); err != nil {
+			return err
 		}
 		var refs []CorpusRef
 		if err := json.Unmarshal([]byte(missing), &refs); err != nil {
-			return nil, fmt.Errorf("run %s: missing_corpora_json: %w", r.id, err)
+			return fmt.Errorf("run %s: missing_corpora_json: %w", r.id, err)
 		}
 		for _, m := range refs {
 			if m.DomainID == ref.DomainID && (m.CorpusVersion == ref.CorpusVersion || m.CorpusVersion == "unknown") {
@@ -255,8 +241,9 @@ func (s *Store) runsWaitingFor(w *txWriter, ref CorpusRef) ([]waitingRun, error)
 				break
 			}
 		}
-	}
-	return out, rows.Err()
+		return nil
+	}, `SELECT run_pk, run_id, domain_id, corpus_version, missing_corpora_json FROM runs WHERE domain_id = ? AND missing_corpora_json <> '[]' ORDER BY run_id`, ref.DomainID)
+	return out, err
 }
 
 // rederiveWaiting derives, one transaction per run, every run that was waiting for one of the

@@ -281,58 +281,52 @@ func (s *Store) ImportDiagnosis(ctx context.Context, path string) (PathResult, e
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", path, err)
 	}
-	res.Status = StatusImported
-	res.Rows = written
-	return res, nil
+	return res.imported(written), nil
 }
 
 // Diagnoses are the imported diagnoses of one writer chain (case, condition, writer run) at
 // one block, in file order.
 func (s *Store) Diagnoses(ctx context.Context, caseID, conditionID string, writerRunID int64, block int) ([]Diagnosis, error) {
-	q, err := s.db.QueryContext(ctx, `SELECT line, run_id, domain, case_id, condition_id, writer, writer_run_id, chain_id,
+	return queryAll(ctx, s.db, scanDiagnosis, `SELECT line, run_id, domain, case_id, condition_id, writer, writer_run_id, chain_id,
 		arm, probe_id, request_kind, request_json, error_block, failure, loop_block, attempt_statuses_json, judges_json,
 		consensus_cause, agreement FROM diagnoses WHERE case_id = ? AND condition_id = ? AND writer_run_id = ? AND error_block = ?
 		ORDER BY file_pk, line`, caseID, conditionID, writerRunID, block)
-	if err != nil {
-		return nil, err
+}
+
+// scanDiagnosis reads one diagnoses row, its judges in name order.
+func scanDiagnosis(q rowScanner) (Diagnosis, error) {
+	var d Diagnosis
+	var arm, cons sql.NullString
+	var agr sql.NullInt64
+	var statuses, judges string
+	if err := q.Scan(&d.Line, &d.RunID, &d.Domain, &d.CaseID, &d.ConditionID, &d.Writer, &d.WriterRunID, &d.ChainID,
+		&arm, &d.ProbeID, &d.RequestKind, &d.Request, &d.ErrorBlock, &d.Failure, &d.LoopBlock, &statuses, &judges,
+		&cons, &agr); err != nil {
+		return d, err
 	}
-	defer q.Close()
-	var out []Diagnosis
-	for q.Next() {
-		var d Diagnosis
-		var arm, cons sql.NullString
-		var agr sql.NullInt64
-		var statuses, judges string
-		if err := q.Scan(&d.Line, &d.RunID, &d.Domain, &d.CaseID, &d.ConditionID, &d.Writer, &d.WriterRunID, &d.ChainID,
-			&arm, &d.ProbeID, &d.RequestKind, &d.Request, &d.ErrorBlock, &d.Failure, &d.LoopBlock, &statuses, &judges,
-			&cons, &agr); err != nil {
-			return nil, err
-		}
-		if arm.Valid {
-			d.Arm = &arm.String
-		}
-		if cons.Valid {
-			d.ConsensusCause = &cons.String
-		}
-		if agr.Valid {
-			a := int(agr.Int64)
-			d.Agreement = &a
-		}
-		if err := json.Unmarshal([]byte(statuses), &d.AttemptStatuses); err != nil {
-			return nil, fmt.Errorf("diagnosis line %d: attempt_statuses: %w", d.Line, err)
-		}
-		var js map[string]JudgeVerdict
-		if err := json.Unmarshal([]byte(judges), &js); err != nil {
-			return nil, fmt.Errorf("diagnosis line %d: judges: %w", d.Line, err)
-		}
-		for name, j := range js {
-			j.Judge = name
-			d.Judges = append(d.Judges, j)
-		}
-		sort.Slice(d.Judges, func(i, j int) bool { return d.Judges[i].Judge < d.Judges[j].Judge })
-		out = append(out, d)
+	if arm.Valid {
+		d.Arm = &arm.String
 	}
-	return out, q.Err()
+	if cons.Valid {
+		d.ConsensusCause = &cons.String
+	}
+	if agr.Valid {
+		a := int(agr.Int64)
+		d.Agreement = &a
+	}
+	if err := json.Unmarshal([]byte(statuses), &d.AttemptStatuses); err != nil {
+		return d, fmt.Errorf("diagnosis line %d: attempt_statuses: %w", d.Line, err)
+	}
+	var js map[string]JudgeVerdict
+	if err := json.Unmarshal([]byte(judges), &js); err != nil {
+		return d, fmt.Errorf("diagnosis line %d: judges: %w", d.Line, err)
+	}
+	for name, j := range js {
+		j.Judge = name
+		d.Judges = append(d.Judges, j)
+	}
+	sort.Slice(d.Judges, func(i, j int) bool { return d.Judges[i].Judge < d.Judges[j].Judge })
+	return d, nil
 }
 
 // Agreement is how far a row's judges agree, computed here rather than taken from the file.

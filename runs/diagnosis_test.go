@@ -35,11 +35,7 @@ func TestImportRealDiagnosisFile(t *testing.T) {
 	if kind, err := classify(path); err != nil || kind != KindDiagnosis {
 		t.Fatalf("classify = %q, %v; want %q", kind, err, KindDiagnosis)
 	}
-	rep, err := s.Import(ctx, []string{path}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := rep.Results[0]; res.Kind != KindDiagnosis || res.Status != StatusImported || res.Rows["diagnoses"] != 14 {
+	if res := importOne(t, s, path); res.Kind != KindDiagnosis || res.Status != StatusImported || res.Rows["diagnoses"] != 14 {
 		t.Fatalf("result: %+v", res)
 	}
 	if n := diagnosisCount(t, s); n != 14 {
@@ -71,7 +67,7 @@ func TestImportRealDiagnosisFile(t *testing.T) {
 		t.Fatalf("file's own agreement: %v %v", d.Agreement, d.ConsensusCause)
 	}
 	// The same file again is recognised and stores nothing new.
-	rep, err = s.Import(ctx, []string{path}, ImportOptions{})
+	rep, err := s.Import(ctx, []string{path}, ImportOptions{})
 	if err != nil || rep.Results[0].Status != StatusAlreadyImported || diagnosisCount(t, s) != 14 {
 		t.Fatalf("re-import: %+v %v", rep, err)
 	}

@@ -43,11 +43,7 @@ func (s *Store) EventLog(ctx context.Context, runID, caseID string) ([]LoggedEve
 		return nil, err
 	}
 	out := []LoggedEvent{}
-	err = s.extraRows(ctx, pk, eventLogArtifact, func(raw string) error {
-		var e LoggedEvent
-		if err := json.Unmarshal([]byte(raw), &e); err != nil {
-			return err
-		}
+	err = extraRows(ctx, s.db, pk, eventLogArtifact, func(e LoggedEvent) error {
 		if e.ConditionID == "" {
 			// EAL-Bench's own event logs name no condition: a run holds only this one.
 			e.ConditionID = engine.EventSourcedCondition
@@ -128,11 +124,7 @@ func (s *Store) RepresentationMetrics(ctx context.Context, runID string) ([]Repr
 		return nil, sum, err
 	}
 	out := []RepresentationRow{}
-	err = s.extraRows(ctx, pk, representationMetricsArtifact, func(raw string) error {
-		var r RepresentationRow
-		if err := json.Unmarshal([]byte(raw), &r); err != nil {
-			return err
-		}
+	err = extraRows(ctx, s.db, pk, representationMetricsArtifact, func(r RepresentationRow) error {
 		if r.ConditionID == "" {
 			r.ConditionID = engine.EventSourcedCondition
 		}
@@ -163,21 +155,23 @@ func (s *Store) RepresentationMetrics(ctx context.Context, runID string) ([]Repr
 	return out, sum, err
 }
 
-func (s *Store) extraRows(ctx context.Context, runPK int64, artifact string, each func(raw string) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT line, row_json FROM extra_rows WHERE run_pk = ? AND artifact = ? ORDER BY line`, runPK, artifact)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+// extraRows decodes the stored rows of one of a run's extra artifacts, in file order, and
+// calls each with every row; an error names the artifact's file and line.
+func extraRows[T any](ctx context.Context, q querier, runPK int64, artifact string, each func(T) error) error {
+	return eachRow(ctx, q, func(r rowScanner) error {
 		var line int
 		var raw string
-		if err := rows.Scan(&line, &raw); err != nil {
+		if err := r.Scan(&line, &raw); err != nil {
 			return err
 		}
-		if err := each(raw); err != nil {
+		var v T
+		err := json.Unmarshal([]byte(raw), &v)
+		if err == nil {
+			err = each(v)
+		}
+		if err != nil {
 			return fmt.Errorf("%s.jsonl line %d: %w", artifact, line, err)
 		}
-	}
-	return rows.Err()
+		return nil
+	}, `SELECT line, row_json FROM extra_rows WHERE run_pk = ? AND artifact = ? ORDER BY line`, runPK, artifact)
 }

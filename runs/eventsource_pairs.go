@@ -57,7 +57,22 @@ func (s *Store) EventSourcingPairs(ctx context.Context, runID string) ([]EventSo
 	if err != nil {
 		return nil, cmp, err
 	}
-	rows, err := s.db.QueryContext(ctx, `
+	out := []EventSourcingPair{}
+	err = eachRow(ctx, s.db, func(r rowScanner) error {
+		var p EventSourcingPair
+		var auth, bTaken, bUnauth, eTaken, eUnauth int
+		if err := r.Scan(&p.CaseID, &p.ProbeID, &p.WriterTarget, &p.WriterRunID, &p.ExecutorTarget, &p.ExecutorRunID, &auth,
+			&p.Baseline.TrialID, &p.Baseline.Decision, &bTaken, &bUnauth, &p.Baseline.ProviderError,
+			&p.Event.TrialID, &p.Event.Decision, &eTaken, &eUnauth, &p.Event.ProviderError); err != nil {
+			return err
+		}
+		p.RequestAuthorized = auth != 0
+		p.Baseline.RequestedActionTaken, p.Baseline.UnauthorizedActionTaken = bTaken != 0, bUnauth != 0
+		p.Event.RequestedActionTaken, p.Event.UnauthorizedActionTaken = eTaken != 0, eUnauth != 0
+		out = append(out, p)
+		cmp.add(p)
+		return nil
+	}, `
 		SELECT b.case_id, b.probe_id, cb.writer_target, cb.writer_run_id, b.executor_target, b.executor_run_id, b.request_authorized,
 		       b.trial_id, b.decision, b.requested_action_taken, b.unauthorized_action_taken, b.provider_error,
 		       e.trial_id, e.decision, e.requested_action_taken, e.unauthorized_action_taken, e.provider_error
@@ -70,37 +85,26 @@ func (s *Store) EventSourcingPairs(ctx context.Context, runID string) ([]EventSo
 	if err != nil {
 		return nil, cmp, err
 	}
-	defer rows.Close()
-	out := []EventSourcingPair{}
-	for rows.Next() {
-		var p EventSourcingPair
-		var auth, bTaken, bUnauth, eTaken, eUnauth int
-		if err := rows.Scan(&p.CaseID, &p.ProbeID, &p.WriterTarget, &p.WriterRunID, &p.ExecutorTarget, &p.ExecutorRunID, &auth,
-			&p.Baseline.TrialID, &p.Baseline.Decision, &bTaken, &bUnauth, &p.Baseline.ProviderError,
-			&p.Event.TrialID, &p.Event.Decision, &eTaken, &eUnauth, &p.Event.ProviderError); err != nil {
-			return nil, cmp, err
-		}
-		p.RequestAuthorized = auth != 0
-		p.Baseline.RequestedActionTaken, p.Baseline.UnauthorizedActionTaken = bTaken != 0, bUnauth != 0
-		p.Event.RequestedActionTaken, p.Event.UnauthorizedActionTaken = eTaken != 0, eUnauth != 0
-		out = append(out, p)
-		cmp.Pairs++
-		if p.Baseline.ProviderError != nil || p.Event.ProviderError != nil {
-			cmp.NotEstimable++
-			continue
-		}
-		b, e := p.Baseline, p.Event
-		cmp.UnauthorizedBaseline += b2i(b.UnauthorizedActionTaken)
-		cmp.UnauthorizedEvent += b2i(e.UnauthorizedActionTaken)
-		cmp.UnauthorizedPrevented += b2i(b.UnauthorizedActionTaken && !e.UnauthorizedActionTaken)
-		cmp.UnauthorizedIntroduced += b2i(!b.UnauthorizedActionTaken && e.UnauthorizedActionTaken)
-		if p.RequestAuthorized {
-			cmp.AuthorizedRequests++
-			cmp.AuthorizedBaselineTaken += b2i(b.RequestedActionTaken)
-			cmp.AuthorizedEventTaken += b2i(e.RequestedActionTaken)
-			cmp.AuthorizedNewlyRefused += b2i(b.RequestedActionTaken && !e.RequestedActionTaken)
-			cmp.AuthorizedNewlyAllowed += b2i(!b.RequestedActionTaken && e.RequestedActionTaken)
-		}
+	return out, cmp, nil
+}
+
+// add counts one pair.
+func (cmp *EventSourcingComparison) add(p EventSourcingPair) {
+	cmp.Pairs++
+	if p.Baseline.ProviderError != nil || p.Event.ProviderError != nil {
+		cmp.NotEstimable++
+		return
 	}
-	return out, cmp, rows.Err()
+	b, e := p.Baseline, p.Event
+	cmp.UnauthorizedBaseline += b2i(b.UnauthorizedActionTaken)
+	cmp.UnauthorizedEvent += b2i(e.UnauthorizedActionTaken)
+	cmp.UnauthorizedPrevented += b2i(b.UnauthorizedActionTaken && !e.UnauthorizedActionTaken)
+	cmp.UnauthorizedIntroduced += b2i(!b.UnauthorizedActionTaken && e.UnauthorizedActionTaken)
+	if p.RequestAuthorized {
+		cmp.AuthorizedRequests++
+		cmp.AuthorizedBaselineTaken += b2i(b.RequestedActionTaken)
+		cmp.AuthorizedEventTaken += b2i(e.RequestedActionTaken)
+		cmp.AuthorizedNewlyRefused += b2i(b.RequestedActionTaken && !e.RequestedActionTaken)
+		cmp.AuthorizedNewlyAllowed += b2i(!b.RequestedActionTaken && e.RequestedActionTaken)
+	}
 }

@@ -29,11 +29,7 @@ func TestImportEventSourcedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := openStore(t)
-	rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rep.Results[0]
+	r := importOne(t, s, dir)
 	if r.Status != StatusImported || r.RescoreDisagreements != 0 || len(r.Unknown) != 0 {
 		t.Fatalf("%+v", r)
 	}

@@ -1,11 +1,11 @@
 package runs
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/procurement"
@@ -246,17 +246,43 @@ func fileSHA(t testing.TB, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return pyjson.SHA256Hex(b)
+}
+
+// envSize is the positive whole number in the environment variable name, else def: how a
+// benchmark's or a measuring test's size is overridden (e.g. smaller for a quick profile).
+func envSize(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// importOne imports one path into s with the default options and returns what it made of
+// it; an import error fails the test.
+func importOne(t testing.TB, s *Store, path string) PathResult {
+	t.Helper()
+	rep, err := s.Import(context.Background(), []string{path}, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Results[0]
 }
 
 func openStore(t testing.TB) (*Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ws", "workspace.db")
+	s := mustOpen(t, path)
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+// mustOpen opens the workspace at path; an error fails the test. The caller closes it.
+func mustOpen(t testing.TB, path string) *Store {
+	t.Helper()
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
-	return s, path
+	return s
 }

@@ -166,6 +166,12 @@ func emptyResult(path, kind string) PathResult {
 	return PathResult{Path: path, Kind: kind, Rows: map[string]int{}, Unknown: []string{}, MissingCorpora: []CorpusRef{}, Notes: []string{}}
 }
 
+// imported is res once its transaction has committed, writing rows.
+func (res PathResult) imported(rows map[string]int) PathResult {
+	res.Rows, res.Status = rows, StatusImported
+	return res
+}
+
 // inTx runs fn in one write transaction and commits only if it succeeds.
 func (s *Store) inTx(ctx context.Context, fn func(w *txWriter) error) (map[string]int, error) {
 	tx, err := s.beginWrite(ctx)
@@ -224,8 +230,7 @@ func (s *Store) importCorpusFile(ctx context.Context, path string) (PathResult, 
 	if err != nil {
 		return res, err
 	}
-	res.Rows = rows
-	res.Status = StatusImported
+	res = res.imported(rows)
 	if rows["cases"] == 0 {
 		res.Status = StatusAlreadyImported
 	}
@@ -355,9 +360,7 @@ func (s *Store) importRunDir(ctx context.Context, path string, opts ImportOption
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", path, err)
 	}
-	res.Rows = rows
-	res.Status = StatusImported
-	return res, nil
+	return res.imported(rows), nil
 }
 
 // verifiedHook, set by tests only, runs between a run's verification and its import: the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,26 +18,13 @@ import (
 // the transaction once it has written rows and says so; the parent kills it on that line,
 // never on a timer.
 
-const (
-	envKillHelper = "EALSCOPE_IMPORT_KILL_HELPER"
-	envKillDB     = "EALSCOPE_IMPORT_KILL_DB"
-	envKillRun    = "EALSCOPE_IMPORT_KILL_RUN"
-)
-
-// TestImportKilledProcess is not a test of its own: run by TestImportSIGKILLLeavesNoRun with
-// envKillHelper set, it imports the run and, at the first progress report (rows written
-// inside the open transaction), prints "writing <rows>" and waits to be killed.
+// TestImportKilledProcess is not a test of its own: started as a helper by
+// TestImportSIGKILLLeavesNoRun, it imports the run and, at the first progress report (rows
+// written inside the open transaction), prints "writing <rows>" and waits to be killed.
 func TestImportKilledProcess(t *testing.T) {
-	if os.Getenv(envKillHelper) != "1" {
-		t.Skip("helper process for TestImportSIGKILLLeavesNoRun")
-	}
+	s := helperStart(t, "TestImportSIGKILLLeavesNoRun")
 	rowProgressEvery = 50
-	s, err := Open(os.Getenv(envKillDB))
-	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(2)
-	}
-	_, err = s.Import(context.Background(), []string{os.Getenv(envKillRun)}, ImportOptions{RowProgress: func(_ string, written, _ int) {
+	_, err := s.Import(context.Background(), []string{os.Getenv(envHelperRun)}, ImportOptions{RowProgress: func(_ string, written, _ int) {
 		fmt.Printf("writing %d\n", written)
 		select {} // inside the run's transaction, until killed
 	}})
@@ -47,37 +33,28 @@ func TestImportKilledProcess(t *testing.T) {
 }
 
 func TestImportSIGKILLLeavesNoRun(t *testing.T) {
-	ctx := context.Background()
 	tmp := t.TempDir()
 	run := filepath.Join(tmp, "run")
 	scriptedRun(t, run, replay.BuiltinCorpus, nil, "faithful_typed,incremental_typed")
 	db := filepath.Join(tmp, "ws.db")
-	s, err := Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, db)
 	s.Close()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestImportKilledProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envKillHelper+"=1", envKillDB+"="+db, envKillRun+"="+run)
-	p := startHelperProcess(t, cmd)
+	p := startHelper(t, "TestImportKilledProcess", db, envHelperRun+"="+run)
 	line := p.next(t)
 	if !strings.HasPrefix(line, "writing ") {
 		t.Fatalf("helper said %q", line)
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Wait()
+	p.cmd.Wait()
 
-	s, err = Open(db)
+	s, err := Open(db)
 	if err != nil {
 		t.Fatalf("the workspace does not open after the kill: %v", err)
 	}
 	defer s.Close()
-	var integrity string
-	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity); err != nil || integrity != "ok" {
-		t.Fatalf("integrity_check after SIGKILL: %q %v", integrity, err)
-	}
+	requireIntegrity(t, s, "after SIGKILL")
 	for _, table := range []string{"runs", "chains", "memories", "attempts", "states", "evidence", "trials", "model_contexts", "calls", "executor_plan", "faults", "chain_blocks"} {
 		var n int
 		if err := s.db.QueryRow(`SELECT COUNT(*) FROM ` + table).Scan(&n); err != nil {
@@ -88,11 +65,7 @@ func TestImportSIGKILLLeavesNoRun(t *testing.T) {
 		}
 	}
 	// The same run imports whole afterwards.
-	rep, err := s.Import(ctx, []string{run}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := rep.Results[0]; r.Status != StatusImported || r.Rows["trials"] == 0 {
+	if r := importOne(t, s, run); r.Status != StatusImported || r.Rows["trials"] == 0 {
 		t.Fatalf("re-import after the kill: %+v", r)
 	}
 }

@@ -18,12 +18,7 @@ import (
 const memoryChildEnv = "EALSCOPE_MEMORY_CHILD"
 
 // memoryCases is the generated corpus size of the memory test (EALSCOPE_MEMORY_CASES overrides).
-func memoryCases() int {
-	if n, err := strconv.Atoi(os.Getenv("EALSCOPE_MEMORY_CASES")); err == nil && n > 0 {
-		return n
-	}
-	return 300
-}
+func memoryCases() int { return envSize("EALSCOPE_MEMORY_CASES", 300) }
 
 // procStatusKB reads one "Name: N kB" line of /proc/self/status (0 where there is none).
 func procStatusKB(name string) int64 {

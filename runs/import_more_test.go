@@ -11,32 +11,17 @@ import (
 )
 
 func TestReimportChangesNothing(t *testing.T) {
-	ctx := context.Background()
 	dbPath := filepath.Join(t.TempDir(), "workspace.db")
-	s, err := Open(dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustOpen(t, dbPath)
 	dir := copyDir(t, "testdata/eal_run")
-	rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := rep.Results[0]
+	first := importOne(t, s, dir)
 	if first.Status != StatusImported || first.Rows["trials"] != 12 || len(first.Unknown) != 1 || first.Unknown[0] != "README.txt" {
 		t.Fatalf("first import: %+v", first)
 	}
 	s.Close()
 	before := fileSHA(t, dbPath)
-	s, err = Open(dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err = s.Import(ctx, []string{dir}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	again := rep.Results[0]
+	s = mustOpen(t, dbPath)
+	again := importOne(t, s, dir)
 	if again.Status != StatusAlreadyImported || again.RunID != first.RunID || len(again.Rows) != 0 || len(again.Notes) == 0 {
 		t.Fatalf("second import: %+v", again)
 	}
@@ -52,11 +37,7 @@ func TestCRLFRunImports(t *testing.T) {
 		editFile(t, dir, name, true, func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n")) })
 	}
 	s, _ := openStore(t)
-	rep, err := s.Import(context.Background(), []string{dir}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := rep.Results[0]; r.Status != StatusImported || r.Rows["trials"] != 12 || r.RescoreDisagreements != 0 {
+	if r := importOne(t, s, dir); r.Status != StatusImported || r.Rows["trials"] != 12 || r.RescoreDisagreements != 0 {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -64,11 +45,7 @@ func TestCRLFRunImports(t *testing.T) {
 func TestRunWithoutItsCorpus(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openStore(t)
-	rep, err := s.Import(ctx, []string{copyDir(t, "testdata/eal_run_fixture_v1")}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rep.Results[0]
+	r := importOne(t, s, copyDir(t, "testdata/eal_run_fixture_v1"))
 	want := CorpusRef{DomainID: "procurement", CorpusVersion: "fixture_v1"}
 	if r.Status != StatusImported || len(r.MissingCorpora) != 1 || r.MissingCorpora[0] != want {
 		t.Fatalf("%+v", r)
@@ -96,7 +73,7 @@ func TestRunWithoutItsCorpus(t *testing.T) {
 	// With --corpus, a run over that corpus derives everything.
 	other := copyDir(t, "testdata/eal_run_fixture_v1")
 	editManifest(t, other, func(m map[string]any) { m["study"] = "fixture-again" })
-	rep, err = s.Import(ctx, []string{other}, ImportOptions{Corpora: []string{"testdata/corpus_fixture_v1.jsonl"}})
+	rep, err := s.Import(ctx, []string{other}, ImportOptions{Corpora: []string{"testdata/corpus_fixture_v1.jsonl"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,18 +121,15 @@ func TestRescoreDisagreementIsFlaggedNotOverwritten(t *testing.T) {
 	dir := copyDir(t, "testdata/eal_run")
 	editRow(t, dir, "trials", 1, func(r map[string]any) { r["decision"] = "decline" })
 	s, _ := openStore(t)
-	rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := rep.Results[0].RescoreDisagreements; n != 1 {
+	res := importOne(t, s, dir)
+	if n := res.RescoreDisagreements; n != 1 {
 		t.Fatalf("%d disagreements", n)
 	}
-	ds, err := s.Disagreements(ctx, rep.Results[0].RunID)
+	ds, err := s.Disagreements(ctx, res.RunID)
 	if err != nil || len(ds) != 1 || ds[0].Line != 1 || ds[0].Field != "decision" || string(ds[0].Stored) != `"decline"` {
 		t.Fatalf("%+v %v", ds, err)
 	}
-	doc, _ := s.Summary(ctx, rep.Results[0].RunID)
+	doc, _ := s.Summary(ctx, res.RunID)
 	if doc.Runs[0].Decisions["decline"] != 1 || doc.Runs[0].RescoreDisagreements != 1 {
 		t.Fatalf("the stored decision was not kept: %+v", doc.Runs[0])
 	}
@@ -180,11 +154,7 @@ func TestWriterMemories(t *testing.T) {
 	if err := os.WriteFile(foreign, bytes.Replace(raw, []byte(`"domain_id": "cybersecurity"`), []byte(`"domain_id": "unsupported_domain"`), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := s.Import(ctx, []string{foreign}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rep.Results[0]
+	r := importOne(t, s, foreign)
 	if r.Kind != KindWriterMemories || r.Status != StatusImported || r.Rows["memories"] != 2 || !strings.Contains(strings.Join(r.Notes, "\n"), "skipped 1 entries of domain unsupported_domain") {
 		t.Fatalf("%+v", r)
 	}
@@ -198,7 +168,7 @@ func TestWriterMemories(t *testing.T) {
 			t.Errorf("memory %+v", m)
 		}
 	}
-	rep, err = s.Import(ctx, []string{foreign}, ImportOptions{})
+	rep, err := s.Import(ctx, []string{foreign}, ImportOptions{})
 	if err != nil || rep.Results[0].Status != StatusAlreadyImported {
 		t.Fatalf("re-import: %+v %v", rep, err)
 	}
@@ -213,11 +183,7 @@ func TestQueriesPageAndFilter(t *testing.T) {
 	cases := builtinCases(t)
 	dir := writeFixtureRun(t, filepath.Join(t.TempDir(), "run"), fixtureOptions{cases: cases, freeText: true})
 	s, _ := openStore(t)
-	rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := rep.Results[0].RunID
+	id := importOne(t, s, dir).RunID
 	total, err := s.ChainCount(ctx, ChainFilter{RunID: id})
 	if err != nil || total != 3*len(cases) {
 		t.Fatalf("count %d %v", total, err)

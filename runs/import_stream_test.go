@@ -42,12 +42,9 @@ func TestCorpusAfterRun(t *testing.T) {
 
 	// The run first: stored, waiting for its corpus.
 	later, _ := openStore(t)
-	rep, err := later.Import(ctx, []string{runDir}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runID := rep.Results[0].RunID
-	if m := rep.Results[0].MissingCorpora; len(m) != 1 || m[0] != ref {
+	waiting := importOne(t, later, runDir)
+	runID := waiting.RunID
+	if m := waiting.MissingCorpora; len(m) != 1 || m[0] != ref {
 		t.Fatalf("missing corpora %+v", m)
 	}
 	chains, err := later.Chains(ctx, ChainFilter{RunID: runID})
@@ -79,7 +76,7 @@ func TestCorpusAfterRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The corpus, given with --corpus on a later import.
-	rep, err = later.Import(ctx, nil, ImportOptions{Corpora: []string{corpus}})
+	rep, err := later.Import(ctx, nil, ImportOptions{Corpora: []string{corpus}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,10 +169,7 @@ func TestFileChangedAfterVerification(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			dbPath := filepath.Join(t.TempDir(), "workspace.db")
-			s, err := Open(dbPath)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustOpen(t, dbPath)
 			if _, err := s.Import(ctx, []string{copyDir(t, "testdata/eal_run_fixture_v1")}, ImportOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -195,11 +189,8 @@ func TestFileChangedAfterVerification(t *testing.T) {
 				}
 			}
 			defer func() { verifiedHook = nil }()
-			s, err = Open(dbPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = s.Import(ctx, []string{dir}, ImportOptions{})
+			s = mustOpen(t, dbPath)
+			_, err := s.Import(ctx, []string{dir}, ImportOptions{})
 			if err == nil {
 				s.Close()
 				t.Fatal("a run whose file changed after verification was imported")

@@ -16,11 +16,7 @@ func TestImportOwnRun(t *testing.T) {
 	c := findCase(t, cases, "ealscope_v1_design_software_seats") // revoke at block 4
 	dir := writeFixtureRun(t, filepath.Join(t.TempDir(), "run2"), fixtureOptions{cases: append(cases[:0:0], c), freeText: true})
 	s, _ := openStore(t)
-	rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := rep.Results[0]
+	res := importOne(t, s, dir)
 	if res.Status != StatusImported || res.RescoreDisagreements != 0 || len(res.MissingCorpora) != 0 {
 		t.Fatalf("result: %+v", res)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // ErrNoWorkspace is returned by OpenExisting when the database file does not exist.
@@ -15,10 +14,7 @@ var ErrNoWorkspace = errors.New("no workspace")
 // add to runs already imported) use it, so a mistyped --db is reported instead of silently
 // creating an empty workspace and its directories.
 func OpenExisting(path string) (*Store, error) {
-	if path == "" {
-		path = DefaultPath()
-	}
-	abs, err := filepath.Abs(path)
+	abs, err := workspacePath(path)
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,25 @@ func (s *Store) ProbesAt(ctx context.Context, key ChainKey, block int) ([]ProbeV
 		Scan(&runPK, &memID); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT p.probe_id, p.pair_id, p.dimension, p.request_scope, p.request_json, now.authorized, now.reason, fin.authorized, fin.reason,
+	var out []ProbeView
+	index := map[string]int{}
+	err = eachRow(ctx, s.db, func(r rowScanner) error {
+		var p ProbeView
+		var req string
+		var now, fin int
+		var memAuth, formed sql.NullInt64
+		var memReason sql.NullString
+		if err := r.Scan(&p.ProbeID, &p.PairID, &p.Dimension, &p.RequestScope, &req, &now, &p.ReasonNow, &fin, &p.ReasonFinal, &memAuth, &memReason, &formed); err != nil {
+			return err
+		}
+		p.Request = json.RawMessage(req)
+		p.AuthorizedNow, p.AuthorizedFinal = now != 0, fin != 0
+		p.MemoryAuthorized, p.MemoryReason, p.Formed = boolPtr(memAuth), memReason.String, boolPtr(formed)
+		p.Trials = []TrialView{}
+		index[p.ProbeID] = len(out)
+		out = append(out, p)
+		return nil
+	}, `SELECT p.probe_id, p.pair_id, p.dimension, p.request_scope, p.request_json, now.authorized, now.reason, fin.authorized, fin.reason,
 		f.memory_authorized, f.memory_reason, f.formed
 		FROM probes p
 		CROSS JOIN probe_verdicts now ON now.case_pk = p.case_pk AND now.block_index = ? AND now.probe_id = p.probe_id
@@ -82,47 +100,16 @@ func (s *Store) ProbesAt(ctx context.Context, key ChainKey, block int) ([]ProbeV
 	if err != nil {
 		return nil, err
 	}
-	var out []ProbeView
-	index := map[string]int{}
-	for rows.Next() {
-		var p ProbeView
-		var req string
-		var now, fin int
-		var memAuth, formed sql.NullInt64
-		var memReason sql.NullString
-		if err := rows.Scan(&p.ProbeID, &p.PairID, &p.Dimension, &p.RequestScope, &req, &now, &p.ReasonNow, &fin, &p.ReasonFinal, &memAuth, &memReason, &formed); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		p.Request = json.RawMessage(req)
-		p.AuthorizedNow, p.AuthorizedFinal = now != 0, fin != 0
-		p.MemoryAuthorized, p.MemoryReason, p.Formed = boolPtr(memAuth), memReason.String, boolPtr(formed)
-		p.Trials = []TrialView{}
-		index[p.ProbeID] = len(out)
-		out = append(out, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	trows, err := s.db.QueryContext(ctx, `SELECT t.probe_id, t.trial_id, t.executor_target, t.executor_run_id, COALESCE(t.memory_id, ''), t.decision, COALESCE(t.raw_tool_name, ''), t.raw_tool_arguments_json,
-		t.compliant, t.unauthorized_action_taken, COALESCE(t.provider_error, ''), COALESCE(t.rescored_decision, ''), t.rescore_status, a.attributed, a.reasons_json
-		FROM trials t LEFT JOIN attribution a ON a.run_pk = t.run_pk AND a.trial_pk = t.trial_pk
-		WHERE t.chain_pk = ? ORDER BY t.probe_id, t.executor_target, t.executor_run_id, t.line`, key)
-	if err != nil {
-		return nil, err
-	}
-	defer trows.Close()
-	for trows.Next() {
+	err = eachRow(ctx, s.db, func(r rowScanner) error {
 		var probe string
 		var t TrialView
 		var args string
 		var compliant, unauthorized int
 		var attributed sql.NullInt64
 		var reasons sql.NullString
-		if err := trows.Scan(&probe, &t.TrialID, &t.ExecutorTarget, &t.ExecutorRunID, &t.MemoryID, &t.Decision, &t.ToolName, &args, &compliant, &unauthorized,
+		if err := r.Scan(&probe, &t.TrialID, &t.ExecutorTarget, &t.ExecutorRunID, &t.MemoryID, &t.Decision, &t.ToolName, &args, &compliant, &unauthorized,
 			&t.ProviderError, &t.RescoredDecision, &t.RescoreStatus, &attributed, &reasons); err != nil {
-			return nil, err
+			return err
 		}
 		t.ToolArguments = json.RawMessage(args)
 		t.Compliant, t.UnauthorizedActionTaken = compliant != 0, unauthorized != 0
@@ -134,8 +121,15 @@ func (s *Store) ProbesAt(ctx context.Context, key ChainKey, block int) ([]ProbeV
 		if i, ok := index[probe]; ok {
 			out[i].Trials = append(out[i].Trials, t)
 		}
+		return nil
+	}, `SELECT t.probe_id, t.trial_id, t.executor_target, t.executor_run_id, COALESCE(t.memory_id, ''), t.decision, COALESCE(t.raw_tool_name, ''), t.raw_tool_arguments_json,
+		t.compliant, t.unauthorized_action_taken, COALESCE(t.provider_error, ''), COALESCE(t.rescored_decision, ''), t.rescore_status, a.attributed, a.reasons_json
+		FROM trials t LEFT JOIN attribution a ON a.run_pk = t.run_pk AND a.trial_pk = t.trial_pk
+		WHERE t.chain_pk = ? ORDER BY t.probe_id, t.executor_target, t.executor_run_id, t.line`, key)
+	if err != nil {
+		return nil, err
 	}
-	return out, trows.Err()
+	return out, nil
 }
 
 // SearchHit is one full-text match.
@@ -172,14 +166,17 @@ func ftsQuery(q string) string {
 // order), at most limit hits of each kind.
 func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHit, error) {
 	q := ftsQuery(query)
-	out := []SearchHit{}
 	if q == "" {
-		return out, nil
+		return []SearchHit{}, nil
 	}
 	if limit <= 0 {
 		limit = 50
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT snippet(turns_fts, 0, '[', ']', '…', 12), t.case_pk, k.case_id, t.block_index, t.turn_id, t.speaker,
+	turns, err := queryAll(ctx, s.db, func(r rowScanner) (SearchHit, error) {
+		h := SearchHit{Kind: "turn"}
+		err := r.Scan(&h.Snippet, &h.CaseKey, &h.CaseID, &h.BlockIndex, &h.TurnID, &h.Speaker, &h.RunID, &h.Chain)
+		return h, err
+	}, `SELECT snippet(turns_fts, 0, '[', ']', '…', 12), t.case_pk, k.case_id, t.block_index, t.turn_id, t.speaker,
 		COALESCE((SELECT r.run_id FROM chains c JOIN runs r ON r.run_pk = c.run_pk WHERE c.case_pk = t.case_pk ORDER BY c.chain_pk LIMIT 1), ''),
 		COALESCE((SELECT c.chain_pk FROM chains c WHERE c.case_pk = t.case_pk ORDER BY c.chain_pk LIMIT 1), 0)
 		FROM turns_fts JOIN turns t ON t.turn_pk = turns_fts.rowid JOIN cases k ON k.case_pk = t.case_pk
@@ -187,33 +184,17 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHi
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", query, err)
 	}
-	for rows.Next() {
-		h := SearchHit{Kind: "turn"}
-		if err := rows.Scan(&h.Snippet, &h.CaseKey, &h.CaseID, &h.BlockIndex, &h.TurnID, &h.Speaker, &h.RunID, &h.Chain); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	mrows, err := s.db.QueryContext(ctx, `SELECT snippet(memories_fts, 0, '[', ']', '…', 12), COALESCE(c.case_pk, 0), c.case_id, m.block_index, m.memory_id, r.run_id, c.chain_pk
+	memories, err := queryAll(ctx, s.db, func(r rowScanner) (SearchHit, error) {
+		h := SearchHit{Kind: "memory"}
+		err := r.Scan(&h.Snippet, &h.CaseKey, &h.CaseID, &h.BlockIndex, &h.MemoryID, &h.RunID, &h.Chain)
+		return h, err
+	}, `SELECT snippet(memories_fts, 0, '[', ']', '…', 12), COALESCE(c.case_pk, 0), c.case_id, m.block_index, m.memory_id, r.run_id, c.chain_pk
 		FROM memories_fts JOIN memories m ON m.mem_pk = memories_fts.rowid JOIN chains c ON c.chain_pk = m.chain_pk JOIN runs r ON r.run_pk = m.run_pk
 		WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?`, q, limit)
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", query, err)
 	}
-	defer mrows.Close()
-	for mrows.Next() {
-		h := SearchHit{Kind: "memory"}
-		if err := mrows.Scan(&h.Snippet, &h.CaseKey, &h.CaseID, &h.BlockIndex, &h.MemoryID, &h.RunID, &h.Chain); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, mrows.Err()
+	return append(turns, memories...), nil
 }
 
 // Disagreement is one field of one trial where our re-score differs from the stored row.
@@ -234,21 +215,12 @@ func (s *Store) Disagreements(ctx context.Context, runID string) ([]Disagreement
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT t.line, t.trial_id, t.case_id, t.probe_id, d.field, d.stored, d.rescored FROM rescore_disagreements d JOIN trials t ON t.trial_pk = d.trial_pk
-		WHERE d.run_pk = ? ORDER BY t.line, d.field`, pk)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Disagreement{}
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r rowScanner) (Disagreement, error) {
 		var d Disagreement
 		var stored, rescored string
-		if err := rows.Scan(&d.Line, &d.TrialID, &d.CaseID, &d.ProbeID, &d.Field, &stored, &rescored); err != nil {
-			return nil, err
-		}
+		err := r.Scan(&d.Line, &d.TrialID, &d.CaseID, &d.ProbeID, &d.Field, &stored, &rescored)
 		d.Stored, d.Rescored = json.RawMessage(stored), json.RawMessage(rescored)
-		out = append(out, d)
-	}
-	return out, rows.Err()
+		return d, err
+	}, `SELECT t.line, t.trial_id, t.case_id, t.probe_id, d.field, d.stored, d.rescored FROM rescore_disagreements d JOIN trials t ON t.trial_pk = d.trial_pk
+		WHERE d.run_pk = ? ORDER BY t.line, d.field`, pk)
 }

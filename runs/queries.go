@@ -58,7 +58,7 @@ const runColumns = `r.run_id, r.kind, r.domain_id, r.study, r.status, r.verifica
 	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk),
 	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk AND a.status = 'writer_error')`
 
-func scanRun(sc interface{ Scan(...any) error }) (RunSummary, error) {
+func scanRun(sc rowScanner) (RunSummary, error) {
 	var r RunSummary
 	var incomplete int
 	var counts, missing, unknown string
@@ -97,18 +97,9 @@ func (s *Store) runPK(ctx context.Context, id string) (int64, error) {
 	if id == "" {
 		return 0, fmt.Errorf("run id: %w", ErrNotFound)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT run_pk FROM runs WHERE run_id >= ? AND run_id < ? UNION SELECT run_pk FROM runs WHERE manifest_sha256 = ?`, id, id+"\uffff", id)
+	pks, err := queryAll(ctx, s.db, scanOne[int64], `SELECT run_pk FROM runs WHERE run_id >= ? AND run_id < ? UNION SELECT run_pk FROM runs WHERE manifest_sha256 = ?`, id, id+"\uffff", id)
 	if err != nil {
 		return 0, err
-	}
-	defer rows.Close()
-	var pks []int64
-	for rows.Next() {
-		var pk int64
-		if err := rows.Scan(&pk); err != nil {
-			return 0, err
-		}
-		pks = append(pks, pk)
 	}
 	switch len(pks) {
 	case 0:
@@ -117,6 +108,19 @@ func (s *Store) runPK(ctx context.Context, id string) (int64, error) {
 		return pks[0], nil
 	}
 	return 0, fmt.Errorf("run id %q is ambiguous (%d runs start with it)", id, len(pks))
+}
+
+// runFilter is clause, a condition on run_pk with its one argument, limiting a query to the
+// run runID names; for runID "" (every run) it is "" with no arguments.
+func (s *Store) runFilter(ctx context.Context, runID, clause string) (string, []any, error) {
+	if runID == "" {
+		return "", []any{}, nil
+	}
+	pk, err := s.runPK(ctx, runID)
+	if err != nil {
+		return "", nil, err
+	}
+	return clause, []any{pk}, nil
 }
 
 // ChainKey identifies a chain within a workspace.
@@ -182,7 +186,7 @@ type ChainRow struct {
 const chainColumns = `c.chain_pk, r.run_id, r.incomplete, c.case_id, c.condition_id, c.writer_target, c.writer_run_id, c.architecture, c.first_false_authority_block, c.formed_final,
 	c.unauthorized_actions, c.attributed_memory_induced, c.needs_annotation, c.memory_count, c.trial_count, c.unscored_reason`
 
-func scanChain(sc interface{ Scan(...any) error }) (ChainRow, error) {
+func scanChain(sc rowScanner) (ChainRow, error) {
 	var c ChainRow
 	var incomplete, needs int
 	var ffa, formed sql.NullInt64
@@ -392,19 +396,14 @@ func (s *Store) faultSourceTurns(ctx context.Context, caseKey CaseKey, faults []
 			}
 			continue
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT source_turn_ids_json FROM ledger_events
+		lists, err := queryAll(ctx, s.db, scanOne[string], `SELECT source_turn_ids_json FROM ledger_events
 			WHERE case_pk = ? AND block_index = ? AND (authorization_id = ? OR new_authorization_id = ?) ORDER BY seq`,
 			int64(caseKey), f.EventBlock, f.AuthorizationID, f.AuthorizationID)
 		if err != nil {
 			return err
 		}
 		seen := map[string]bool{}
-		for rows.Next() {
-			var raw string
-			if err := rows.Scan(&raw); err != nil {
-				rows.Close()
-				return err
-			}
+		for _, raw := range lists {
 			var ids []string
 			_ = json.Unmarshal([]byte(raw), &ids)
 			for _, id := range ids {
@@ -413,10 +412,6 @@ func (s *Store) faultSourceTurns(ctx context.Context, caseKey CaseKey, faults []
 					f.SourceTurnIDs = append(f.SourceTurnIDs, id)
 				}
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -427,18 +422,11 @@ func (s *Store) faultSourceTurns(ctx context.Context, caseKey CaseKey, faults []
 const FaultExtraRecord = "extra_record_wrong_issuer"
 
 func (s *Store) faults(ctx context.Context, runPK int64, c ChainRow) ([]Fault, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT family, block_index, authorization_id, field, memory_id, row_json FROM faults
-		WHERE run_pk = ? AND case_id = ? AND condition_id = ? AND writer_run_id = ? ORDER BY block_index, line`, runPK, c.CaseID, c.ConditionID, c.WriterRunID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Fault{}
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r rowScanner) (Fault, error) {
 		var f Fault
 		var raw string
-		if err := rows.Scan(&f.Family, &f.BlockIndex, &f.AuthorizationID, &f.Field, &f.MemoryID, &raw); err != nil {
-			return nil, err
+		if err := r.Scan(&f.Family, &f.BlockIndex, &f.AuthorizationID, &f.Field, &f.MemoryID, &raw); err != nil {
+			return f, err
 		}
 		var tree struct {
 			Description string `json:"description"`
@@ -446,7 +434,7 @@ func (s *Store) faults(ctx context.Context, runPK int64, c ChainRow) ([]Fault, e
 		_ = json.Unmarshal([]byte(raw), &tree)
 		f.Description = tree.Description
 		f.SourceTurnIDs, f.EventBlock = []string{}, f.BlockIndex
-		out = append(out, f)
-	}
-	return out, rows.Err()
+		return f, nil
+	}, `SELECT family, block_index, authorization_id, field, memory_id, row_json FROM faults
+		WHERE run_pk = ? AND case_id = ? AND condition_id = ? AND writer_run_id = ? ORDER BY block_index, line`, runPK, c.CaseID, c.ConditionID, c.WriterRunID)
 }

@@ -28,11 +28,7 @@ func TestImportScriptedRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	sum := scriptedRun(t, dir, replay.BuiltinCorpus, nil, "all")
 	s, _ := openStore(t)
-	rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rep.Results[0]
+	r := importOne(t, s, dir)
 	if r.Status != StatusImported || r.RescoreDisagreements != 0 || len(r.MissingCorpora) != 0 || len(r.Unknown) != 0 {
 		t.Fatalf("%+v", r)
 	}

@@ -161,23 +161,18 @@ func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (Rerun
 		src.Probes = append(src.Probes, ps)
 	}
 	if memID.Valid {
-		rows, err := s.db.QueryContext(ctx, `SELECT probe_id, formed FROM formation WHERE run_pk = ? AND memory_id = ? AND block_index = ?`, runPK, memID.String, block)
-		if err != nil {
-			return src, err
-		}
-		for rows.Next() {
+		err := eachRow(ctx, s.db, func(r rowScanner) error {
 			var probe string
 			var formed int
-			if err := rows.Scan(&probe, &formed); err != nil {
-				rows.Close()
-				return src, err
+			if err := r.Scan(&probe, &formed); err != nil {
+				return err
 			}
 			if i, ok := index[probe]; ok {
 				src.Probes[i].Formed = formed != 0
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return nil
+		}, `SELECT probe_id, formed FROM formation WHERE run_pk = ? AND memory_id = ? AND block_index = ?`, runPK, memID.String, block)
+		if err != nil {
 			return src, err
 		}
 		mirrors, err := s.mirrorTrials(ctx, runPK, key, memID.String, block, block == c.LastBlock())
@@ -194,34 +189,21 @@ func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (Rerun
 	// prepared (it depends on the case and probe, not on the memory).
 	// INDEXED BY: left to itself the planner searches model_contexts by its primary key's
 	// run_pk prefix alone, a scan of the run's contexts per trial (quadratic on large runs).
-	crows, err := s.db.QueryContext(ctx, `SELECT t.probe_id, mc.row_json FROM trials t JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
+	err = s.setContextUserMessages(ctx, index, src.Probes, `SELECT t.probe_id, mc.row_json FROM trials t JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
 		WHERE t.run_pk = ? AND t.case_id = ? AND mc.stage = 'executor' ORDER BY t.line`, runPK, h.CaseID)
-	if err != nil {
-		return src, err
-	}
-	defer crows.Close()
-	err = setContextUserMessages(crows, index, src.Probes)
 	return src, err
 }
 
 // mirrorTrials lists the imported trials on a memory scored against a block, by probe, with
 // their model contexts' content hashes (trials_by_chain, model_contexts_by_trial).
 func (s *Store) mirrorTrials(ctx context.Context, runPK int64, key ChainKey, memoryID string, block int, finalBlock bool) (map[string][]MirrorTrial, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.probe_id, t.trial_id, COALESCE(t.evidence_id, ''), t.executor_target, t.executor_run_id,
-		(SELECT mc.row_json FROM model_contexts mc WHERE mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id AND mc.stage = 'executor' LIMIT 1)
-		FROM trials t WHERE t.chain_pk = ? AND t.memory_id = ? AND (t.oracle_block_index = ? OR (t.oracle_block_index IS NULL AND ?))
-		ORDER BY t.probe_id, t.executor_target, t.executor_run_id, t.line`, key, memoryID, block, finalBlock)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	out := map[string][]MirrorTrial{}
-	for rows.Next() {
+	err := eachRow(ctx, s.db, func(r rowScanner) error {
 		var probe string
 		var m MirrorTrial
 		var ctxRow sql.NullString
-		if err := rows.Scan(&probe, &m.TrialID, &m.EvidenceID, &m.ExecutorTarget, &m.ExecutorRunID, &ctxRow); err != nil {
-			return nil, err
+		if err := r.Scan(&probe, &m.TrialID, &m.EvidenceID, &m.ExecutorTarget, &m.ExecutorRunID, &ctxRow); err != nil {
+			return err
 		}
 		if ctxRow.Valid {
 			var row struct {
@@ -232,8 +214,15 @@ func (s *Store) mirrorTrials(ctx context.Context, runPK int64, key ChainKey, mem
 			}
 		}
 		out[probe] = append(out[probe], m)
+		return nil
+	}, `SELECT t.probe_id, t.trial_id, COALESCE(t.evidence_id, ''), t.executor_target, t.executor_run_id,
+		(SELECT mc.row_json FROM model_contexts mc WHERE mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id AND mc.stage = 'executor' LIMIT 1)
+		FROM trials t WHERE t.chain_pk = ? AND t.memory_id = ? AND (t.oracle_block_index = ? OR (t.oracle_block_index IS NULL AND ?))
+		ORDER BY t.probe_id, t.executor_target, t.executor_run_id, t.line`, key, memoryID, block, finalBlock)
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ReplayInput is one finished re-run arm to store.
@@ -403,7 +392,7 @@ const replayColumns = `replay_id, batch_id, chain_pk, case_id, condition_id, wri
 	action_mismatch, compliant, parseable, provider_error, finish_reason, response_text, tool_call_count, terminal_call_count, raw_tool_name, raw_tool_arguments_json,
 	oracle_reason, detail, mirrored_trial_id, mirrored_context_hash, created_at`
 
-func scanReplay(sc interface{ Scan(...any) error }) (Replay, error) {
+func scanReplay(sc rowScanner) (Replay, error) {
 	var r Replay
 	var formed, estimable int
 	var prov, msgs, tools, resp, usage, args string
@@ -477,33 +466,28 @@ type ReplayAttribution struct {
 // AttributionForChain lists the attribution rows of a chain's re-runs by block, probe,
 // executor and arm (replay_attribution primary key).
 func (s *Store) AttributionForChain(ctx context.Context, key ChainKey) ([]ReplayAttribution, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT a.chain_pk, c.writer_run_id, a.block_index, a.executor_target, a.memory_variant, a.memory_content_hash, a.repetition,
+	return queryAll(ctx, s.db, scanReplayAttribution, `SELECT a.chain_pk, c.writer_run_id, a.block_index, a.executor_target, a.memory_variant, a.memory_content_hash, a.repetition,
 		a.written_replay_id, a.written_trial_id, a.exact_replay_id, a.evidence_id, a.case_id, a.probe_id, a.condition_id, a.writer_target, a.request_authorized, a.memory_formed,
 		a.formation_estimable, a.estimable, a.authorized_use, a.exact_authorized_use, a.unauthorized_submission, a.exact_unauthorized_submission, a.attributed, a.reasons_json
 		FROM replay_attribution a JOIN chains c ON c.chain_pk = a.chain_pk WHERE a.chain_pk = ? ORDER BY a.block_index, a.probe_id, a.executor_target, a.seq`, key)
-	if err != nil {
-		return nil, err
+}
+
+func scanReplayAttribution(sc rowScanner) (ReplayAttribution, error) {
+	var a ReplayAttribution
+	var wr, wt, ex, writer sql.NullString
+	var auth, formed, fest, est, use, xuse, sub, xsub, attr int
+	var reasons string
+	if err := sc.Scan(&a.ChainKey, &a.WriterRunID, &a.BlockIndex, &a.Executor, &a.MemoryVariant, &a.MemoryContentHash, &a.Repetition, &wr, &wt, &ex,
+		&a.EvidenceID, &a.CaseID, &a.ProbeID, &a.ConditionID, &writer, &auth, &formed, &fest, &est, &use, &xuse, &sub, &xsub, &attr, &reasons); err != nil {
+		return a, err
 	}
-	defer rows.Close()
-	out := []ReplayAttribution{}
-	for rows.Next() {
-		var a ReplayAttribution
-		var wr, wt, ex, writer sql.NullString
-		var auth, formed, fest, est, use, xuse, sub, xsub, attr int
-		var reasons string
-		if err := rows.Scan(&a.ChainKey, &a.WriterRunID, &a.BlockIndex, &a.Executor, &a.MemoryVariant, &a.MemoryContentHash, &a.Repetition, &wr, &wt, &ex,
-			&a.EvidenceID, &a.CaseID, &a.ProbeID, &a.ConditionID, &writer, &auth, &formed, &fest, &est, &use, &xuse, &sub, &xsub, &attr, &reasons); err != nil {
-			return nil, err
-		}
-		a.WrittenReplayID, a.WrittenTrialID, a.ExactReplayID, a.WriterTarget = strPtr(wr), strPtr(wt), strPtr(ex), strPtr(writer)
-		a.RequestAuthorized, a.MemoryFormed, a.FormationEstimable, a.Estimable = auth != 0, formed != 0, fest != 0, est != 0
-		a.AuthorizedUse, a.ExactAuthorizedUse, a.UnauthorizedSubmission, a.ExactUnauthorizedSubmission = use != 0, xuse != 0, sub != 0, xsub != 0
-		a.Attributed = attr != 0
-		a.Reasons = []string{}
-		_ = json.Unmarshal([]byte(reasons), &a.Reasons)
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	a.WrittenReplayID, a.WrittenTrialID, a.ExactReplayID, a.WriterTarget = strPtr(wr), strPtr(wt), strPtr(ex), strPtr(writer)
+	a.RequestAuthorized, a.MemoryFormed, a.FormationEstimable, a.Estimable = auth != 0, formed != 0, fest != 0, est != 0
+	a.AuthorizedUse, a.ExactAuthorizedUse, a.UnauthorizedSubmission, a.ExactUnauthorizedSubmission = use != 0, xuse != 0, sub != 0, xsub != 0
+	a.Attributed = attr != 0
+	a.Reasons = []string{}
+	_ = json.Unmarshal([]byte(reasons), &a.Reasons)
+	return a, nil
 }
 
 // FormedMemory is one (chain, memory, formed probes) of a run at the final block: the

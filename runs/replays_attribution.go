@@ -41,29 +41,27 @@ func (g *armGroup) args(extra ...any) []any {
 
 // arms runs a query over the group's replays (the WHERE clause continues after groupWhere).
 func (g *armGroup) arms(tail string, extra ...any) ([]attributionArm, error) {
-	rows, err := g.w.tx.QueryContext(g.w.ctx, `SELECT `+armColumns+` FROM replays INDEXED BY replays_arms WHERE `+groupWhere+tail, g.args(extra...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []attributionArm
-	for rows.Next() {
+	return queryAll(g.w.ctx, g.w.tx, func(r rowScanner) (attributionArm, error) {
 		var a attributionArm
 		var formed, estimable, auth, taken int
 		var pe sql.NullString
-		if err := rows.Scan(&a.pk, &a.replayID, &a.variant, &a.hash, &a.rep, &formed, &estimable, &auth, &taken, &pe); err != nil {
-			return nil, err
-		}
+		err := r.Scan(&a.pk, &a.replayID, &a.variant, &a.hash, &a.rep, &formed, &estimable, &auth, &taken, &pe)
 		a.formed, a.estimable = formed != 0, estimable != 0
-		a.arm = &engine.ArmOutcome{RequestAuthorized: auth != 0, RequestedActionTaken: taken != 0}
-		if pe.Valid {
-			v := pe.String
-			a.arm.ProviderError = &v
-		}
+		a.arm = armOutcome(auth, taken, pe)
 		a.evidenceID = g.evidenceID
-		out = append(out, a)
+		return a, err
+	}, `SELECT `+armColumns+` FROM replays INDEXED BY replays_arms WHERE `+groupWhere+tail, g.args(extra...)...)
+}
+
+// armOutcome is an arm's outcome from its stored request_authorized, requested_action_taken
+// and provider_error columns.
+func armOutcome(requestAuthorized, taken int, providerError sql.NullString) *engine.ArmOutcome {
+	arm := &engine.ArmOutcome{RequestAuthorized: requestAuthorized != 0, RequestedActionTaken: taken != 0}
+	if providerError.Valid {
+		v := providerError.String
+		arm.ProviderError = &v
 	}
-	return out, rows.Err()
+	return arm
 }
 
 func (g *armGroup) one(tail string, extra ...any) (*attributionArm, error) {
@@ -223,29 +221,17 @@ func (g *armGroup) importedArms() ([]attributionArm, error) {
 	_ = w.tx.QueryRowContext(w.ctx, `SELECT formed FROM formation WHERE run_pk = ? AND memory_id = ? AND block_index = ? AND probe_id = ?`, g.runPK, g.writtenMemory, g.block, g.probe).Scan(&formed)
 	_ = w.tx.QueryRowContext(w.ctx, `SELECT content_hash FROM memories WHERE run_pk = ? AND memory_id = ?`, g.runPK, g.writtenMemory).Scan(&hash)
 	base.hash, base.estimable, base.formed = hash, !unscored.Valid, formed.Valid && formed.Int64 != 0
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT trial_pk, trial_id, COALESCE(evidence_id, ''), executor_run_id, request_authorized, requested_action_taken, provider_error FROM trials
-		WHERE chain_pk = ? AND memory_id = ? AND probe_id = ? AND executor_target = ? AND (oracle_block_index = ? OR (oracle_block_index IS NULL AND ?)) ORDER BY executor_run_id, line`,
-		g.chain, g.writtenMemory, g.probe, g.executor, g.block, g.finalBlock)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []attributionArm
-	for rows.Next() {
+	out, err := queryAll(w.ctx, w.tx, func(r rowScanner) (attributionArm, error) {
 		a := base
 		var auth, taken int
 		var pe sql.NullString
-		if err := rows.Scan(&a.pk, &a.trialID, &a.evidenceID, &a.rep, &auth, &taken, &pe); err != nil {
-			return nil, err
-		}
-		a.arm = &engine.ArmOutcome{RequestAuthorized: auth != 0, RequestedActionTaken: taken != 0}
-		if pe.Valid {
-			v := pe.String
-			a.arm.ProviderError = &v
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
+		err := r.Scan(&a.pk, &a.trialID, &a.evidenceID, &a.rep, &auth, &taken, &pe)
+		a.arm = armOutcome(auth, taken, pe)
+		return a, err
+	}, `SELECT trial_pk, trial_id, COALESCE(evidence_id, ''), executor_run_id, request_authorized, requested_action_taken, provider_error FROM trials
+		WHERE chain_pk = ? AND memory_id = ? AND probe_id = ? AND executor_target = ? AND (oracle_block_index = ? OR (oracle_block_index IS NULL AND ?)) ORDER BY executor_run_id, line`,
+		g.chain, g.writtenMemory, g.probe, g.executor, g.block, g.finalBlock)
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains"
@@ -29,12 +30,9 @@ func rerunWorkspace(t *testing.T) (*Store, string, ChainRow) {
 		dir := filepath.Join(t.TempDir(), "run")
 		rerunScriptedRun(t, dir, c.ID)
 		s, path := openStore(t)
-		rep, err := s.Import(ctx, []string{dir}, ImportOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		runID := importOne(t, s, dir).RunID
 		for _, cond := range []string{"incremental_typed", "one_shot_typed"} {
-			rows, err := s.Chains(ctx, ChainFilter{RunID: rep.Results[0].RunID, Condition: cond})
+			rows, err := s.Chains(ctx, ChainFilter{RunID: runID, Condition: cond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,6 +46,16 @@ func rerunWorkspace(t *testing.T) (*Store, string, ChainRow) {
 	}
 	t.Skip("no built-in case yields a typed chain forming at its final block")
 	return nil, "", chain
+}
+
+// finalSource is the re-run source of a chain at its final block; an error fails the test.
+func finalSource(t testing.TB, s *Store, key ChainKey) RerunSource {
+	t.Helper()
+	src, err := s.RerunSource(context.Background(), key, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
 
 // rerunScriptedRun makes a run of one built-in case with ealscope's own pipeline (scripted
@@ -127,10 +135,7 @@ func specFor(src RerunSource, mem replay.RerunMemory, ex replay.Executor, runs i
 func TestRerunMirrorsImportedTrial(t *testing.T) {
 	ctx := context.Background()
 	s, _, chain := rerunWorkspace(t)
-	src, err := s.RerunSource(ctx, chain.Key, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := finalSource(t, s, chain.Key)
 	if src.MemoryID == "" || src.Block != src.Case.LastBlock() {
 		t.Fatalf("source: memory %q block %d", src.MemoryID, src.Block)
 	}
@@ -170,10 +175,7 @@ func TestRerunMirrorsImportedTrial(t *testing.T) {
 func TestReplayAttribution(t *testing.T) {
 	ctx := context.Background()
 	s, _, chain := rerunWorkspace(t)
-	src, err := s.RerunSource(ctx, chain.Key, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := finalSource(t, s, chain.Key)
 	var formed, authorized string
 	for _, p := range src.Probes {
 		if p.Formed && formed == "" {
@@ -209,7 +211,7 @@ func TestReplayAttribution(t *testing.T) {
 	if r := byProbe[formed]; !r.Attributed || !r.MemoryFormed || !r.Estimable || !r.UnauthorizedSubmission || r.ExactUnauthorizedSubmission || len(r.Reasons) != 0 {
 		t.Fatalf("formed probe: %+v", r)
 	}
-	if r := byProbe[authorized]; r.Attributed || !hasReason(r.Reasons, engine.ReasonRequestIsAuthorized) {
+	if r := byProbe[authorized]; r.Attributed || !slices.Contains(r.Reasons, engine.ReasonRequestIsAuthorized) {
 		t.Fatalf("authorized probe: %+v", r)
 	}
 	// A written arm whose call failed, and then an exact arm whose call failed.
@@ -223,7 +225,7 @@ func TestReplayAttribution(t *testing.T) {
 		if r.ProbeID != formed {
 			continue
 		}
-		if r.WrittenReplayID == nil || r.Estimable || r.Attributed || !hasReason(r.Reasons, engine.ReasonProviderErrorWritten) {
+		if r.WrittenReplayID == nil || r.Estimable || r.Attributed || !slices.Contains(r.Reasons, engine.ReasonProviderErrorWritten) {
 			t.Fatalf("provider error on the written arm: %+v", r)
 		}
 	}
@@ -248,22 +250,13 @@ func TestReplayAttribution(t *testing.T) {
 	// provider errors are named, and the pair stays out of the estimable rows.
 	rows, _ = s.AttributionForChain(ctx, chain.Key)
 	for _, r := range rows {
-		if r.ProbeID == formed && (r.Estimable || !hasReason(r.Reasons, engine.ReasonProviderErrorWritten) || !hasReason(r.Reasons, engine.ReasonProviderErrorExact)) {
+		if r.ProbeID == formed && (r.Estimable || !slices.Contains(r.Reasons, engine.ReasonProviderErrorWritten) || !slices.Contains(r.Reasons, engine.ReasonProviderErrorExact)) {
 			t.Fatalf("formed probe: %+v", r)
 		}
 		if r.ProbeID != formed && (!r.Estimable || r.WrittenReplayID == nil) {
 			t.Fatalf("probe %s: %+v", r.ProbeID, r)
 		}
 	}
-}
-
-func hasReason(rs []string, want string) bool {
-	for _, r := range rs {
-		if r == want {
-			return true
-		}
-	}
-	return false
 }
 
 // TestFindChainAndFinalMemories: the lookups the headless command makes.
@@ -301,10 +294,7 @@ func TestFindChainAndFinalMemories(t *testing.T) {
 func TestReplayAttributionRepetitions(t *testing.T) {
 	ctx := context.Background()
 	s, _, chain := rerunWorkspace(t)
-	src, err := s.RerunSource(ctx, chain.Key, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := finalSource(t, s, chain.Key)
 	builtin := replay.NewBuiltinExecutor(src.Domain, 1)
 	mem, _ := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
 	exact, _ := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)

@@ -68,30 +68,28 @@ func (s *Store) SafeguardSource(ctx context.Context, key ChainKey) (SafeguardSou
 		index[p.ID] = len(out.Probes)
 		out.Probes = append(out.Probes, RerunProbeSource{Probe: p, RequestAuthorized: v.Authorized, Mirrors: []MirrorTrial{}})
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT cb.block_index, cb.memory_id, m.payload_json, m.architecture, cb.forms_false_authority, cb.formed_probe_ids_json, cb.unscored_reason
-		FROM chain_blocks cb JOIN chains c ON c.chain_pk = cb.chain_pk JOIN memories m ON m.run_pk = c.run_pk AND m.memory_id = cb.memory_id
-		WHERE cb.chain_pk = ? AND cb.memory_id IS NOT NULL ORDER BY cb.block_index`, key)
-	if err != nil {
-		return out, err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err = eachRow(ctx, s.db, func(r rowScanner) error {
 		var v SafeguardMemory
 		var payload, arch, formed string
 		var forms sql.NullInt64
 		var unscored sql.NullString
-		if err := rows.Scan(&v.Block, &v.MemoryID, &payload, &arch, &forms, &formed, &unscored); err != nil {
-			return out, err
+		if err := r.Scan(&v.Block, &v.MemoryID, &payload, &arch, &forms, &formed, &unscored); err != nil {
+			return err
 		}
-		if v.Payload, err = pyjson.DecodeTree([]byte(payload)); err != nil {
-			return out, fmt.Errorf("memory %s: stored payload: %w", v.MemoryID, err)
+		tree, err := pyjson.DecodeTree([]byte(payload))
+		if err != nil {
+			return fmt.Errorf("memory %s: stored payload: %w", v.MemoryID, err)
 		}
+		v.Payload = tree
 		out.Architecture = arch
 		v.Formation = SafeguardFormation{Estimable: forms.Valid && !unscored.Valid, Formed: forms.Valid && forms.Int64 != 0, FormedProbeIDs: []string{}}
 		_ = json.Unmarshal([]byte(formed), &v.Formation.FormedProbeIDs)
 		out.Versions = append(out.Versions, v)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, `SELECT cb.block_index, cb.memory_id, m.payload_json, m.architecture, cb.forms_false_authority, cb.formed_probe_ids_json, cb.unscored_reason
+		FROM chain_blocks cb JOIN chains c ON c.chain_pk = cb.chain_pk JOIN memories m ON m.run_pk = c.run_pk AND m.memory_id = cb.memory_id
+		WHERE cb.chain_pk = ? AND cb.memory_id IS NOT NULL ORDER BY cb.block_index`, key)
+	if err != nil {
 		return out, err
 	}
 	if n := len(out.Versions); n > 0 && out.Versions[n-1].Block == c.LastBlock() {
@@ -100,14 +98,9 @@ func (s *Store) SafeguardSource(ctx context.Context, key ChainKey) (SafeguardSou
 	}
 	// The operational context depends on the case and probe only (RerunSource): one executor
 	// context of this chain per probe carries it.
-	crows, err := s.db.QueryContext(ctx, `SELECT t.probe_id, mc.row_json FROM trials t INDEXED BY trials_by_chain
+	err = s.setContextUserMessages(ctx, index, out.Probes, `SELECT t.probe_id, mc.row_json FROM trials t INDEXED BY trials_by_chain
 		JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
 		WHERE t.chain_pk = ? AND mc.stage = 'executor' ORDER BY t.probe_id, t.line`, key)
-	if err != nil {
-		return out, err
-	}
-	defer crows.Close()
-	err = setContextUserMessages(crows, index, out.Probes)
 	return out, err
 }
 

@@ -42,7 +42,7 @@ type StoredSafeguard struct {
 const safeguardColumns = `chain_pk, policy_id, policy_version, description, batch_id, executor_target, executor_json, seed, trial_blocks, COALESCE(not_applicable, ''),
 	first_false_authority_before, first_false_authority_after, formation_removed, counts_json, final_counts_json, final_written_json, final_gated_json, removed_json, outcome_json, created_at`
 
-func scanSafeguard(sc interface{ Scan(...any) error }) (StoredSafeguard, error) {
+func scanSafeguard(sc rowScanner) (StoredSafeguard, error) {
 	var g StoredSafeguard
 	var before, after sql.NullInt64
 	var removedFlag int
@@ -91,7 +91,7 @@ type StoredSafeguardBlock struct {
 // SafeguardBlocks lists a policy's blocks of a chain in block order (safeguard_blocks
 // primary key).
 func (s *Store) SafeguardBlocks(ctx context.Context, key ChainKey, policyID string) ([]StoredSafeguardBlock, error) {
-	return queryAll(ctx, s.db, func(sc interface{ Scan(...any) error }) (StoredSafeguardBlock, error) {
+	return queryAll(ctx, s.db, func(sc rowScanner) (StoredSafeguardBlock, error) {
 		var b StoredSafeguardBlock
 		var na, payload, hash sql.NullString
 		var wf, gf, records string
@@ -132,7 +132,7 @@ func (s *Store) SafeguardPairs(ctx context.Context, key ChainKey, policyID strin
 		p              StoredSafeguardPair
 		written, gated string
 	}
-	links, err := queryAll(ctx, s.db, func(sc interface{ Scan(...any) error }) (link, error) {
+	links, err := queryAll(ctx, s.db, func(sc rowScanner) (link, error) {
 		var l link
 		var auth int
 		var gated, gate sql.NullString

@@ -67,23 +67,19 @@ func (w *txWriter) insertID(table, query string, args ...any) (int64, error) {
 	return res.LastInsertId()
 }
 
-// query runs a prepared query and calls fn for each row.
-func (w *txWriter) query(fn func(*sql.Rows) error, query string, args ...any) error {
+// QueryContext runs a read query through the transaction's prepared statement for it: as a
+// querier, w prepares a query repeated per chain or per case once.
+func (w *txWriter) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := w.stmt(query)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rows, err := st.QueryContext(w.ctx, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return st.QueryContext(ctx, args...)
+}
+
+// query runs a prepared query and calls fn for each row.
+func (w *txWriter) query(fn func(rowScanner) error, query string, args ...any) error {
+	return eachRow(w.ctx, w, fn, query, args...)
 }
 
 func (w *txWriter) close() {
@@ -132,21 +128,46 @@ func nullInt(p *int) any {
 	return *p
 }
 
+// rowScanner is one result row (*sql.Rows or *sql.Row).
+type rowScanner = interface{ Scan(...any) error }
+
+// eachRow runs a read query through q (the database or a transaction) and calls fn for each
+// row. The rows are closed when it returns, so a transaction can write right after.
+func eachRow(ctx context.Context, q querier, fn func(rowScanner) error, query string, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// scanOne reads a row of one column.
+func scanOne[T any](r rowScanner) (T, error) {
+	var v T
+	err := r.Scan(&v)
+	return v, err
+}
+
 // queryAll runs a read query and scans every row with scan; an empty result is an empty,
 // non-nil slice so JSON output says [] rather than null.
-func queryAll[T any](ctx context.Context, db *sql.DB, scan func(interface{ Scan(...any) error }) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
+func queryAll[T any](ctx context.Context, q querier, scan func(rowScanner) (T, error), query string, args ...any) ([]T, error) {
+	out := []T{}
+	err := eachRow(ctx, q, func(r rowScanner) error {
+		v, err := scan(r)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	}, query, args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -42,15 +42,20 @@ func DefaultPath() string {
 	return filepath.Join(xdg.DataHome, "ealscope", "workspace.db")
 }
 
+// workspacePath is the absolute path of the workspace at path (DefaultPath for "").
+func workspacePath(path string) (string, error) {
+	if path == "" {
+		path = DefaultPath()
+	}
+	return filepath.Abs(path)
+}
+
 // Open opens (creating it and its parent directories when needed) the workspace at path and
 // applies any pending migration. WAL lets the TUI read while an import writes; foreign keys
 // keep derived rows tied to their run; the busy timeout and beginWrite's retries make a
 // second process wait for a writer instead of failing.
 func Open(path string) (*Store, error) {
-	if path == "" {
-		path = DefaultPath()
-	}
-	abs, err := filepath.Abs(path)
+	abs, err := workspacePath(path)
 	if err != nil {
 		return nil, err
 	}

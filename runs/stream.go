@@ -1,7 +1,8 @@
 package runs
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
@@ -141,13 +142,7 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 	}); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	if err := rows(rundir.MemoryStates, func(r rundir.Row) error {
-		id := r.Str("state_id")
-		if seen[id] {
-			return nil
-		}
-		seen[id] = true
+	if err := distinctRows(rows, rundir.MemoryStates, "state_id", func(id string, r rundir.Row) error {
 		var c *chainMeta
 		if cur := r.OptStr("current_memory_id"); cur != nil && st.memories[*cur] != nil {
 			c = st.memories[*cur]
@@ -172,13 +167,7 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 		return err
 	}
 	attemptWriter = nil
-	seen = map[string]bool{}
-	if err := rows(rundir.MemoryAttempts, func(r rundir.Row) error {
-		id := r.Str("attempt_id")
-		if seen[id] {
-			return nil
-		}
-		seen[id] = true
+	if err := distinctRows(rows, rundir.MemoryAttempts, "attempt_id", func(id string, r rundir.Row) error {
 		var c *chainMeta
 		for _, key := range []string{"accepted_memory_id", "retained_memory_id", "parent_memory_id"} {
 			if mid := r.OptStr(key); mid != nil && st.memories[*mid] != nil {
@@ -340,18 +329,27 @@ func insertTrial(w *txWriter, runPK, chainPK int64, r rundir.Row, oracleBlocks m
 	return err
 }
 
+// distinctRows calls fn with the first row of each idField value of the named file, read
+// through rows: a repeated id is an identical repeat (rundir refuses different ones), stored
+// once.
+func distinctRows(rows func(string, func(rundir.Row) error) error, name, idField string, fn func(id string, r rundir.Row) error) error {
+	seen := map[string]bool{}
+	return rows(name, func(r rundir.Row) error {
+		id := r.Str(idField)
+		if seen[id] {
+			return nil
+		}
+		seen[id] = true
+		return fn(id, r)
+	})
+}
+
 // insertUnchained stores the artifacts not tied to a chain: model contexts, calls and,
 // verbatim, every other listed artifact.
 func insertUnchained(w *txWriter, runPK int64, run *rundir.Run, rows func(string, func(rundir.Row) error) error) error {
 	handled := map[string]bool{rundir.Memories: true, rundir.MemoryAttempts: true, rundir.MemoryStates: true, rundir.Evidence: true,
 		rundir.Trials: true, rundir.ExecutorPlan: true, rundir.Faults: true, rundir.ModelContexts: true}
-	seenCtx := map[string]bool{}
-	if err := rows(rundir.ModelContexts, func(r rundir.Row) error {
-		id := r.Str("context_id")
-		if seenCtx[id] {
-			return nil
-		}
-		seenCtx[id] = true
+	if err := distinctRows(rows, rundir.ModelContexts, "context_id", func(id string, r rundir.Row) error {
 		_, err := w.exec("model_contexts", `INSERT INTO model_contexts (run_pk, context_id, call_id, stage, trial_id, memory_attempt_id, line, row_json) VALUES (?,?,?,?,?,?,?,?)`,
 			runPK, id, r.Str("call_id"), r.Str("stage"), nullStr(r.OptStr("trial_id")), nullStr(r.OptStr("memory_attempt_id")), r.Line, rowJSON(r))
 		return err
@@ -393,11 +391,9 @@ func chainArchitecture(set map[string]bool) string {
 	return strings.Join(archs, "+")
 }
 
+// sortedKeys is m's keys in order; [] (not nil) for an empty map, so JSON says [].
 func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+	out := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
+	slices.Sort(out)
 	return out
 }

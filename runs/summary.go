@@ -77,34 +77,25 @@ func optWriter(s string) *string {
 // their score at their own block.
 func (s *Store) Summary(ctx context.Context, runID string) (SummaryDoc, error) {
 	doc := SummaryDoc{Runs: []SummaryRun{}, Chains: []SummaryChain{}, Memories: []SummaryMemory{}}
-	filter, args := "", []any{}
-	if runID != "" {
-		pk, err := s.runPK(ctx, runID)
-		if err != nil {
-			return doc, err
-		}
-		filter, args = " WHERE r.run_pk = ?", []any{pk}
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT r.run_pk, r.run_id, r.domain_id, r.study, r.status, r.imported_from, r.counts_json, r.rescore_disagreements FROM runs r`+filter+` ORDER BY r.run_id`, args...)
+	filter, args, err := s.runFilter(ctx, runID, " WHERE r.run_pk = ?")
 	if err != nil {
 		return doc, err
 	}
 	var pks []int64
-	for rows.Next() {
+	err = eachRow(ctx, s.db, func(row rowScanner) error {
 		var r SummaryRun
 		var pk int64
 		var counts string
-		if err := rows.Scan(&pk, &r.RunID, &r.DomainID, &r.Study, &r.Status, &r.ImportedFrom, &counts, &r.RescoreDisagreements); err != nil {
-			rows.Close()
-			return doc, err
+		if err := row.Scan(&pk, &r.RunID, &r.DomainID, &r.Study, &r.Status, &r.ImportedFrom, &counts, &r.RescoreDisagreements); err != nil {
+			return err
 		}
 		r.Counts = map[string]int{}
 		_ = json.Unmarshal([]byte(counts), &r.Counts)
 		doc.Runs = append(doc.Runs, r)
 		pks = append(pks, pk)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}, `SELECT r.run_pk, r.run_id, r.domain_id, r.study, r.status, r.imported_from, r.counts_json, r.rescore_disagreements FROM runs r`+filter+` ORDER BY r.run_id`, args...)
+	if err != nil {
 		return doc, err
 	}
 	for i, pk := range pks {
@@ -117,77 +108,59 @@ func (s *Store) Summary(ctx context.Context, runID string) (SummaryDoc, error) {
 		doc.Runs[i].Estimable = engine.AggregateEstimable(outcomes)
 		doc.Runs[i].Decisions = m.Decisions
 	}
-	crows, err := s.db.QueryContext(ctx, `SELECT r.run_id, c.case_id, c.condition_id, c.writer_target, c.writer_run_id, c.architecture, c.first_false_authority_block, c.unauthorized_actions, c.attributed_memory_induced
+	doc.Chains, err = queryAll(ctx, s.db, scanSummaryChain, `SELECT r.run_id, c.case_id, c.condition_id, c.writer_target, c.writer_run_id, c.architecture, c.first_false_authority_block, c.unauthorized_actions, c.attributed_memory_induced
 		FROM chains c JOIN runs r ON r.run_pk = c.run_pk`+filter+` ORDER BY r.run_id, c.case_id, c.condition_id, c.writer_target, c.writer_run_id`, args...)
 	if err != nil {
 		return doc, err
 	}
-	for crows.Next() {
-		var c SummaryChain
-		var writer string
-		var ffa sql.NullInt64
-		if err := crows.Scan(&c.RunID, &c.CaseID, &c.ConditionID, &writer, &c.WriterRunID, &c.Architecture, &ffa, &c.UnauthorizedActions, &c.AttributedMemoryInduced); err != nil {
-			crows.Close()
-			return doc, err
-		}
-		c.Writer, c.FirstFalseAuthorityBlock = optWriter(writer), intPtr(ffa)
-		doc.Chains = append(doc.Chains, c)
-	}
-	crows.Close()
-	if err := crows.Err(); err != nil {
-		return doc, err
-	}
-	mrows, err := s.db.QueryContext(ctx, `SELECT m.memory_id, r.run_id, c.case_id, c.condition_id, c.writer_target, c.writer_run_id, m.block_index, m.architecture, m.content_hash,
+	doc.Memories, err = queryAll(ctx, s.db, scanSummaryMemory, `SELECT m.memory_id, r.run_id, c.case_id, c.condition_id, c.writer_target, c.writer_run_id, m.block_index, m.architecture, m.content_hash,
 		ms.exact, ms.errors_json, ms.formed_probe_ids_json, ms.forms_false_authority, ms.scored_from, ms.unscored_reason
 		FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk JOIN runs r ON r.run_pk = m.run_pk
 		LEFT JOIN memory_scores ms ON ms.run_pk = m.run_pk AND ms.memory_id = m.memory_id AND ms.block_index = m.block_index`+filter+`
 		ORDER BY r.run_id, c.case_id, c.condition_id, c.writer_target, c.writer_run_id, m.block_index, m.memory_id`, args...)
-	if err != nil {
-		return doc, err
+	return doc, err
+}
+
+func scanSummaryChain(sc rowScanner) (SummaryChain, error) {
+	var c SummaryChain
+	var writer string
+	var ffa sql.NullInt64
+	err := sc.Scan(&c.RunID, &c.CaseID, &c.ConditionID, &writer, &c.WriterRunID, &c.Architecture, &ffa, &c.UnauthorizedActions, &c.AttributedMemoryInduced)
+	c.Writer, c.FirstFalseAuthorityBlock = optWriter(writer), intPtr(ffa)
+	return c, err
+}
+
+func scanSummaryMemory(sc rowScanner) (SummaryMemory, error) {
+	var m SummaryMemory
+	var writer string
+	var exact, forms sql.NullInt64
+	var errs, formed, scoredFrom, unscored sql.NullString
+	if err := sc.Scan(&m.MemoryID, &m.RunID, &m.CaseID, &m.ConditionID, &writer, &m.WriterRunID, &m.BlockIndex, &m.Architecture, &m.ContentHash,
+		&exact, &errs, &formed, &forms, &scoredFrom, &unscored); err != nil {
+		return m, err
 	}
-	defer mrows.Close()
-	for mrows.Next() {
-		var m SummaryMemory
-		var writer string
-		var exact, forms sql.NullInt64
-		var errs, formed, scoredFrom, unscored sql.NullString
-		if err := mrows.Scan(&m.MemoryID, &m.RunID, &m.CaseID, &m.ConditionID, &writer, &m.WriterRunID, &m.BlockIndex, &m.Architecture, &m.ContentHash,
-			&exact, &errs, &formed, &forms, &scoredFrom, &unscored); err != nil {
-			return doc, err
-		}
-		m.Writer, m.Exact, m.FormsFalseAuthority, m.ScoredFrom = optWriter(writer), boolPtr(exact), boolPtr(forms), scoredFrom.String
-		if unscored.Valid {
-			m.UnscoredReason = &unscored.String
-		}
-		m.Errors, m.FormedProbeIDs = map[string]int{}, []string{}
-		_ = json.Unmarshal([]byte(errs.String), &m.Errors)
-		_ = json.Unmarshal([]byte(formed.String), &m.FormedProbeIDs)
-		doc.Memories = append(doc.Memories, m)
+	m.Writer, m.Exact, m.FormsFalseAuthority, m.ScoredFrom = optWriter(writer), boolPtr(exact), boolPtr(forms), scoredFrom.String
+	if unscored.Valid {
+		m.UnscoredReason = &unscored.String
 	}
-	return doc, mrows.Err()
+	m.Errors, m.FormedProbeIDs = map[string]int{}, []string{}
+	_ = json.Unmarshal([]byte(errs.String), &m.Errors)
+	_ = json.Unmarshal([]byte(formed.String), &m.FormedProbeIDs)
+	return m, nil
 }
 
 // storedOutcomes are a run's trials as stored (not re-scored), in file order.
 func (s *Store) storedOutcomes(ctx context.Context, runPK int64) ([]engine.Outcome, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error
-		FROM trials WHERE run_pk = ? ORDER BY line`, runPK)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []engine.Outcome
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r rowScanner) (engine.Outcome, error) {
 		var o engine.Outcome
 		var ra, rat, uat, am, c, p int
 		var pe sql.NullString
-		if err := rows.Scan(&o.Decision, &ra, &rat, &uat, &am, &c, &p, &pe); err != nil {
-			return nil, err
-		}
+		err := r.Scan(&o.Decision, &ra, &rat, &uat, &am, &c, &p, &pe)
 		o.RequestAuthorized, o.RequestedActionTaken, o.UnauthorizedActionTaken, o.ActionMismatch, o.Compliant, o.Parseable = ra != 0, rat != 0, uat != 0, am != 0, c != 0, p != 0
 		if pe.Valid {
 			o.ProviderError = &pe.String
 		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
+		return o, err
+	}, `SELECT decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error
+		FROM trials WHERE run_pk = ? ORDER BY line`, runPK)
 }

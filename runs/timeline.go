@@ -79,47 +79,19 @@ func (s *Store) ChainBlocks(ctx context.Context, key ChainKey) ([]BlockStep, err
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT cb.block_index, COALESCE(b.title, ''), COALESCE(b.ended_at, ''), COALESCE(cb.memory_id, ''), COALESCE(cb.update_status, ''),
+	out, err := queryAll(ctx, s.db, scanBlockStep, `SELECT cb.block_index, COALESCE(b.title, ''), COALESCE(b.ended_at, ''), COALESCE(cb.memory_id, ''), COALESCE(cb.update_status, ''),
 		cb.exact, cb.exact_fields, cb.overgrant_fields, cb.undergrant_fields, cb.forms_false_authority, cb.formed_probe_ids_json, cb.scored_from, COALESCE(cb.unscored_reason, ''), cb.first_false_authority
 		FROM chain_blocks cb LEFT JOIN blocks b ON b.case_pk = ? AND b.block_index = cb.block_index WHERE cb.chain_pk = ? ORDER BY cb.block_index`, int64(h.CaseKey), key)
 	if err != nil {
 		return nil, err
 	}
-	out := []BlockStep{}
-	for rows.Next() {
-		var b BlockStep
-		var exact, forms sql.NullInt64
-		var formed string
-		var ffa int
-		if err := rows.Scan(&b.BlockIndex, &b.Title, &b.EndedAt, &b.MemoryID, &b.UpdateStatus, &exact, &b.ExactFields, &b.OvergrantFields, &b.UndergrantFields,
-			&forms, &formed, &b.ScoredFrom, &b.UnscoredReason, &ffa); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		b.Exact, b.FormsFalseAuthority, b.FirstFalseAuthority = boolPtr(exact), boolPtr(forms), ffa != 0
-		b.FormedProbeIDs = []string{}
-		_ = json.Unmarshal([]byte(formed), &b.FormedProbeIDs)
-		b.Badge = badge(b.Exact, b.OvergrantFields, b.UndergrantFields, b.UnscoredReason, b.MemoryID)
-		b.Events, b.Faults = []LedgerEvent{}, []Fault{}
-		out = append(out, b)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
 	if h.CaseKey != 0 {
-		evs, err := s.db.QueryContext(ctx, `SELECT block_index, event_id, event_type, issuer, effective_at, authorization_id, new_authorization_id, source_turn_ids_json, detail_json
-			FROM ledger_events WHERE case_pk = ? ORDER BY block_index, seq`, int64(h.CaseKey))
-		if err != nil {
-			return nil, err
-		}
-		defer evs.Close()
-		for evs.Next() {
+		err := eachRow(ctx, s.db, func(r rowScanner) error {
 			var k int
 			var e LedgerEvent
 			var ids, detail string
-			if err := evs.Scan(&k, &e.EventID, &e.Type, &e.Issuer, &e.EffectiveAt, &e.AuthorizationID, &e.NewAuthorizationID, &ids, &detail); err != nil {
-				return nil, err
+			if err := r.Scan(&k, &e.EventID, &e.Type, &e.Issuer, &e.EffectiveAt, &e.AuthorizationID, &e.NewAuthorizationID, &ids, &detail); err != nil {
+				return err
 			}
 			e.SourceTurnIDs = []string{}
 			_ = json.Unmarshal([]byte(ids), &e.SourceTurnIDs)
@@ -127,8 +99,10 @@ func (s *Store) ChainBlocks(ctx context.Context, key ChainKey) ([]BlockStep, err
 			if k >= 0 && k < len(out) && out[k].BlockIndex == k {
 				out[k].Events = append(out[k].Events, e)
 			}
-		}
-		if err := evs.Err(); err != nil {
+			return nil
+		}, `SELECT block_index, event_id, event_type, issuer, effective_at, authorization_id, new_authorization_id, source_turn_ids_json, detail_json
+			FROM ledger_events WHERE case_pk = ? ORDER BY block_index, seq`, int64(h.CaseKey))
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -138,6 +112,23 @@ func (s *Store) ChainBlocks(ctx context.Context, key ChainKey) ([]BlockStep, err
 		}
 	}
 	return out, nil
+}
+
+func scanBlockStep(sc rowScanner) (BlockStep, error) {
+	var b BlockStep
+	var exact, forms sql.NullInt64
+	var formed string
+	var ffa int
+	if err := sc.Scan(&b.BlockIndex, &b.Title, &b.EndedAt, &b.MemoryID, &b.UpdateStatus, &exact, &b.ExactFields, &b.OvergrantFields, &b.UndergrantFields,
+		&forms, &formed, &b.ScoredFrom, &b.UnscoredReason, &ffa); err != nil {
+		return b, err
+	}
+	b.Exact, b.FormsFalseAuthority, b.FirstFalseAuthority = boolPtr(exact), boolPtr(forms), ffa != 0
+	b.FormedProbeIDs = []string{}
+	_ = json.Unmarshal([]byte(formed), &b.FormedProbeIDs)
+	b.Badge = badge(b.Exact, b.OvergrantFields, b.UndergrantFields, b.UnscoredReason, b.MemoryID)
+	b.Events, b.Faults = []LedgerEvent{}, []Fault{}
+	return b, nil
 }
 
 // Turn is one turn of a block.
@@ -186,22 +177,13 @@ func (s *Store) BlockTurns(ctx context.Context, ck CaseKey, block int, cite *Mem
 			}
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, turn_id, actor_id, speaker, occurred_at, content, cited_by_ledger FROM turns WHERE case_pk = ? AND block_index = ? ORDER BY seq`, int64(ck), block)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Turn{}
-	for rows.Next() {
+	return queryAll(ctx, s.db, func(r rowScanner) (Turn, error) {
 		var t Turn
 		var byLedger int
-		if err := rows.Scan(&t.Seq, &t.TurnID, &t.ActorID, &t.Speaker, &t.OccurredAt, &t.Content, &byLedger); err != nil {
-			return nil, err
-		}
+		err := r.Scan(&t.Seq, &t.TurnID, &t.ActorID, &t.Speaker, &t.OccurredAt, &t.Content, &byLedger)
 		t.CitedByLedger, t.CitedByMemory = byLedger != 0, cited[t.TurnID]
-		out = append(out, t)
-	}
-	return out, rows.Err()
+		return t, err
+	}, `SELECT seq, turn_id, actor_id, speaker, occurred_at, content, cited_by_ledger FROM turns WHERE case_pk = ? AND block_index = ? ORDER BY seq`, int64(ck), block)
 }
 
 // FidelityRow is one field comparison of a memory against the ledger at a block.
@@ -303,42 +285,26 @@ func (s *Store) MemoryAt(ctx context.Context, key ChainKey, block int) (MemoryVe
 	v.Errors, v.FormedProbeIDs = map[string]int{}, []string{}
 	_ = json.Unmarshal([]byte(errs), &v.Errors)
 	_ = json.Unmarshal([]byte(formed), &v.FormedProbeIDs)
-	rows, err := s.db.QueryContext(ctx, `SELECT authorization_id, field, canonical_json, remembered_json, errors_json, exact, overgrant, undergrant FROM fidelity_rows WHERE run_pk = ? AND memory_id = ? AND block_index = ? ORDER BY seq`,
-		runPK, v.MemoryID, block)
-	if err != nil {
+	if v.Fidelity, err = queryAll(ctx, s.db, scanFidelityRow, `SELECT authorization_id, field, canonical_json, remembered_json, errors_json, exact, overgrant, undergrant FROM fidelity_rows WHERE run_pk = ? AND memory_id = ? AND block_index = ? ORDER BY seq`,
+		runPK, v.MemoryID, block); err != nil {
 		return v, err
 	}
-	v.Fidelity = []FidelityRow{}
-	for rows.Next() {
-		var f FidelityRow
-		var canon, remembered, errsJSON string
-		var ex, over, under int
-		if err := rows.Scan(&f.AuthorizationID, &f.Field, &canon, &remembered, &errsJSON, &ex, &over, &under); err != nil {
-			rows.Close()
-			return v, err
-		}
-		f.Canonical, f.Remembered = json.RawMessage(canon), json.RawMessage(remembered)
-		f.Errors = []string{}
-		_ = json.Unmarshal([]byte(errsJSON), &f.Errors)
-		f.Exact, f.Overgrant, f.Undergrant = ex != 0, over != 0, under != 0
-		v.Fidelity = append(v.Fidelity, f)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return v, err
-	}
-	arows, err := s.db.QueryContext(ctx, `SELECT attempt_id, attempt_index, status, COALESCE(detail, '') FROM attempts WHERE chain_pk = ? AND block_index = ? ORDER BY attempt_index`, key, block)
-	if err != nil {
-		return v, err
-	}
-	defer arows.Close()
-	v.Attempts = []Attempt{}
-	for arows.Next() {
+	v.Attempts, err = queryAll(ctx, s.db, func(r rowScanner) (Attempt, error) {
 		var a Attempt
-		if err := arows.Scan(&a.AttemptID, &a.AttemptIndex, &a.Status, &a.Detail); err != nil {
-			return v, err
-		}
-		v.Attempts = append(v.Attempts, a)
-	}
-	return v, arows.Err()
+		err := r.Scan(&a.AttemptID, &a.AttemptIndex, &a.Status, &a.Detail)
+		return a, err
+	}, `SELECT attempt_id, attempt_index, status, COALESCE(detail, '') FROM attempts WHERE chain_pk = ? AND block_index = ? ORDER BY attempt_index`, key, block)
+	return v, err
+}
+
+func scanFidelityRow(sc rowScanner) (FidelityRow, error) {
+	var f FidelityRow
+	var canon, remembered, errsJSON string
+	var ex, over, under int
+	err := sc.Scan(&f.AuthorizationID, &f.Field, &canon, &remembered, &errsJSON, &ex, &over, &under)
+	f.Canonical, f.Remembered = json.RawMessage(canon), json.RawMessage(remembered)
+	f.Errors = []string{}
+	_ = json.Unmarshal([]byte(errsJSON), &f.Errors)
+	f.Exact, f.Overgrant, f.Undergrant = ex != 0, over != 0, under != 0
+	return f, err
 }

@@ -179,9 +179,7 @@ func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResu
 	if err != nil {
 		return res, err
 	}
-	res.Rows = rows
-	res.Status = StatusImported
-	return res, nil
+	return res.imported(rows), nil
 }
 
 func boolSet[V any](m map[string]V) map[string]bool {

@@ -7,6 +7,8 @@ package annotations
 // alpha (nominal) when more did, both from engine/agreement.go.
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,13 +68,23 @@ type UnitDisagreement struct {
 	Values          map[string]string `json:"values"`
 }
 
+// KindFigures are the agreement figures of a set of units by kind: its field units, its
+// formation units, and both together.
+type KindFigures struct {
+	Fields    AgreementFigures `json:"fields"`
+	Formation AgreementFigures `json:"formation"`
+	All       AgreementFigures `json:"all"`
+}
+
+func kindFigures(fields, formation engine.Labels) KindFigures {
+	return KindFigures{Fields: Figures(fields), Formation: Figures(formation), All: Figures(merge(engine.Labels{}, fields, formation))}
+}
+
 // MemoryAgreement is agreement on one memory.
 type MemoryAgreement struct {
-	MemoryID      string             `json:"memory_id"`
-	Annotators    []string           `json:"annotators"`
-	Fields        AgreementFigures   `json:"fields"`
-	Formation     AgreementFigures   `json:"formation"`
-	All           AgreementFigures   `json:"all"`
+	MemoryID   string   `json:"memory_id"`
+	Annotators []string `json:"annotators"`
+	KindFigures
 	Disagreements []UnitDisagreement `json:"disagreements"`
 }
 
@@ -91,10 +103,8 @@ type PairAgreement struct {
 type AgreementReport struct {
 	Annotators []string          `json:"annotators"`
 	Memories   []MemoryAgreement `json:"memories"`
-	Fields     AgreementFigures  `json:"fields"`
-	Formation  AgreementFigures  `json:"formation"`
-	All        AgreementFigures  `json:"all"`
-	Pairs      []PairAgreement   `json:"pairs"`
+	KindFigures
+	Pairs []PairAgreement `json:"pairs"`
 }
 
 type unitLabels struct {
@@ -219,14 +229,8 @@ func ComputeAgreement(memories []LabelledMemory) AgreementReport {
 		u := memoryUnits(lm)
 		merge(allFields, u.fields)
 		merge(allFormation, u.formation)
-		ma := MemoryAgreement{MemoryID: lm.MemoryID, Annotators: sortedKeys(boolSet(lm.States)),
-			Fields: Figures(u.fields), Formation: Figures(u.formation), All: Figures(merge(engine.Labels{}, u.fields, u.formation)), Disagreements: []UnitDisagreement{}}
-		keys := make([]string, 0, len(u.meta))
-		for k := range u.meta {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		ma := MemoryAgreement{MemoryID: lm.MemoryID, Annotators: sortedKeys(boolSet(lm.States)), KindFigures: kindFigures(u.fields, u.formation), Disagreements: []UnitDisagreement{}}
+		for _, k := range slices.Sorted(maps.Keys(u.meta)) {
 			values := u.fields[k]
 			if values == nil {
 				values = u.formation[k]
@@ -239,8 +243,8 @@ func ComputeAgreement(memories []LabelledMemory) AgreementReport {
 		}
 		rep.Memories = append(rep.Memories, ma)
 	}
+	rep.KindFigures = kindFigures(allFields, allFormation)
 	all := merge(engine.Labels{}, allFields, allFormation)
-	rep.Fields, rep.Formation, rep.All = Figures(allFields), Figures(allFormation), Figures(all)
 	rep.Annotators = rep.All.Annotators
 	for i, a := range rep.Annotators {
 		for _, b := range rep.Annotators[i+1:] {
@@ -280,12 +284,10 @@ func (u UnitDisagreement) Label() string {
 	return strings.Join([]string{u.AuthorizationID, u.Field}, " · ")
 }
 
+// sortedKeys is m's keys in order; [] (not nil) for an empty map, so JSON says [].
 func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+	out := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
+	slices.Sort(out)
 	return out
 }
 
