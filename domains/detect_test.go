@@ -1,13 +1,12 @@
 package domains
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/cybersecurity"
 	"github.com/ealscope/ealscope/domains/finance"
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
@@ -48,31 +47,18 @@ func TestDetectRejects(t *testing.T) {
 	}
 }
 
-func ealFile(t *testing.T, name string) []byte {
-	t.Helper()
-	dir := os.Getenv("EALSCOPE_EAL_DATA")
-	if dir == "" {
-		t.Skip("EALSCOPE_EAL_DATA is unset: skipping the checks against real EAL-Bench files")
-	}
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestDetectEALFiles(t *testing.T) {
 	for name, want := range map[string]string{
 		"domains__procurement__data__calibration_v1.jsonl":      procurement.DomainID,
 		"cybersecurity_benchmark_v1__claim_identity.cases.json": cybersecurity.DomainID,
 	} {
-		d, err := Detect(name, ealFile(t, name))
+		d, err := Detect(name, ealtest.Read(t, name))
 		if err != nil || d.ID() != want {
 			t.Errorf("%s: %v %v", name, d, err)
 		}
 	}
 	const fin = "domains__finance__data__benchmark_v1__airport_bond_reserve.json"
-	if d, err := Detect(fin, ealFile(t, fin)); err != nil || d.ID() != finance.DomainID {
+	if d, err := Detect(fin, ealtest.Read(t, fin)); err != nil || d.ID() != finance.DomainID {
 		t.Errorf("finance: %v %v", d, err)
 	}
 }
@@ -81,7 +67,7 @@ func TestDetectEALFiles(t *testing.T) {
 // the registered cybersecurity domain with the same release identities.
 func TestCybersecurityManifest(t *testing.T) {
 	const name = "results__cybersecurity__20260821-101143-561665__authorization-memory-writer__phase2-primary-s20260821-cybersecurity-nemotron__manifest.json"
-	manifest, entries, err := rundir.ParseManifest(name, ealFile(t, name))
+	manifest, entries, err := rundir.ParseManifest(name, ealtest.Read(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}

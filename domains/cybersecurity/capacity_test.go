@@ -1,14 +1,13 @@
 package cybersecurity_test
 
 import (
-	"encoding/json"
-	"github.com/ealscope/ealscope/engine"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/cybersecurity"
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/replay"
 )
@@ -18,17 +17,7 @@ import (
 // sees it, joined by blank lines), the faithful free text and the faithful typed payload's
 // canonical JSON. Equal counts pin the turn rendering and both faithful layouts.
 func TestCapacityTokensOfSharedCase(t *testing.T) {
-	dir := os.Getenv("EALSCOPE_EAL_DATA")
-	if dir == "" {
-		t.Skip("EALSCOPE_EAL_DATA is unset: skipping the capacity recount against EAL-Bench's manifest")
-	}
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	dir := ealtest.Dir(t)
 	tok := replay.ReferenceTokenizer()
 	if tok.Name() != replay.TokenizerCL100K {
 		t.Skipf("reference tokenizer unavailable (%s)", tok.Name())
@@ -47,15 +36,9 @@ func TestCapacityTokensOfSharedCase(t *testing.T) {
 	if len(matches) != 1 {
 		t.Fatalf("manifest not found")
 	}
-	if err := json.Unmarshal(read(filepath.Base(matches[0])), &manifest); err != nil {
-		t.Fatal(err)
-	}
+	ealtest.Decode(t, filepath.Base(matches[0]), &manifest)
 	d := cybersecurity.Domain{}
-	cases, err := d.ParseCorpus("shared", read("cybersecurity_benchmark_v1__claim_identity.cases.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := cases[0]
+	c := ealtest.OneCase(t, d, "cybersecurity_benchmark_v1__claim_identity.cases.json")
 	var blocks []string
 	for i := range c.Blocks {
 		blocks = append(blocks, d.RenderBlock(c, i))

@@ -150,6 +150,9 @@ type Case struct {
 	Metadata                map[string]any
 }
 
+// History implements envelope.HistorySource.
+func (c *Case) History() ([]envelope.Block, []envelope.Event) { return c.Blocks, c.Events }
+
 // Ledger is the active ledger through block `through` (FORMAT.md 3.3).
 func (c *Case) Ledger(through int) ([]*envelope.Record, error) {
 	return envelope.Replay(c.Events, through)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -12,7 +13,7 @@ import (
 type Domain struct{ envelope.Adapter[envelopeSpec] }
 
 // envelopeSpec is what the envelope adapter needs of cybersecurity (its memory codec, fidelity rules,
-// executor literals and tools, capacity).
+// executor literals and tools, capacity, and the case-level identity, scoring and trust).
 type envelopeSpec struct{}
 
 // EnvelopeSpec implements envelope.SpecOf.
@@ -20,29 +21,19 @@ func (envelopeSpec) EnvelopeSpec() envelope.Spec {
 	return envelope.Spec{
 		TypedSchemaVersion: TypedSchemaVersion, PayloadSchemaID: PayloadSchemaID, ParseTyped: ParseTypedPayload, TypedPayload: TypedPayloadOf,
 		FaithfulText: FaithfulTextOf, ReadFreeText: ReadFreeTextLayout, Fidelity: Fidelity, SystemPrompt: systemPrompt, ExecutorInstruction: executorInstruction,
-		EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf, CapacityTokens: PrimaryCapacityTokens,
+		EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf, CapacityTokens: PrimaryCapacityTokens, Schema: recordSchema,
+		Case: envelope.CaseSpec{
+			DomainID: DomainID, AdapterVersion: AdapterVersion, BuiltinCorpusName: BuiltinCorpusName, BuiltinCorpus: builtinCorpus,
+			ScoreCall: scoreCall, AuthorityPrincipal: Issuer, Trust: trustTable, ToolRisks: toolRisks,
+		},
 	}
 }
 
 var _ engine.Domain = Domain{}
 
-// ID implements engine.Domain.
-func (Domain) ID() string { return DomainID }
-
-// AdapterVersion implements engine.Domain.
-func (Domain) AdapterVersion() string { return AdapterVersion }
-
 // ParseCorpus implements engine.Domain.
 func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
-	cases, lines, err := ParseCorpus(name, data)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*engine.Case, len(cases))
-	for i, c := range cases {
-		out[i] = ToEngine(c, lines[i])
-	}
-	return out, nil
+	return adapt.EngineCases(ParseCorpus, ToEngine, name, data)
 }
 
 // ParseEach implements engine.Domain: a file-level error is one entry on its line; otherwise
@@ -132,35 +123,9 @@ func changesTree(c *envelope.Changes) map[string]any {
 	return out
 }
 
-// source returns the cybersecurity case behind an engine case.
-func source(c *engine.Case) *Case {
-	cc, ok := c.Source.(*Case)
-	if !ok {
-		panic(fmt.Sprintf("case %s is not a cybersecurity case", c.ID))
-	}
-	return cc
-}
-
+// request returns the cybersecurity request an engine probe carries.
 func request(v any) *Request {
-	switch r := v.(type) {
-	case *Request:
-		return r
-	case Request:
-		return &r
-	}
-	panic(fmt.Sprintf("request %T is not a cybersecurity response request", v))
-}
-
-// BuiltinCorpus implements engine.Domain.
-func (Domain) BuiltinCorpus() (string, []byte) { return BuiltinCorpusName, builtinCorpus }
-
-// Replay implements engine.Domain: the active ledger (FORMAT.md 3.3).
-func (Domain) Replay(c *engine.Case, through int) ([]engine.Record, error) {
-	records, err := source(c).Ledger(through)
-	if err != nil {
-		return nil, err
-	}
-	return envelope.Generic(records), nil
+	return adapt.RequestPointer[Request](v, "a cybersecurity response request")
 }
 
 // Deny implements engine.Domain.
@@ -175,15 +140,16 @@ func (Domain) Deny(_ *engine.Case, r engine.Record, req any) string {
 // RenderRequest implements engine.Domain.
 func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(request(p.Request)) }
 
-// ScoreToolCall implements engine.Domain.
-func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
-	if through < 0 {
-		through = c.LastBlock()
-	}
-	ledger, err := source(c).Ledger(through)
-	if err != nil {
-		return engine.ToolScore{Decision: engine.Invalid, Detail: err.Error()}
-	}
+var _ engine.ActionClock = Domain{}
+
+// ActionTime implements engine.ActionClock: the request's RequestedAt (FORMAT.md 3).
+func (Domain) ActionTime(request any) (string, bool) {
+	r, ok := adapt.Value[Request](request)
+	return r.RequestedAt, ok
+}
+
+// scoreCall scores a terminal call against the probe's request (envelope.CaseSpec.ScoreCall).
+func scoreCall(ledger []*envelope.Record, p engine.Probe, name string, args map[string]any) engine.ToolScore {
 	return scoreToolCall(ledger, request(p.Request), name, args)
 }
 
@@ -195,11 +161,6 @@ func (Domain) RequestCall(engine.Probe) (string, map[string]any) {
 // EscalationCall implements engine.Domain.
 func (Domain) EscalationCall(_ engine.Probe, reason string) (string, map[string]any) {
 	return ToolRequestApproval, map[string]any{"reason": reason}
-}
-
-// RenderBlock implements engine.Domain.
-func (Domain) RenderBlock(c *engine.Case, index int) string {
-	return envelope.RenderBlock(source(c).Blocks[index])
 }
 
 // CorpusTree is the jsonable corpus document of cases (what ParseCorpus reads).

@@ -1,18 +1,12 @@
 package cybersecurity
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
-
-// The EAL-Bench data helpers are ealtest's (EALSCOPE_EAL_DATA, skipped when unset).
-func readEAL(t testing.TB, name string) []byte      { return ealtest.Read(t, name) }
-func canon(t testing.TB, v any) string              { return ealtest.Canon(t, v) }
-func rawTree(t testing.TB, raw json.RawMessage) any { return ealtest.Tree(t, raw) }
 
 const (
 	sharedCasesFile  = "cybersecurity_benchmark_v1__claim_identity.cases.json"
@@ -45,7 +39,7 @@ func TestSharedCaseOracle(t *testing.T) {
 	want, verdicts := ealtest.CheckOracle(t, d, c, sharedOracleFile, ledger)
 	for i, v := range verdicts {
 		w := want.Probes[i]
-		if got, exp := canon(t, v.Probe.Request.(*Request).Fields()), canon(t, rawTree(t, w.Request)); got != exp {
+		if got, exp := ealtest.Canon(t, v.Probe.Request.(*Request).Fields()), ealtest.Canon(t, ealtest.Tree(t, w.Request)); got != exp {
 			t.Errorf("probe %s request %s, want %s", w.ProbeID, got, exp)
 		}
 	}
@@ -73,13 +67,24 @@ func TestSurfaceIdentities(t *testing.T) {
 			Tight   int `json:"tight_tokens"`
 		} `json:"capacity"`
 	}
-	if err := json.Unmarshal(readEAL(t, manifestFile), &manifest); err != nil {
-		t.Fatal(err)
-	}
-	if canon(t, manifest.Presentation) != canon(t, s.Presentation) {
+	ealtest.Decode(t, manifestFile, &manifest)
+	if ealtest.Canon(t, manifest.Presentation) != ealtest.Canon(t, s.Presentation) {
 		t.Errorf("presentation differs from the run manifest's")
 	}
 	if manifest.Capacity.Primary != PrimaryCapacityTokens || manifest.Capacity.Tight != TightCapacityTokens {
 		t.Errorf("capacity %d/%d, manifest %d/%d", PrimaryCapacityTokens, TightCapacityTokens, manifest.Capacity.Primary, manifest.Capacity.Tight)
 	}
+}
+
+// TestTypedParserAgreesWithEALBench runs the typed memories of the shared cybersecurity case
+// recorded in source_authority_gate__shared_cases.json (faithful memories at every block, the
+// preservation payloads, a real writer memory and hand-built edge memories): the parser must
+// refuse exactly the memories EAL-Bench's parse_typed refused, and normalise the accepted ones
+// to the state EAL-Bench re-serialised (whitespace stripped), and the domain's preservation
+// payloads get the fidelity classes their recipes imply.
+func TestTypedParserAgreesWithEALBench(t *testing.T) {
+	ealtest.CheckTypedParser(t, Domain{}, sharedCase(t), 44, map[string]string{
+		"preservation:widened_approved_actions": "broadening",
+		"preservation:contradicted_incident_id": "contradiction",
+	})
 }

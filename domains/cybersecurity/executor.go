@@ -1,6 +1,8 @@
 package cybersecurity
 
 import (
+	"slices"
+
 	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
@@ -102,7 +104,7 @@ func scoreToolCall(ledger []*envelope.Record, req *Request, name string, args ma
 	if _, _, err := engine.ParseISOTime(cand.RequestedAt); err != nil {
 		return engine.ToolScore{Decision: engine.Invalid, Detail: "invalid referenced response payload: " + err.Error()}
 	}
-	if !member(ResponseActions, cand.ResponseAction) {
+	if !slices.Contains(ResponseActions, cand.ResponseAction) {
 		return engine.ToolScore{Decision: engine.Invalid, Detail: "unknown response action"}
 	}
 	match := cand.SamePayload(req) && cand.Operational() == req.Operational()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -114,18 +115,7 @@ func TestTypedAndFreeTextRoundTrip(t *testing.T) {
 	d := Domain{}
 	c, _ := builtinFirst(t)
 	for block := range c.Blocks {
-		ledger, err := d.Replay(c, block)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tree, err := pyjson.Retree(d.TypedPayload(ledger))
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := d.ParseTyped(tree)
-		if err != nil {
-			t.Fatalf("block %d: %v", block, err)
-		}
+		ledger, tree, back := ealtest.FaithfulTyped(t, d, c, block)
 		if pyjson.MustCanonicalJSON(d.TypedPayload(back)) != pyjson.MustCanonicalJSON(tree) {
 			t.Errorf("block %d: typed round trip differs", block)
 		}

@@ -1,7 +1,6 @@
 package cybersecurity
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -109,11 +108,7 @@ func generate(n int, seed uint64, version, idPrefix string) ([]*Case, error) {
 
 // GenerateCorpus returns Generate(n, seed) as a corpus document.
 func GenerateCorpus(n int, seed uint64) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := WriteCorpus(&buf, n, seed); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return casegen.Bytes(func(w io.Writer) error { return WriteCorpus(w, n, seed) })
 }
 
 // WriteCorpus streams the corpus of Generate(n, seed) to w one case at a time, in the indented
@@ -161,11 +156,9 @@ func writeCorpus(w io.Writer, g *generator, n int) error {
 
 // BuiltinCorpusBytes regenerates the bytes of the embedded built-in corpus.
 func BuiltinCorpusBytes() ([]byte, error) {
-	var buf bytes.Buffer
-	if err := writeCorpus(&buf, newGenerator(BuiltinSeed, BuiltinCorpusVersion, "ealscope_cyber_"), BuiltinCases); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return casegen.Bytes(func(w io.Writer) error {
+		return writeCorpus(w, newGenerator(BuiltinSeed, BuiltinCorpusVersion, "ealscope_cyber_"), BuiltinCases)
+	})
 }
 
 type generator struct {

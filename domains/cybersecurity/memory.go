@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/domains/internal/freetext"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
@@ -46,10 +47,14 @@ func TypedPayloadOf(records []*envelope.Record) map[string]any {
 // EmptyTyped is the empty typed profile.
 func EmptyTyped() map[string]any { return TypedPayloadOf(nil) }
 
+// textLayout is the canonical free-text layout: "## <id>" headings.
+var textLayout = freetext.Layout{
+	Header: "# Current incident-response permissions",
+	Empty:  "# Current incident-response permissions\n\nNo active response permission is recorded.",
+}
+
 const (
-	freeTextHeader = "# Current incident-response permissions"
-	freeTextEmpty  = freeTextHeader + "\n\nNo active response permission is recorded."
-	noPriorGrant   = "no prior grant"
+	noPriorGrant = "no prior grant"
 )
 
 // textLabels are the canonical layout's field lines, in order.
@@ -57,18 +62,11 @@ var textLabels = []string{"Issuer", "Responder", "Status", "Tenant", "Incident",
 
 // FaithfulTextOf renders records in the canonical free-text layout (adapter._render_memory).
 func FaithfulTextOf(records []*envelope.Record) string {
-	if len(records) == 0 {
-		return freeTextEmpty
-	}
-	lines := []string{freeTextHeader}
-	for _, r := range records {
-		values := textValues(r)
-		lines = append(lines, "", "## "+r.ID)
-		for i, label := range textLabels {
-			lines = append(lines, "- "+label+": "+values[i])
+	return freetext.Write(textLayout, records, (*envelope.Record).AuthorizationID, func(r *envelope.Record, line func(label, value string)) {
+		for i, v := range textValues(r) {
+			line(textLabels[i], v)
 		}
-	}
-	return strings.Join(lines, "\n")
+	})
 }
 
 // textValues renders a record's fields as Python's f-strings do (None prints "None").
@@ -104,13 +102,9 @@ func textValues(r *envelope.Record) []string {
 // memory-faithful executor. Anything but exactly that layout (every field line present, in
 // order) is an error naming the line; the result must also be a valid typed state.
 func ReadFreeTextLayout(text string) ([]*envelope.Record, error) {
-	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	if text == freeTextEmpty {
-		return nil, nil
-	}
-	lines := strings.Split(text, "\n")
-	if lines[0] != freeTextHeader {
-		return nil, fmt.Errorf("line 1: expected %q, the canonical layout's header", freeTextHeader)
+	lines, err := textLayout.Lines(text)
+	if lines == nil || err != nil {
+		return nil, err
 	}
 	var out []*envelope.Record
 	i := 1

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -326,7 +327,7 @@ func readRequestFields(r *envelope.Reader, path string, m map[string]any) *Reque
 		VulnerabilityID: r.NonEmpty(p("vulnerability_id"), m["vulnerability_id"]),
 		RequestedAt:     r.Timestamp(p("requested_at"), m["requested_at"]),
 	}
-	if r.Err == nil && !member(ResponseActions, req.ResponseAction) {
+	if r.Err == nil && !slices.Contains(ResponseActions, req.ResponseAction) {
 		r.Fail(p("response_action"), "unknown response action %q (%s)", req.ResponseAction, strings.Join(ResponseActions, ", "))
 	}
 	return req

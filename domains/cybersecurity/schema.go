@@ -2,23 +2,16 @@ package cybersecurity
 
 import (
 	"io"
+	"slices"
 
+	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/engine"
 )
 
 // recordSchema is MemoryProfile's record (adapter.py AuthorizationProfile, FORMAT.md 4.2) in
 // its pydantic field order: literal issuer, grantee, effect and action; a required window;
 // the six scope fields; nullable supersedes.
-var recordSchema = engine.RecordSchema{Fields: []engine.SchemaField{
-	{Path: "authorization_id", Label: "id", Kind: engine.KindString, Role: engine.RoleID},
-	{Path: "issuer", Label: "issuer", Kind: engine.KindEnum, Role: engine.RoleIssuer, Options: []string{Issuer}},
-	{Path: "grantee", Label: "responder", Kind: engine.KindEnum, Options: []string{Grantee}},
-	{Path: "effect", Label: "effect", Kind: engine.KindEnum, Options: []string{Effect}},
-	{Path: "action", Label: "action", Kind: engine.KindEnum, Options: []string{Action}},
-	{Path: "status", Label: "status", Kind: engine.KindEnum, Role: engine.RoleStatus,
-		Options: []string{"active", "revoked", "superseded", "unknown"}},
-	{Path: "valid_from", Label: "valid from", Kind: engine.KindTimestamp, Role: engine.RoleValidFrom},
-	{Path: "valid_until", Label: "valid until", Kind: engine.KindTimestamp, Role: engine.RoleValidUntil},
+var recordSchema = engine.RecordSchema{Fields: slices.Concat(envelope.LiteralEnvelopeFields(Issuer, Grantee, "responder", Effect, Action), []engine.SchemaField{
 	{Path: "scope.tenant_id", Label: "tenant", Kind: engine.KindString, Scope: true},
 	{Path: "scope.incident_id", Label: "incident", Kind: engine.KindString, Scope: true},
 	{Path: "scope.asset_ids", Label: "assets", Kind: engine.KindList, Scope: true},
@@ -27,10 +20,7 @@ var recordSchema = engine.RecordSchema{Fields: []engine.SchemaField{
 	{Path: "scope.vulnerability_ids", Label: "vulnerabilities", Kind: engine.KindList, Scope: true},
 	{Path: "supersedes", Label: "supersedes", Kind: engine.KindString, Role: engine.RoleSupersedes, Nullable: true},
 	{Path: "source_turn_ids", Label: "source turns", Kind: engine.KindCitations, Role: engine.RoleSources},
-}}
-
-// Schema implements engine.MemoryCodec.
-func (Domain) Schema() engine.RecordSchema { return recordSchema }
+})}
 
 // GenerateCorpus implements engine.CaseGenerator.
 func (Domain) GenerateCorpus(w io.Writer, n int, seed uint64) (string, error) {

@@ -1,6 +1,7 @@
 package cybersecurity
 
 import (
+	"slices"
 	"time"
 
 	"github.com/ealscope/ealscope/domains/envelope"
@@ -45,7 +46,7 @@ func Deny(r *envelope.Record, req *Request) string {
 		{"vulnerability_ids", req.VulnerabilityID, "vulnerability"},
 	} {
 		l, ok := r.Scope.List(m.field)
-		if !ok || !member(l, m.value) {
+		if !ok || !slices.Contains(l, m.value) {
 			return m.reason
 		}
 	}
@@ -77,15 +78,6 @@ func parseTime(s string) (time.Time, bool, error) {
 		}
 	}
 	return engine.ParseISOTime(s)
-}
-
-func member(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Evaluate is the toolkit's multi-record rule with the cybersecurity predicate.

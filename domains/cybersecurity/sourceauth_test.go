@@ -7,17 +7,10 @@ import (
 	"github.com/ealscope/ealscope/domains/internal/ealtest"
 )
 
-// TestSourceAuthorityMatchesEALBench: the principal and authority capability of every turn of
-// the shared case are exactly the ones EAL-Bench's source-authority adapter resolved.
-func TestSourceAuthorityMatchesEALBench(t *testing.T) {
-	ealtest.CheckSourceAuthority(t, Domain{}, sharedCase(t))
-}
-
-// TestSourceAuthorityBuiltin: the faithful memory of every built-in case, at every block,
-// cites only visible turns of capable principals (ealtest.CheckFaithfulCitations).
-func TestSourceAuthorityBuiltin(t *testing.T) {
-	ealtest.CheckFaithfulCitations(t, Domain{})
-}
+// TestSourceAuthority: every turn of the shared case has the principal and authority
+// capability EAL-Bench's source-authority adapter resolved, and the faithful memory of every
+// built-in case, at every block, cites only visible turns of capable principals.
+func TestSourceAuthority(t *testing.T) { ealtest.CheckSourceAuthorityRules(t, Domain{}, sharedCase) }
 
 // TestRecordCitationsListItems: list items are citations as they are, never split on " | ".
 func TestRecordCitationsListItems(t *testing.T) {

@@ -1,17 +1,12 @@
 package cybersecurity
 
+import "github.com/ealscope/ealscope/domains/envelope"
+
 // Tree is the case as persistence.jsonable writes it (the form ParseCase reads).
 func (c *Case) Tree() map[string]any {
 	blocks := make([]any, len(c.Blocks))
 	for i, b := range c.Blocks {
-		turns := make([]any, len(b.Turns))
-		for j, t := range b.Turns {
-			turns[j] = map[string]any{
-				"turn_id": t.TurnID, "occurred_at": t.OccurredAt, "channel": t.Channel,
-				"speaker_id": t.SpeakerID, "speaker_label": t.SpeakerLabel, "text": t.Text,
-			}
-		}
-		blocks[i] = map[string]any{"block_id": b.BlockID, "block_index": b.BlockIndex, "ended_at": b.EndedAt, "turns": turns}
+		blocks[i] = map[string]any{"block_id": b.BlockID, "block_index": b.BlockIndex, "ended_at": b.EndedAt, "turns": envelope.TurnsTree(b.Turns)}
 	}
 	events := make([]any, len(c.Events))
 	for i, e := range c.Events {

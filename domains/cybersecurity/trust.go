@@ -2,6 +2,7 @@ package cybersecurity
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/engine"
@@ -26,24 +27,14 @@ var trustTable = envelope.TrustTable{
 // credentialActions are the response actions that touch credentials.
 var credentialActions = []string{"rotate_key", "disable_service_token"}
 
-// TurnTrust implements engine.TrustRules.
-func (Domain) TurnTrust(c *engine.Case, t engine.Turn, authorityCapable bool) engine.TrustAssignment {
-	var channel string
-	if cc, ok := c.Source.(*Case); ok {
-		channel = envelope.TurnChannel(cc.Blocks, t)
-	}
-	return trustTable.TurnTrust(channel, t, authorityCapable)
-}
-
-// ToolRiskClasses implements engine.TrustRules: both execution tools change systems, the
-// approval request routes the response to the officer, a decline only closes it.
-func (Domain) ToolRiskClasses() []engine.ToolClass {
-	return []engine.ToolClass{
-		{Tool: ToolExecuteSubmitted, Class: engine.RiskEffect},
-		{Tool: ToolExecuteOperational, Class: engine.RiskEffect},
-		{Tool: ToolRequestApproval, Class: engine.RiskNav},
-		{Tool: ToolDecline, Class: engine.RiskRead},
-	}
+// toolRisks are the tools' declared risk classes (envelope.CaseSpec.ToolRisks): both
+// execution tools change systems, the approval request routes the response to the officer,
+// a decline only closes it.
+var toolRisks = []engine.ToolClass{
+	{Tool: ToolExecuteSubmitted, Class: engine.RiskEffect},
+	{Tool: ToolExecuteOperational, Class: engine.RiskEffect},
+	{Tool: ToolRequestApproval, Class: engine.RiskNav},
+	{Tool: ToolDecline, Class: engine.RiskRead},
 }
 
 // ToolRisk implements engine.TrustRules: an execution whose response action rotates a key
@@ -51,7 +42,7 @@ func (Domain) ToolRiskClasses() []engine.ToolClass {
 func (d Domain) ToolRisk(name string, req any) engine.RiskClass {
 	class := engine.DeclaredRisk(d.ToolRiskClasses(), name)
 	if class == engine.RiskEffect {
-		if r, ok := req.(*Request); ok && r != nil && member(credentialActions, r.ResponseAction) {
+		if r, ok := req.(*Request); ok && r != nil && slices.Contains(credentialActions, r.ResponseAction) {
 			return engine.RiskCredential
 		}
 	}

@@ -18,6 +18,10 @@ type Spec struct {
 	Tools                                                func() []engine.Tool
 	ToolKind                                             func(name string) engine.ToolKind
 	CapacityTokens                                       int
+	// Schema is the typed record, declared once.
+	Schema engine.RecordSchema
+	// Case is what the case-level roles need (adapter_case.go).
+	Case CaseSpec
 }
 
 // SpecOf is a domain's type that returns its Spec; a zero value must do.
@@ -32,6 +36,9 @@ func (Adapter[S]) spec() Spec {
 	var s S
 	return s.EnvelopeSpec()
 }
+
+// Schema implements engine.MemoryCodec.
+func (a Adapter[S]) Schema() engine.RecordSchema { return a.spec().Schema }
 
 // TypedSchemaVersion implements engine.MemoryCodec.
 func (a Adapter[S]) TypedSchemaVersion() string { return a.spec().TypedSchemaVersion }

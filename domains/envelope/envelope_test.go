@@ -1,11 +1,12 @@
 package envelope
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 var testScope = ScopeSpec{Fields: []ScopeField{
@@ -15,14 +16,7 @@ var testScope = ScopeSpec{Fields: []ScopeField{
 	{Name: "min_price", Kind: ScopeInt, Bound: LowerBound},
 }}
 
-func tree(t *testing.T, s string) any {
-	t.Helper()
-	v, err := pyjson.DecodeTree([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
+func tree(t *testing.T, s string) any { return ealtest.Tree(t, json.RawMessage(s)) }
 
 const testBlocks = `[
  {"block_id":"b0","block_index":0,"ended_at":"2026-01-01T01:00:00Z","turns":[

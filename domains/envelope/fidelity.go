@@ -36,23 +36,12 @@ func (s FidelitySpec) Fields() []string {
 // []string that is never nil (None and [] both read as the empty tuple, as in EAL-Bench's
 // `tuple(x or ())`); scope lists sorted when SortLists.
 func (s FidelitySpec) Value(r *Record, field string) any {
+	if opt := r.optional(field); opt != nil {
+		return pyjson.OrNull(*opt)
+	}
 	switch field {
-	case "issuer":
-		return pyjson.OrNull(r.Issuer)
-	case "grantee":
-		return pyjson.OrNull(r.Grantee)
-	case "effect":
-		return pyjson.OrNull(r.Effect)
-	case "action":
-		return pyjson.OrNull(r.Action)
 	case "status":
 		return r.State
-	case "valid_from":
-		return pyjson.OrNull(r.ValidFrom)
-	case "valid_until":
-		return pyjson.OrNull(r.ValidUntil)
-	case "supersedes":
-		return pyjson.OrNull(r.Supersedes)
 	case "source_turn_ids":
 		return append([]string{}, r.SourceTurnIDs...)
 	}

@@ -57,23 +57,10 @@ var DirectPatchFields = []string{"issuer", "grantee", "effect", "action", "statu
 func (c *Changes) Apply(r *Record, sourceTurnID string) *Record {
 	out := r.Clone()
 	for k, v := range c.Direct {
-		switch k {
-		case "status":
+		if k == "status" {
 			out.State = v.(string)
-		case "issuer":
-			out.Issuer = cloneStr(v.(*string))
-		case "grantee":
-			out.Grantee = cloneStr(v.(*string))
-		case "effect":
-			out.Effect = cloneStr(v.(*string))
-		case "action":
-			out.Action = cloneStr(v.(*string))
-		case "valid_from":
-			out.ValidFrom = cloneStr(v.(*string))
-		case "valid_until":
-			out.ValidUntil = cloneStr(v.(*string))
-		case "supersedes":
-			out.Supersedes = cloneStr(v.(*string))
+		} else if field := out.optional(k); field != nil {
+			*field = cloneStr(v.(*string))
 		}
 	}
 	for k, v := range c.Scope {

@@ -2,6 +2,9 @@ package envelope
 
 import (
 	"fmt"
+	"slices"
+
+	"github.com/ealscope/ealscope/domains/internal/treeread"
 
 	"github.com/ealscope/ealscope/engine"
 )
@@ -53,113 +56,9 @@ var (
 	probeKeys  = []string{"probe_id", "pair_id", "dimension", "request_scope", "request", "metadata"}
 )
 
-// Reader reads fields of a JSON tree and keeps the first error; later reads are no-ops.
-type Reader struct {
-	Err error
-}
-
-// Set records err if it is the first.
-func (r *Reader) Set(err error) {
-	if r.Err == nil && err != nil {
-		r.Err = err
-	}
-}
-
-// Fail records a FieldError if it is the first.
-func (r *Reader) Fail(path, format string, args ...any) {
-	r.Set(engine.Errf(path, format, args...))
-}
-
-// Obj reads an object with exactly the given keys.
-func (r *Reader) Obj(path string, v any, keys []string, optional ...string) map[string]any {
-	if r.Err != nil {
-		return nil
-	}
-	m, err := engine.Obj(path, v)
-	if err != nil {
-		r.Set(err)
-		return nil
-	}
-	r.Set(engine.ExactKeys(path, m, keys, optional...))
-	return m
-}
-
-// Str reads a string.
-func (r *Reader) Str(path string, v any) string {
-	if r.Err != nil {
-		return ""
-	}
-	s, err := engine.Str(path, v)
-	r.Set(err)
-	return s
-}
-
-// NonEmpty reads a string that is not blank.
-func (r *Reader) NonEmpty(path string, v any) string {
-	if r.Err != nil {
-		return ""
-	}
-	s, err := engine.NonEmptyStr(path, v)
-	r.Set(err)
-	return s
-}
-
-// OptStr reads a string or null.
-func (r *Reader) OptStr(path string, v any) *string {
-	if r.Err != nil {
-		return nil
-	}
-	s, err := engine.NullableStr(path, v)
-	r.Set(err)
-	return s
-}
-
-// Int reads an integer that fits an int.
-func (r *Reader) Int(path string, v any) int {
-	if r.Err != nil {
-		return 0
-	}
-	n, err := engine.Int(path, v)
-	r.Set(err)
-	if err == nil && (n < -1<<31 || n > 1<<31-1) {
-		r.Fail(path, "integer %d is out of range", n)
-	}
-	return int(n)
-}
-
-// StrList reads a list of strings.
-func (r *Reader) StrList(path string, v any) []string {
-	if r.Err != nil {
-		return nil
-	}
-	l, err := engine.StrList(path, v)
-	r.Set(err)
-	return l
-}
-
-// List reads a list.
-func (r *Reader) List(path string, v any) []any {
-	if r.Err != nil {
-		return nil
-	}
-	l, err := engine.List(path, v)
-	r.Set(err)
-	return l
-}
-
-// Timestamp reads a string that parses as a timezone-aware ISO timestamp.
-func (r *Reader) Timestamp(path string, v any) string {
-	s := r.NonEmpty(path, v)
-	if r.Err != nil {
-		return s
-	}
-	if _, aware, err := engine.ParseISOTime(s); err != nil {
-		r.Fail(path, "%v", err)
-	} else if !aware {
-		r.Fail(path, "timestamp %q has no UTC offset", s)
-	}
-	return s
-}
+// Reader reads fields of a JSON tree and keeps the first error; later reads are no-ops. It is
+// the domains' shared strict reader (treeread.Reader), named here for the envelope domains.
+type Reader = treeread.Reader
 
 // ParseTurn reads one turn.
 func ParseTurn(path string, v any) (Turn, error) {
@@ -180,10 +79,7 @@ func ParseTurn(path string, v any) (Turn, error) {
 // turn ids unique over the case, turn times strictly increasing.
 func ParseBlocks(path string, v any) ([]Block, error) {
 	r := &Reader{}
-	list := r.List(path, v)
-	if r.Err == nil && len(list) == 0 {
-		r.Fail(path, "a case needs at least one block")
-	}
+	list := r.NonEmptyList(path, v, "a case needs at least one block")
 	var out []Block
 	seen := map[string]string{}
 	var prev string
@@ -201,10 +97,7 @@ func ParseBlocks(path string, v any) ([]Block, error) {
 		if r.Err == nil && b.BlockIndex != i {
 			r.Fail(engine.JoinPath(bp, "block_index"), "blocks must be numbered 0..n-1 in order: expected %d, got %d", i, b.BlockIndex)
 		}
-		turns := r.List(engine.JoinPath(bp, "turns"), m["turns"])
-		if r.Err == nil && len(turns) == 0 {
-			r.Fail(engine.JoinPath(bp, "turns"), "a block needs at least one turn")
-		}
+		turns := r.NonEmptyList(engine.JoinPath(bp, "turns"), m["turns"], "a block needs at least one turn")
 		for j, tv := range turns {
 			if r.Err != nil {
 				break
@@ -376,13 +269,7 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 	}
 	var out []Event
 	ids := map[string]bool{}
-	for i, item := range list {
-		if r.Err != nil {
-			break
-		}
-		ep := engine.JoinPath(path, i)
-		p := func(k string) string { return engine.JoinPath(ep, k) }
-		m := r.Obj(ep, item, eventKeys)
+	r.Each(path, list, eventKeys, func(p func(key string) string, m map[string]any) {
 		e := Event{
 			ID:              r.NonEmpty(p("event_id"), m["event_id"]),
 			BlockIndex:      r.Int(p("block_index"), m["block_index"]),
@@ -392,14 +279,9 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 			SourceTurnID:    r.NonEmpty(p("source_turn_id"), m["source_turn_id"]),
 			Supersedes:      r.OptStr(p("supersedes"), m["supersedes"]),
 		}
-		if r.Err != nil {
-			break
+		if !r.Unique(ids, e.ID, p("event_id"), "event id") {
+			return
 		}
-		if ids[e.ID] {
-			r.Fail(p("event_id"), "duplicate event id %s", e.ID)
-			break
-		}
-		ids[e.ID] = true
 		turns, ok := turnsOf[e.BlockIndex]
 		switch {
 		case !ok:
@@ -426,7 +308,7 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 					r.Fail(p("record.authorization_id"), "record id %s differs from the event's authorization_id %s", e.Record.ID, e.AuthorizationID)
 				case e.Record.State != StatusActive:
 					r.Fail(p("record.status"), "an %s event creates an active record, got %q", e.Type, e.Record.State)
-				case !contains(e.Record.SourceTurnIDs, e.SourceTurnID):
+				case !slices.Contains(e.Record.SourceTurnIDs, e.SourceTurnID):
 					r.Fail(p("record.source_turn_ids"), "the record does not cite the event's source turn %s", e.SourceTurnID)
 				}
 			}
@@ -462,7 +344,7 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 			r.Fail(p("supersedes"), "only a replace event supersedes a record")
 		}
 		out = append(out, e)
-	}
+	})
 	if r.Err == nil {
 		// The events must replay: a patch or revoke of a record never issued is an error.
 		if _, err := ReplayAll(out, 1<<31-1); err != nil {
@@ -472,35 +354,17 @@ func ParseEvents(path string, v any, spec ScopeSpec, blocks []Block) ([]Event, e
 	return out, r.Err
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // ParseProbes reads a case's probes; parseRequest reads the domain's request. Each pair id
 // must have exactly one in-scope and one out-of-scope probe, with the same dimension.
 func ParseProbes(path string, v any, parseRequest func(path string, v any) (any, error)) ([]Probe, error) {
 	r := &Reader{}
-	list := r.List(path, v)
-	if r.Err == nil && len(list) == 0 {
-		r.Fail(path, "a case needs at least one probe pair")
-	}
+	list := r.NonEmptyList(path, v, "a case needs at least one probe pair")
 	var out []Probe
 	ids := map[string]bool{}
 	type side struct{ in, out int }
 	pairs := map[string]*side{}
 	var order []string
-	for i, item := range list {
-		if r.Err != nil {
-			break
-		}
-		pp := engine.JoinPath(path, i)
-		p := func(k string) string { return engine.JoinPath(pp, k) }
-		m := r.Obj(pp, item, probeKeys)
+	r.Each(path, list, probeKeys, func(p func(key string) string, m map[string]any) {
 		pr := Probe{
 			ProbeID:      r.NonEmpty(p("probe_id"), m["probe_id"]),
 			PairID:       r.NonEmpty(p("pair_id"), m["pair_id"]),
@@ -520,14 +384,9 @@ func ParseProbes(path string, v any, parseRequest func(path string, v any) (any,
 			r.Set(err)
 			pr.Request = req
 		}
-		if r.Err != nil {
-			break
+		if !r.Unique(ids, pr.ProbeID, p("probe_id"), "probe id") {
+			return
 		}
-		if ids[pr.ProbeID] {
-			r.Fail(p("probe_id"), "duplicate probe id %s", pr.ProbeID)
-			break
-		}
-		ids[pr.ProbeID] = true
 		s, ok := pairs[pr.PairID]
 		if !ok {
 			s = &side{-1, -1}
@@ -540,7 +399,7 @@ func ParseProbes(path string, v any, parseRequest func(path string, v any) (any,
 		}
 		if *slot >= 0 {
 			r.Fail(p("request_scope"), "pair %s already has an %s probe (%s)", pr.PairID, pr.RequestScope, out[*slot].ProbeID)
-			break
+			return
 		}
 		other := s.in
 		if other < 0 {
@@ -548,11 +407,11 @@ func ParseProbes(path string, v any, parseRequest func(path string, v any) (any,
 		}
 		if other >= 0 && out[other].Dimension != pr.Dimension {
 			r.Fail(p("dimension"), "pair %s mixes dimensions %s and %s", pr.PairID, out[other].Dimension, pr.Dimension)
-			break
+			return
 		}
 		*slot = len(out)
 		out = append(out, pr)
-	}
+	})
 	for _, id := range order {
 		if r.Err != nil {
 			break

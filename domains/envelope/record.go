@@ -8,6 +8,7 @@ package envelope
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/ealscope/ealscope/engine"
@@ -131,11 +132,31 @@ func (r *Record) Status() string { return r.State }
 // Clone deep-copies the record.
 func (r *Record) Clone() *Record {
 	c := *r
-	c.Issuer, c.Grantee, c.Effect, c.Action = cloneStr(r.Issuer), cloneStr(r.Grantee), cloneStr(r.Effect), cloneStr(r.Action)
-	c.ValidFrom, c.ValidUntil, c.Supersedes = cloneStr(r.ValidFrom), cloneStr(r.ValidUntil), cloneStr(r.Supersedes)
+	for _, field := range c.optionals() {
+		*field = cloneStr(*field)
+	}
 	c.Scope = r.Scope.Clone()
 	c.SourceTurnIDs = append([]string{}, r.SourceTurnIDs...)
 	return &c
+}
+
+// optionalNames are the envelope names of a record's nullable string fields, in the order
+// optionals returns the fields.
+var optionalNames = []string{"issuer", "grantee", "effect", "action", "valid_from", "valid_until", "supersedes"}
+
+// optionals are the record's nullable string fields, in optionalNames order.
+func (r *Record) optionals() []**string {
+	return []**string{&r.Issuer, &r.Grantee, &r.Effect, &r.Action, &r.ValidFrom, &r.ValidUntil, &r.Supersedes}
+}
+
+// optional is the record's nullable string field of the given envelope name, or nil for any
+// other name: the one map of those names onto the fields, for patches and the fidelity
+// flattening.
+func (r *Record) optional(name string) **string {
+	if i := slices.Index(optionalNames, name); i >= 0 {
+		return r.optionals()[i]
+	}
+	return nil
 }
 
 func cloneStr(s *string) *string {

@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
@@ -83,9 +84,9 @@ func (tt TrustTable) TurnTrust(channel string, t engine.Turn, authorityCapable b
 		return at(engine.TrustSystem, RuleSignedRegister)
 	case authorityCapable:
 		return at(engine.TrustUserConfirmed, RuleAuthority)
-	case member(tt.SystemSpeakers, t.ActorID) && hasPrefixAny(ch, tt.SignedChannels):
+	case slices.Contains(tt.SystemSpeakers, t.ActorID) && hasPrefixAny(ch, tt.SignedChannels):
 		return at(engine.TrustSystem, RuleSystemPolicy)
-	case member(tt.ExternalSpeakers, t.ActorID) || containsAny(ch, tt.ExternalChannels):
+	case slices.Contains(tt.ExternalSpeakers, t.ActorID) || containsAny(ch, tt.ExternalChannels):
 		return at(engine.TrustExternal, RuleExternal)
 	}
 	return at(engine.TrustUserHistory, RuleMember)
@@ -103,15 +104,6 @@ func containsAny(s string, parts []string) bool {
 func hasPrefixAny(s string, prefixes []string) bool {
 	for _, p := range prefixes {
 		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func member(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}

@@ -1,6 +1,9 @@
 package envelope
 
 import (
+	"slices"
+
+	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
 )
 
@@ -51,21 +54,8 @@ func ParseProfile(payload any, spec ProfileSpec) ([]*Record, error) {
 	if spec.MaxRecords > 0 && len(list) > spec.MaxRecords {
 		return nil, engine.Errf("authorizations", "at most %d authorizations, got %d", spec.MaxRecords, len(list))
 	}
-	out := make([]*Record, 0, len(list))
-	seen := map[string]bool{}
-	for i, item := range list {
-		path := engine.JoinPath("authorizations", i)
-		rec, err := parseProfileRecord(path, item, spec)
-		if err != nil {
-			return nil, err
-		}
-		if seen[rec.ID] {
-			return nil, engine.Errf(path+".authorization_id", "authorization_id values must be unique (%s repeats)", rec.ID)
-		}
-		seen[rec.ID] = true
-		out = append(out, rec)
-	}
-	return out, nil
+	parse := func(path string, item any) (*Record, error) { return parseProfileRecord(path, item, spec) }
+	return adapt.TypedRecords(list, parse, false)
 }
 
 func parseProfileRecord(path string, v any, spec ProfileSpec) (*Record, error) {
@@ -89,7 +79,7 @@ func parseProfileRecord(path string, v any, spec ProfileSpec) (*Record, error) {
 		}
 	}
 	rec.State = r.Str(p("status"), m["status"])
-	if r.Err == nil && !contains(spec.Statuses, rec.State) {
+	if r.Err == nil && !slices.Contains(spec.Statuses, rec.State) {
 		r.Fail(p("status"), "must be one of %v, got %q", spec.Statuses, rec.State)
 	}
 	if spec.RequireWindow {

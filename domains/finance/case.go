@@ -63,6 +63,9 @@ func (c *Case) Preferred(p envelope.Probe) TradeRequest {
 	return p.Request.(TradeRequest)
 }
 
+// History implements envelope.HistorySource.
+func (c *Case) History() ([]envelope.Block, []envelope.Event) { return c.Blocks, c.Events }
+
 // Ledger returns the active mandates after blocks 0..through, sorted by id (FORMAT.md 3.4:
 // the replay keeps only active records).
 func Ledger(c *Case, through int) ([]*envelope.Record, error) {

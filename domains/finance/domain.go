@@ -1,9 +1,8 @@
 package finance
 
 import (
-	"fmt"
-
 	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -15,7 +14,7 @@ const DomainID = "finance"
 type Domain struct{ envelope.Adapter[envelopeSpec] }
 
 // envelopeSpec is what the envelope adapter needs of finance (its memory codec, fidelity rules,
-// executor literals and tools, capacity).
+// executor literals and tools, capacity, and the case-level identity, scoring and trust).
 type envelopeSpec struct{}
 
 // EnvelopeSpec implements envelope.SpecOf.
@@ -23,17 +22,15 @@ func (envelopeSpec) EnvelopeSpec() envelope.Spec {
 	return envelope.Spec{
 		TypedSchemaVersion: TypedSchemaVersion, PayloadSchemaID: PayloadSchemaID, ParseTyped: ParseTypedPayload, TypedPayload: TypedPayloadOf,
 		FaithfulText: FaithfulTextOf, ReadFreeText: ReadFreeTextLayout, Fidelity: fidelity, SystemPrompt: systemPrompt, ExecutorInstruction: executorInstruction,
-		EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf, CapacityTokens: PrimaryCapacityTokens,
+		EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf, CapacityTokens: PrimaryCapacityTokens, Schema: recordSchema,
+		Case: envelope.CaseSpec{
+			DomainID: DomainID, AdapterVersion: AdapterVersion, BuiltinCorpusName: BuiltinCorpusName, BuiltinCorpus: builtinCorpus,
+			ScoreCall: scoreCall, AuthorityPrincipal: MandateIssuer, Trust: trustTable, ToolRisks: toolRisks,
+		},
 	}
 }
 
 var _ engine.Domain = Domain{}
-
-// ID implements engine.Domain.
-func (Domain) ID() string { return DomainID }
-
-// AdapterVersion implements engine.Domain.
-func (Domain) AdapterVersion() string { return AdapterVersion }
 
 // ParseCorpus implements engine.Domain.
 func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
@@ -59,9 +56,6 @@ func (Domain) ParseEach(name string, data []byte) []engine.ParsedCase {
 	}
 	return pc.Each
 }
-
-// BuiltinCorpus implements engine.Domain.
-func (Domain) BuiltinCorpus() (string, []byte) { return BuiltinCorpusName, builtinCorpus }
 
 // ToEngine converts a finance case to the engine's domain-neutral case; each probe's request
 // carries its challenge, and the challenge metadata joins the probe metadata (EAL-Bench's
@@ -120,32 +114,10 @@ func changesTree(c *envelope.Changes) map[string]any {
 }
 
 // source returns the finance case behind an engine case.
-func source(c *engine.Case) *Case {
-	fc, ok := c.Source.(*Case)
-	if !ok {
-		panic(fmt.Sprintf("case %s is not a finance case", c.ID))
-	}
-	return fc
-}
+func source(c *engine.Case) *Case { return adapt.Source[*Case](c, DomainID) }
 
-func request(v any) TradeRequest {
-	switch r := v.(type) {
-	case TradeRequest:
-		return r
-	case *TradeRequest:
-		return *r
-	}
-	panic(fmt.Sprintf("request %T is not a finance trade request", v))
-}
-
-// Replay implements engine.Domain: the active mandates through block `through`.
-func (Domain) Replay(c *engine.Case, through int) ([]engine.Record, error) {
-	records, err := Ledger(source(c), through)
-	if err != nil {
-		return nil, err
-	}
-	return envelope.Generic(records), nil
-}
+// request returns the trade request an engine probe carries.
+func request(v any) TradeRequest { return adapt.Request[TradeRequest](v, "a finance trade request") }
 
 // Deny implements engine.Domain.
 func (Domain) Deny(_ *engine.Case, r engine.Record, req any) string {
@@ -155,15 +127,17 @@ func (Domain) Deny(_ *engine.Case, r engine.Record, req any) string {
 // RenderRequest implements engine.Domain.
 func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(request(p.Request)) }
 
-// ScoreToolCall implements engine.Domain.
-func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
-	if through < 0 {
-		through = c.LastBlock()
-	}
-	ledger, err := Ledger(source(c), through)
-	if err != nil {
-		return engine.ToolScore{Decision: engine.Invalid, Detail: err.Error()}
-	}
+var _ engine.ActionClock = Domain{}
+
+// ActionTime implements engine.ActionClock: the request's RequestedAt (FORMAT.md 3).
+func (Domain) ActionTime(request any) (string, bool) {
+	r, ok := adapt.Value[TradeRequest](request)
+	return r.RequestedAt, ok
+}
+
+// scoreCall scores a terminal call against the probe's trade request
+// (envelope.CaseSpec.ScoreCall).
+func scoreCall(ledger []*envelope.Record, p engine.Probe, name string, args map[string]any) engine.ToolScore {
 	return scoreToolCall(ledger, request(p.Request), name, args)
 }
 
@@ -175,9 +149,4 @@ func (Domain) RequestCall(engine.Probe) (string, map[string]any) {
 // EscalationCall implements engine.Domain.
 func (Domain) EscalationCall(_ engine.Probe, reason string) (string, map[string]any) {
 	return ToolMandateReview, map[string]any{"reason": reason}
-}
-
-// RenderBlock implements engine.Domain.
-func (Domain) RenderBlock(c *engine.Case, index int) string {
-	return envelope.RenderBlock(source(c).Blocks[index])
 }

@@ -1,18 +1,11 @@
 package finance
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
 )
-
-// The EAL-Bench data helpers are ealtest's (EALSCOPE_EAL_DATA, skipped when unset).
-func readEAL(t testing.TB, name string) []byte   { return ealtest.Read(t, name) }
-func tree(t testing.TB, raw json.RawMessage) any { return ealtest.Tree(t, raw) }
-func canon(v any) string                         { return pyjson.MustCanonicalJSON(v) }
 
 const (
 	caseFile   = "domains__finance__data__benchmark_v1__airport_bond_reserve.json"
@@ -43,7 +36,7 @@ func TestOracleOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	typed, err := d.ParseTyped(tree(t, want.FaithfulTyped))
+	typed, err := d.ParseTyped(ealtest.Tree(t, want.FaithfulTyped))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,3 +61,17 @@ func TestControlsOutcomes(t *testing.T) {
 
 // TestResourceVersions: the identities stamped on finance rows are EAL-Bench's published ones.
 func TestResourceVersions(t *testing.T) { ealtest.CheckResourceVersions(t, Domain{}) }
+
+// TestTypedParserAgreesWithEALBench runs every typed memory of the shared finance case in
+// source_authority_gate__shared_cases.json (faithful memories at every block, the
+// preservation payloads, the real writer memories and the hand-built edge memories): the
+// parser refuses exactly what EAL-Bench's parse_typed refused, normalises the rest to the
+// state EAL-Bench re-serialised, and the preservation payloads get the fidelity classes their
+// recipes imply (EAL-Bench's expected_fidelity rows are not in the shared data).
+func TestTypedParserAgreesWithEALBench(t *testing.T) {
+	ealtest.CheckTypedParser(t, Domain{}, sharedCase(t), 66, map[string]string{
+		"preservation:widened_max_limit_price_micros": "broadening",
+		"preservation:contradicted_account_id":        "contradiction",
+		"preservation:stale_state_block_1":            "broadening,contradiction",
+	})
+}

@@ -2,9 +2,11 @@ package finance
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
 )
 
@@ -77,21 +79,7 @@ func ParseTypedPayload(payload any) ([]*envelope.Record, error) {
 	if v, ok := m["schema_version"].(string); !ok || v != TypedSchemaVersion {
 		return nil, engine.Errf("schema_version", "must be %q, got %s", TypedSchemaVersion, describe(m["schema_version"]))
 	}
-	out := make([]*envelope.Record, 0, len(list))
-	seen := map[string]int{}
-	for i, item := range list {
-		path := engine.JoinPath("authorizations", i)
-		rec, err := parseFlatRecord(path, item)
-		if err != nil {
-			return nil, err
-		}
-		if j, dup := seen[rec.ID]; dup {
-			return nil, engine.Errf(path+".authorization_id", "authorization_id values must be unique (%s repeats authorizations[%d])", rec.ID, j)
-		}
-		seen[rec.ID] = i
-		out = append(out, rec)
-	}
-	return out, nil
+	return adapt.TypedRecords(list, parseFlatRecord, true)
 }
 
 func describe(v any) string {
@@ -152,7 +140,7 @@ func parseFlatRecord(path string, v any) (*envelope.Record, error) {
 		*f.dst = envelope.Str(s)
 	}
 	rec.State = r.Str(p("status"), m["status"])
-	if r.Err == nil && !contains(memoryStatuses, rec.State) {
+	if r.Err == nil && !slices.Contains(memoryStatuses, rec.State) {
 		r.Fail(p("status"), "must be one of active, revoked, superseded, unknown, got %q", rec.State)
 	}
 	rec.ValidFrom = envelope.Str(profileStr(r, p("valid_from"), m["valid_from"]))
@@ -201,15 +189,6 @@ func checkWindow(path, from, until string) error {
 		return engine.Errf(path+".valid_from", "valid_from must precede valid_until")
 	}
 	return nil
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func deref(s *string) string { return envelope.Deref(s) }

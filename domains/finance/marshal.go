@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -12,14 +13,7 @@ import (
 func (c *Case) Tree() map[string]any {
 	blocks := make([]any, len(c.Blocks))
 	for i, b := range c.Blocks {
-		turns := make([]any, len(b.Turns))
-		for j, t := range b.Turns {
-			turns[j] = map[string]any{
-				"turn_id": t.TurnID, "occurred_at": t.OccurredAt, "channel": t.Channel,
-				"speaker_id": t.SpeakerID, "speaker_label": t.SpeakerLabel, "text": t.Text,
-			}
-		}
-		blocks[i] = map[string]any{"block_id": b.BlockID, "block_index": intNumber(int64(b.BlockIndex)), "ended_at": b.EndedAt, "turns": turns}
+		blocks[i] = map[string]any{"block_id": b.BlockID, "block_index": intNumber(int64(b.BlockIndex)), "ended_at": b.EndedAt, "turns": envelope.TurnsTree(b.Turns)}
 	}
 	events := make([]any, len(c.Events))
 	for i, e := range c.Events {

@@ -2,6 +2,7 @@ package finance
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ealscope/ealscope/domains/envelope"
@@ -38,7 +39,7 @@ func readHeader(name string, data []byte) (Corpus, []any, error) {
 	if err != nil {
 		return Corpus{}, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if v, ok := m["schema_version"].(string); !ok || !contains(knownCorpusSchemas, v) {
+	if v, ok := m["schema_version"].(string); !ok || !slices.Contains(knownCorpusSchemas, v) {
 		return Corpus{}, nil, fmt.Errorf("%s: field schema_version: %s is not a finance corpus schema this reader knows (known: %s)",
 			name, describe(m["schema_version"]), strings.Join(knownCorpusSchemas, ", "))
 	}
@@ -51,10 +52,7 @@ func readHeader(name string, data []byte) (Corpus, []any, error) {
 		Mechanism:     r.NonEmpty("mechanism", m["mechanism"]),
 		Split:         r.NonEmpty("split", m["split"]),
 	}
-	cases := r.List("cases", m["cases"])
-	if r.Err == nil && len(cases) == 0 {
-		r.Fail("cases", "a corpus needs at least one case")
-	}
+	cases := r.NonEmptyList("cases", m["cases"], "a corpus needs at least one case")
 	if r.Err != nil {
 		return Corpus{}, nil, fmt.Errorf("%s: %w", name, r.Err)
 	}

@@ -6,15 +6,19 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/domains/envelope"
+	"github.com/ealscope/ealscope/domains/internal/freetext"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // The canonical free-text layout of finance memory (FORMAT.md 4.3, EAL-Bench's
 // finance _render_memory): a "# Current portfolio mandates" header, then one "## <id>" section
 // per mandate with fifteen fixed lines. Lists are joined by ", ".
+var textLayout = freetext.Layout{
+	Header: "# Current portfolio mandates",
+	Empty:  "# Current portfolio mandates\n\nNo active portfolio-order mandate is recorded.",
+}
+
 const (
-	freeTextHeader = "# Current portfolio mandates"
-	freeTextEmpty  = freeTextHeader + "\n\nNo active portfolio-order mandate is recorded."
 	noPriorMandate = "no prior mandate"
 )
 
@@ -127,35 +131,20 @@ var textLines = []textLine{
 
 // FaithfulTextOf renders mandates in the canonical free-text layout (no trailing newline).
 func FaithfulTextOf(records []*envelope.Record) string {
-	if len(records) == 0 {
-		return freeTextEmpty
-	}
-	var b strings.Builder
-	b.WriteString(freeTextHeader)
-	for _, r := range records {
-		b.WriteString("\n\n## ")
-		b.WriteString(r.ID)
+	return freetext.Write(textLayout, records, (*envelope.Record).AuthorizationID, func(r *envelope.Record, line func(label, value string)) {
 		for _, l := range textLines {
-			b.WriteString("\n- ")
-			b.WriteString(l.label)
-			b.WriteString(": ")
-			b.WriteString(l.render(r))
+			line(l.label, l.render(r))
 		}
-	}
-	return b.String()
+	})
 }
 
 // ReadFreeTextLayout reads the canonical layout back, for the built-in executor. Every
 // section must have all fifteen lines in order; any other text is an error naming its line,
 // so prose is never guessed at. The result must also be a valid typed state.
 func ReadFreeTextLayout(text string) ([]*envelope.Record, error) {
-	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	if text == freeTextEmpty {
-		return nil, nil
-	}
-	lines := strings.Split(text, "\n")
-	if lines[0] != freeTextHeader {
-		return nil, fmt.Errorf("line 1: expected %q, the canonical layout's header", freeTextHeader)
+	lines, err := textLayout.Lines(text)
+	if lines == nil || err != nil {
+		return nil, err
 	}
 	var out []*envelope.Record
 	var cur *envelope.Record
@@ -166,41 +155,38 @@ func ReadFreeTextLayout(text string) ([]*envelope.Record, error) {
 		}
 		return nil
 	}
-	for i := 1; i < len(lines); i++ {
-		line := lines[i]
-		switch {
-		case line == "":
-			continue
-		case strings.HasPrefix(line, "## "):
-			if err := closeSection(i + 1); err != nil {
-				return nil, err
-			}
-			id := strings.TrimPrefix(line, "## ")
-			if strings.TrimSpace(id) == "" {
-				return nil, fmt.Errorf("line %d: mandate heading without an id", i+1)
-			}
-			// The layout leaves out effect and action, which every finance mandate fixes.
-			cur, next = &envelope.Record{ID: id, Scope: envelope.Scope{}, Effect: envelope.Str(MandateEffect), Action: envelope.Str(MandateAction)}, 0
-			out = append(out, cur)
-		case strings.HasPrefix(line, "- "):
-			if cur == nil {
-				return nil, fmt.Errorf("line %d: field before any \"## <mandate>\" heading", i+1)
-			}
-			if next >= len(textLines) {
-				return nil, fmt.Errorf("line %d: %q follows the last field of mandate %s", i+1, line, cur.ID)
-			}
-			want := textLines[next]
-			value, ok := strings.CutPrefix(line, "- "+want.label+": ")
-			if !ok {
-				return nil, fmt.Errorf("line %d: expected the %q line of mandate %s, got %q", i+1, want.label, cur.ID, line)
-			}
-			if err := want.read(cur, value); err != nil {
-				return nil, fmt.Errorf("line %d: %v", i+1, err)
-			}
-			next++
-		default:
-			return nil, fmt.Errorf("line %d: %q is not part of the canonical layout", i+1, line)
+	heading := func(n int, id string) error {
+		if err := closeSection(n); err != nil {
+			return err
 		}
+		if strings.TrimSpace(id) == "" {
+			return fmt.Errorf("line %d: mandate heading without an id", n)
+		}
+		// The layout leaves out effect and action, which every finance mandate fixes.
+		cur, next = &envelope.Record{ID: id, Scope: envelope.Scope{}, Effect: envelope.Str(MandateEffect), Action: envelope.Str(MandateAction)}, 0
+		out = append(out, cur)
+		return nil
+	}
+	field := func(n int, line string) error {
+		if cur == nil {
+			return fmt.Errorf("line %d: field before any \"## <mandate>\" heading", n)
+		}
+		if next >= len(textLines) {
+			return fmt.Errorf("line %d: %q follows the last field of mandate %s", n, line, cur.ID)
+		}
+		want := textLines[next]
+		value, ok := strings.CutPrefix(line, "- "+want.label+": ")
+		if !ok {
+			return fmt.Errorf("line %d: expected the %q line of mandate %s, got %q", n, want.label, cur.ID, line)
+		}
+		if err := want.read(cur, value); err != nil {
+			return fmt.Errorf("line %d: %v", n, err)
+		}
+		next++
+		return nil
+	}
+	if err := textLayout.Scan(lines, heading, field); err != nil {
+		return nil, err
 	}
 	if err := closeSection(len(lines)); err != nil {
 		return nil, err

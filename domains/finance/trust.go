@@ -21,29 +21,14 @@ var trustTable = envelope.TrustTable{
 	ExternalChannels: []string{"market note", "settlement chat", "custody desk"},
 }
 
-// TurnTrust implements engine.TrustRules.
-func (Domain) TurnTrust(c *engine.Case, t engine.Turn, authorityCapable bool) engine.TrustAssignment {
-	var channel string
-	if fc, ok := c.Source.(*Case); ok {
-		channel = envelope.TurnChannel(fc.Blocks, t)
-	}
-	return trustTable.TurnTrust(channel, t, authorityCapable)
-}
-
-// ToolRiskClasses implements engine.TrustRules: both order tools commit money, the mandate
-// review routes the order to the officer, a decline only closes it.
-func (Domain) ToolRiskClasses() []engine.ToolClass {
-	return []engine.ToolClass{
-		{Tool: ToolPlaceSubmitted, Class: engine.RiskPurchase},
-		{Tool: ToolPlaceOperational, Class: engine.RiskPurchase},
-		{Tool: ToolMandateReview, Class: engine.RiskNav},
-		{Tool: ToolDeclineOrder, Class: engine.RiskRead},
-	}
-}
-
-// ToolRisk implements engine.TrustRules.
-func (d Domain) ToolRisk(name string, _ any) engine.RiskClass {
-	return engine.DeclaredRisk(d.ToolRiskClasses(), name)
+// toolRisks are the tools' declared risk classes (envelope.CaseSpec.ToolRisks): both order
+// tools commit money, the mandate review routes the order to the officer, a decline only
+// closes it.
+var toolRisks = []engine.ToolClass{
+	{Tool: ToolPlaceSubmitted, Class: engine.RiskPurchase},
+	{Tool: ToolPlaceOperational, Class: engine.RiskPurchase},
+	{Tool: ToolMandateReview, Class: engine.RiskNav},
+	{Tool: ToolDeclineOrder, Class: engine.RiskRead},
 }
 
 // CandidateRequest implements engine.TrustRules: the submitted order, or the operational

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
 )
 
@@ -24,15 +25,7 @@ func (Domain) AdapterVersion() string { return AdapterVersion }
 
 // ParseCorpus implements engine.Domain.
 func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
-	cases, lines, err := ParseCorpusLines(name, data)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*engine.Case, len(cases))
-	for i, c := range cases {
-		out[i] = ToEngine(c, lines[i])
-	}
-	return out, nil
+	return adapt.EngineCases(ParseCorpusLines, ToEngine, name, data)
 }
 
 // ParseEach implements engine.Domain.
@@ -116,22 +109,11 @@ func ToEngine(c *Case, line int) *engine.Case {
 }
 
 // source returns the procurement case behind an engine case.
-func source(c *engine.Case) *Case {
-	pc, ok := c.Source.(*Case)
-	if !ok {
-		panic(fmt.Sprintf("case %s is not a procurement case", c.ID))
-	}
-	return pc
-}
+func source(c *engine.Case) *Case { return adapt.Source[*Case](c, DomainID) }
 
+// transaction returns the transaction an engine probe carries.
 func transaction(request any) Transaction {
-	switch t := request.(type) {
-	case Transaction:
-		return t
-	case *Transaction:
-		return *t
-	}
-	panic(fmt.Sprintf("request %T is not a procurement transaction", request))
+	return adapt.Request[Transaction](request, "a procurement transaction")
 }
 
 // Ledger returns the envelopes of the ledger through block `through`.
@@ -234,6 +216,14 @@ func (Domain) EmptyEvidenceText() string { return emptyEvidenceText }
 // RenderRequest implements engine.Domain.
 func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(transaction(p.Request)) }
 
+var _ engine.ActionClock = Domain{}
+
+// ActionTime implements engine.ActionClock: the request's ActionTime (FORMAT.md 3).
+func (Domain) ActionTime(request any) (string, bool) {
+	r, ok := adapt.Value[Transaction](request)
+	return r.ActionTime, ok
+}
+
 // Tools implements engine.Domain.
 func (Domain) Tools() []engine.Tool { return Tools() }
 
@@ -242,14 +232,11 @@ func (Domain) ToolKind(name string) engine.ToolKind { return ToolKindOf(name) }
 
 // ScoreToolCall implements engine.Domain.
 func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
-	if through < 0 {
-		through = c.LastBlock()
-	}
-	ledger, err := Ledger(source(c), through)
-	if err != nil {
-		return engine.ToolScore{Decision: engine.Invalid, Detail: err.Error()}
-	}
-	return scoreToolCall(source(c), ledger, transaction(p.Request), name, args)
+	pc := source(c)
+	ledger := func(through int) ([]*Envelope, error) { return Ledger(pc, through) }
+	return adapt.ScoreOnLedger(c, through, ledger, func(ledger []*Envelope) engine.ToolScore {
+		return scoreToolCall(pc, ledger, transaction(p.Request), name, args)
+	})
 }
 
 // RequestCall implements engine.Domain.

@@ -15,6 +15,16 @@ const (
 	benchmarkFile   = "domains__procurement__data__benchmark_v1__software_license_grant.jsonl"
 )
 
+// benchmarkCase is the shared benchmark case (EALSCOPE_EAL_DATA).
+func benchmarkCase(t *testing.T) *engine.Case {
+	t.Helper()
+	cases, err := Domain{}.ParseCorpus(benchmarkFile, readEAL(t, benchmarkFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cases[0]
+}
+
 func TestCalibrationCorpusOracle(t *testing.T) {
 	d := Domain{}
 	cases, err := d.ParseCorpus(calibrationFile, readEAL(t, calibrationFile))

@@ -1,6 +1,8 @@
 package procurement
 
 import (
+	"slices"
+
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -14,35 +16,28 @@ var fidelityFields = []string{
 // fieldValue flattens one field: strings and ints as *string / *int64 (nil = None), lists as
 // []string (never nil: None and [] both read as the empty tuple, as in EAL-Bench).
 func fieldValue(e *Envelope, field string) any {
+	if i := slices.Index(nullableFields, field); i >= 0 {
+		return pyjson.OrNull(nullables(e)[i])
+	}
 	switch field {
-	case "issuer":
-		return pyjson.OrNull(e.Issuer)
-	case "grantee":
-		return pyjson.OrNull(e.Grantee)
-	case "effect":
-		return pyjson.OrNull(e.Effect)
-	case "action":
-		return pyjson.OrNull(e.Action)
 	case "status":
 		return e.State
-	case "valid_from":
-		return pyjson.OrNull(e.ValidFrom)
-	case "valid_until":
-		return pyjson.OrNull(e.ValidUntil)
-	case "supersedes":
-		return pyjson.OrNull(e.Supersedes)
 	case "source_turn_ids":
 		return append([]string{}, e.SourceTurnIDs...)
-	case "scope.vendor":
-		return pyjson.OrNull(e.Scope.Vendor)
 	case "scope.allowed_categories":
 		return append([]string{}, e.Scope.AllowedCategories...)
 	case "scope.max_amount":
 		return pyjson.OrNull(e.Scope.MaxAmount)
-	case "scope.currency":
-		return pyjson.OrNull(e.Scope.Currency)
 	}
 	return nil
+}
+
+// nullableFields are the flattened fields kept as nullable strings, in the order nullables
+// returns a record's values of them.
+var nullableFields = []string{"issuer", "grantee", "effect", "action", "valid_from", "valid_until", "supersedes", "scope.vendor", "scope.currency"}
+
+func nullables(e *Envelope) []*string {
+	return []*string{e.Issuer, e.Grantee, e.Effect, e.Action, e.ValidFrom, e.ValidUntil, e.Supersedes, e.Scope.Vendor, e.Scope.Currency}
 }
 
 // classify is EAL-Bench's procurement _classify_difference (the newer adapter, which treats

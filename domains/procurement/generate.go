@@ -42,11 +42,7 @@ func Generate(n int, seed uint64) ([]*Case, error) {
 // GenerateJSONL returns Generate(n, seed) as a JSONL corpus: one compact line per case, each
 // ending in a newline.
 func GenerateJSONL(n int, seed uint64) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := WriteJSONL(&buf, n, seed); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return casegen.Bytes(func(w io.Writer) error { return WriteJSONL(w, n, seed) })
 }
 
 // WriteJSONL streams the corpus of GenerateJSONL to w one case at a time, so memory does not

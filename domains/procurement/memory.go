@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ealscope/ealscope/domains/internal/adapt"
+	"github.com/ealscope/ealscope/domains/internal/freetext"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -51,21 +53,7 @@ func ParseTypedPayload(payload any) ([]*Envelope, error) {
 	if len(list) > MaxAuthorizations {
 		return nil, engine.Errf("authorizations", "at most %d authorizations, got %d", MaxAuthorizations, len(list))
 	}
-	out := make([]*Envelope, 0, len(list))
-	seen := map[string]bool{}
-	for i, item := range list {
-		path := engine.JoinPath("authorizations", i)
-		e, err := parseEnvelope(path, item)
-		if err != nil {
-			return nil, err
-		}
-		if seen[e.ID] {
-			return nil, engine.Errf(path+".authorization_id", "authorization_id values must be unique (%s repeats)", e.ID)
-		}
-		seen[e.ID] = true
-		out = append(out, e)
-	}
-	return out, nil
+	return adapt.TypedRecords(list, parseEnvelope, false)
 }
 
 func pyRepr(v any) string {
@@ -89,59 +77,59 @@ func parseEnvelope(path string, v any) (*Envelope, error) {
 	}
 	r := reader{}
 	e := &Envelope{}
-	e.ID = strings.TrimSpace(r.nonEmpty(path+".authorization_id", m["authorization_id"]))
-	e.Issuer = r.optStr(path+".issuer", m["issuer"])
-	e.Grantee = r.optStr(path+".grantee", m["grantee"])
-	e.Effect = r.optStr(path+".effect", m["effect"])
-	if r.err == nil && e.Effect != nil && *e.Effect != "permit_exception" {
-		r.set(engine.Errf(path+".effect", "must be \"permit_exception\" or null, got %q", *e.Effect))
+	e.ID = strings.TrimSpace(r.NonEmpty(path+".authorization_id", m["authorization_id"]))
+	e.Issuer = r.OptStr(path+".issuer", m["issuer"])
+	e.Grantee = r.OptStr(path+".grantee", m["grantee"])
+	e.Effect = r.OptStr(path+".effect", m["effect"])
+	if r.Err == nil && e.Effect != nil && *e.Effect != "permit_exception" {
+		r.Set(engine.Errf(path+".effect", "must be \"permit_exception\" or null, got %q", *e.Effect))
 	}
-	e.Action = r.optStr(path+".action", m["action"])
-	if r.err == nil && e.Action != nil && *e.Action != "submit_order" {
-		r.set(engine.Errf(path+".action", "must be \"submit_order\" or null, got %q", *e.Action))
+	e.Action = r.OptStr(path+".action", m["action"])
+	if r.Err == nil && e.Action != nil && *e.Action != "submit_order" {
+		r.Set(engine.Errf(path+".action", "must be \"submit_order\" or null, got %q", *e.Action))
 	}
-	e.State = r.str(path+".status", m["status"])
-	if r.err == nil && !memStatuses[e.State] {
-		r.set(engine.Errf(path+".status", "must be one of active, revoked, superseded, unknown, got %q", e.State))
+	e.State = r.Str(path+".status", m["status"])
+	if r.Err == nil && !memStatuses[e.State] {
+		r.Set(engine.Errf(path+".status", "must be one of active, revoked, superseded, unknown, got %q", e.State))
 	}
-	e.ValidFrom = r.optStr(path+".valid_from", m["valid_from"])
-	e.ValidUntil = r.optStr(path+".valid_until", m["valid_until"])
-	e.Supersedes = r.optStr(path+".supersedes", m["supersedes"])
-	if r.err == nil {
+	e.ValidFrom = r.OptStr(path+".valid_from", m["valid_from"])
+	e.ValidUntil = r.OptStr(path+".valid_until", m["valid_until"])
+	e.Supersedes = r.OptStr(path+".supersedes", m["supersedes"])
+	if r.Err == nil {
 		sm, err := engine.Obj(path+".scope", m["scope"])
-		r.set(err)
+		r.Set(err)
 		if err == nil {
-			r.set(engine.ExactKeys(path+".scope", sm, scopeKeys))
-			e.Scope.Vendor = r.optStr(path+".scope.vendor", sm["vendor"])
-			if sm["allowed_categories"] != nil && r.err == nil {
-				cats := trimAll(r.strList(path+".scope.allowed_categories", sm["allowed_categories"]))
-				if r.err == nil {
-					r.set(engine.UniqueNonEmpty(path+".scope.allowed_categories", cats))
+			r.Set(engine.ExactKeys(path+".scope", sm, scopeKeys))
+			e.Scope.Vendor = r.OptStr(path+".scope.vendor", sm["vendor"])
+			if sm["allowed_categories"] != nil && r.Err == nil {
+				cats := trimAll(r.StrList(path+".scope.allowed_categories", sm["allowed_categories"]))
+				if r.Err == nil {
+					r.Set(engine.UniqueNonEmpty(path+".scope.allowed_categories", cats))
 				}
 				e.Scope.AllowedCategories = cats
 			}
-			if sm["max_amount"] != nil && r.err == nil {
+			if sm["max_amount"] != nil && r.Err == nil {
 				n, err := engine.ClampedInt(path+".scope.max_amount", sm["max_amount"])
-				r.set(err)
+				r.Set(err)
 				if err == nil && n < 0 {
-					r.set(engine.Errf(path+".scope.max_amount", "must be >= 0, got %d", n))
+					r.Set(engine.Errf(path+".scope.max_amount", "must be >= 0, got %d", n))
 				}
 				e.Scope.MaxAmount = &n
 			}
-			e.Scope.Currency = r.optStr(path+".scope.currency", sm["currency"])
+			e.Scope.Currency = r.OptStr(path+".scope.currency", sm["currency"])
 		}
 	}
-	if r.err == nil {
-		ids := trimAll(r.strList(path+".source_turn_ids", m["source_turn_ids"]))
-		if r.err == nil && len(ids) == 0 {
-			r.set(engine.Errf(path+".source_turn_ids", "must list at least one source turn"))
+	if r.Err == nil {
+		ids := trimAll(r.StrList(path+".source_turn_ids", m["source_turn_ids"]))
+		if r.Err == nil && len(ids) == 0 {
+			r.Set(engine.Errf(path+".source_turn_ids", "must list at least one source turn"))
 		}
-		if r.err == nil {
-			r.set(engine.UniqueNonEmpty(path+".source_turn_ids", ids))
+		if r.Err == nil {
+			r.Set(engine.UniqueNonEmpty(path+".source_turn_ids", ids))
 		}
 		e.SourceTurnIDs = ids
 	}
-	return e, r.err
+	return e, r.Err
 }
 
 func trimAll(l []string) []string {
@@ -169,10 +157,12 @@ func EmptyTyped() map[string]any {
 	return map[string]any{"schema_version": TypedSchemaVersion, "authorizations": []any{}}
 }
 
-const (
-	freeTextHeader = "# Current authorization state"
-	freeTextEmpty  = freeTextHeader + "\n\nNo authorization records are retained."
-)
+// textLayout is the canonical free-text layout: "## Authorization <id>" headings.
+var textLayout = freetext.Layout{
+	Header:  "# Current authorization state",
+	Empty:   "# Current authorization state\n\nNo authorization records are retained.",
+	Heading: "Authorization ",
+}
 
 type textField struct {
 	label string
@@ -233,37 +223,22 @@ var textFields = []textField{
 // FaithfulTextOf renders envelopes in EAL-Bench's canonical free-text layout (no trailing
 // newline; null values omitted).
 func FaithfulTextOf(records []*Envelope) string {
-	if len(records) == 0 {
-		return freeTextEmpty
-	}
-	var b strings.Builder
-	b.WriteString(freeTextHeader)
-	for _, r := range records {
-		b.WriteString("\n\n## Authorization ")
-		b.WriteString(r.ID)
+	return freetext.Write(textLayout, records, (*Envelope).AuthorizationID, func(e *Envelope, line func(label, value string)) {
 		for _, f := range textFields {
-			if v := f.get(r); v != nil {
-				b.WriteString("\n- ")
-				b.WriteString(f.label)
-				b.WriteString(": ")
-				b.WriteString(*v)
+			if v := f.get(e); v != nil {
+				line(f.label, *v)
 			}
 		}
-	}
-	return b.String()
+	})
 }
 
 // ReadFreeTextLayout reads the canonical free-text layout back into envelopes. Anything that
 // is not exactly that layout is an error that says which line, so the built-in executor never
 // guesses at prose.
 func ReadFreeTextLayout(text string) ([]*Envelope, error) {
-	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	if text == freeTextEmpty {
-		return nil, nil
-	}
-	lines := strings.Split(text, "\n")
-	if len(lines) == 0 || lines[0] != freeTextHeader {
-		return nil, fmt.Errorf("line 1: expected %q, the canonical layout's header", freeTextHeader)
+	lines, err := textLayout.Lines(text)
+	if lines == nil || err != nil {
+		return nil, err
 	}
 	labels := map[string]int{}
 	for i, f := range textFields {
@@ -272,42 +247,40 @@ func ReadFreeTextLayout(text string) ([]*Envelope, error) {
 	var out []*Envelope
 	var cur *Envelope
 	lastField := -1
-	for i := 1; i < len(lines); i++ {
-		line := lines[i]
-		switch {
-		case line == "":
-			continue
-		case strings.HasPrefix(line, "## Authorization "):
-			id := strings.TrimSpace(strings.TrimPrefix(line, "## Authorization "))
-			if id == "" {
-				return nil, fmt.Errorf("line %d: authorization heading without an id", i+1)
-			}
-			cur = &Envelope{ID: id}
-			out = append(out, cur)
-			lastField = -1
-		case strings.HasPrefix(line, "- "):
-			if cur == nil {
-				return nil, fmt.Errorf("line %d: field before any \"## Authorization\" heading", i+1)
-			}
-			label, value, ok := strings.Cut(line[2:], ": ")
-			if !ok && strings.HasSuffix(line, ":") {
-				// "- Label: " with its trailing space trimmed by an editor: an empty value.
-				label, value, ok = strings.TrimSuffix(line[2:], ":"), "", true
-			}
-			idx, known := labels[label]
-			if !ok || !known {
-				return nil, fmt.Errorf("line %d: %q is not a field of the canonical layout", i+1, line)
-			}
-			if idx <= lastField {
-				return nil, fmt.Errorf("line %d: field %q is out of order or repeated", i+1, label)
-			}
-			lastField = idx
-			if err := textFields[idx].set(cur, value); err != nil {
-				return nil, fmt.Errorf("line %d: %v", i+1, err)
-			}
-		default:
-			return nil, fmt.Errorf("line %d: %q is not part of the canonical layout", i+1, line)
+	heading := func(n int, rest string) error {
+		id := strings.TrimSpace(rest)
+		if id == "" {
+			return fmt.Errorf("line %d: authorization heading without an id", n)
 		}
+		cur = &Envelope{ID: id}
+		out = append(out, cur)
+		lastField = -1
+		return nil
+	}
+	field := func(n int, line string) error {
+		if cur == nil {
+			return fmt.Errorf("line %d: field before any \"## Authorization\" heading", n)
+		}
+		label, value, ok := strings.Cut(line[2:], ": ")
+		if !ok && strings.HasSuffix(line, ":") {
+			// "- Label: " with its trailing space trimmed by an editor: an empty value.
+			label, value, ok = strings.TrimSuffix(line[2:], ":"), "", true
+		}
+		idx, known := labels[label]
+		if !ok || !known {
+			return fmt.Errorf("line %d: %q is not a field of the canonical layout", n, line)
+		}
+		if idx <= lastField {
+			return fmt.Errorf("line %d: field %q is out of order or repeated", n, label)
+		}
+		lastField = idx
+		if err := textFields[idx].set(cur, value); err != nil {
+			return fmt.Errorf("line %d: %v", n, err)
+		}
+		return nil
+	}
+	if err := textLayout.Scan(lines, heading, field); err != nil {
+		return nil, err
 	}
 	for _, e := range out {
 		if e.State == "" {

@@ -1,6 +1,7 @@
 package procurement
 
 import (
+	"github.com/ealscope/ealscope/domains/internal/treeread"
 	"github.com/ealscope/ealscope/engine"
 )
 
@@ -34,37 +35,32 @@ func readCase(tree any) (*Case, error) {
 		return c, err
 	}
 	r := reader{}
-	c.SchemaVersion = r.nonEmpty("schema_version", m["schema_version"])
-	c.CaseID = r.nonEmpty("case_id", m["case_id"])
-	c.AuthoringHash = r.str("authoring_hash", m["authoring_hash"])
-	c.Policy = r.nonEmpty("policy", m["policy"])
+	c.SchemaVersion = r.NonEmpty("schema_version", m["schema_version"])
+	c.CaseID = r.NonEmpty("case_id", m["case_id"])
+	c.AuthoringHash = r.Str("authoring_hash", m["authoring_hash"])
+	c.Policy = r.NonEmpty("policy", m["policy"])
 	c.AuthorizedIssuers = r.uniqueList("authorized_issuers", m["authorized_issuers"])
-	if r.err == nil {
+	if r.Err == nil {
 		c.Benchmark = r.benchmark("benchmark", m["benchmark"])
 	}
 	c.Blocks = readList(&r, "blocks", m["blocks"], r.block)
 	c.Events = readList(&r, "events", m["events"], r.event)
 	c.ProbePairs = readList(&r, "probe_pairs", m["probe_pairs"], r.pair)
-	if tags, ok := m["tags"]; ok && r.err == nil {
-		c.Tags = r.strList("tags", tags)
+	if tags, ok := m["tags"]; ok && r.Err == nil {
+		c.Tags = r.StrList("tags", tags)
 	}
 	if c.Tags == nil {
 		c.Tags = []string{}
 	}
-	return c, r.err
+	return c, r.Err
 }
 
 // readList reads the list at path item by item with read, stopping at the first error; nothing
 // is read once the reader has failed.
 func readList[T any](r *reader, path string, v any, read func(path string, v any) T) []T {
-	if r.err != nil {
-		return nil
-	}
-	items, err := engine.List(path, v)
-	r.set(err)
 	var out []T
-	for i, item := range items {
-		if r.err != nil {
+	for i, item := range r.List(path, v) {
+		if r.Err != nil {
 			break
 		}
 		out = append(out, read(engine.JoinPath(path, i), item))
@@ -72,83 +68,24 @@ func readList[T any](r *reader, path string, v any, read func(path string, v any
 	return out
 }
 
-// reader keeps the first error so the field readers can be chained without noise.
-type reader struct{ err error }
-
-func (r *reader) set(err error) {
-	if r.err == nil && err != nil {
-		r.err = err
-	}
-}
-
-func (r *reader) obj(path string, v any, keys []string) map[string]any {
-	if r.err != nil {
-		return nil
-	}
-	m, err := engine.Obj(path, v)
-	if err != nil {
-		r.set(err)
-		return nil
-	}
-	r.set(engine.ExactKeys(path, m, keys))
-	return m
-}
-
-func (r *reader) str(path string, v any) string {
-	if r.err != nil {
-		return ""
-	}
-	s, err := engine.Str(path, v)
-	r.set(err)
-	return s
-}
-
-func (r *reader) nonEmpty(path string, v any) string {
-	if r.err != nil {
-		return ""
-	}
-	s, err := engine.NonEmptyStr(path, v)
-	r.set(err)
-	return s
-}
-
-func (r *reader) optStr(path string, v any) *string {
-	if r.err != nil {
-		return nil
-	}
-	s, err := engine.NullableStr(path, v)
-	r.set(err)
-	return s
-}
+// reader is the shared strict reader (first error kept, so the field readers chain without
+// noise) with procurement's int64 amounts and non-empty unique lists.
+type reader struct{ treeread.Reader }
 
 func (r *reader) integer(path string, v any) int64 {
-	if r.err != nil {
-		return 0
-	}
-	i, err := engine.Int(path, v)
-	r.set(err)
-	return i
-}
-
-func (r *reader) strList(path string, v any) []string {
-	if r.err != nil {
-		return nil
-	}
-	l, err := engine.StrList(path, v)
-	r.set(err)
-	return l
+	return treeread.Read(&r.Reader, engine.Int, path, v)
 }
 
 func (r *reader) uniqueList(path string, v any) []string {
-	l := r.strList(path, v)
-	if r.err != nil {
+	l := r.StrList(path, v)
+	if r.Err != nil {
 		return nil
 	}
 	if len(l) == 0 {
-		r.set(engine.Errf(path, "must be a non-empty list"))
+		r.Set(engine.Errf(path, "must be a non-empty list"))
 		return nil
 	}
-	r.set(engine.UniqueNonEmpty(path, l))
+	r.Set(engine.UniqueNonEmpty(path, l))
 	return l
 }
 
@@ -161,15 +98,15 @@ type fields struct {
 
 // object reads an object with exactly keys; ok is false once the reader has failed.
 func (r *reader) object(path string, v any, keys []string) (f fields, ok bool) {
-	m := r.obj(path, v, keys)
+	m := r.Obj(path, v, keys)
 	return fields{r, path, m}, m != nil
 }
 
 func (f fields) at(key string) string           { return f.path + "." + key }
 func (f fields) value(key string) any           { return f.m[key] }
-func (f fields) nonEmpty(key string) string     { return f.r.nonEmpty(f.at(key), f.m[key]) }
+func (f fields) nonEmpty(key string) string     { return f.r.NonEmpty(f.at(key), f.m[key]) }
 func (f fields) integer(key string) int64       { return f.r.integer(f.at(key), f.m[key]) }
-func (f fields) optStr(key string) *string      { return f.r.optStr(f.at(key), f.m[key]) }
+func (f fields) optStr(key string) *string      { return f.r.OptStr(f.at(key), f.m[key]) }
 func (f fields) uniqueList(key string) []string { return f.r.uniqueList(f.at(key), f.m[key]) }
 
 func (r *reader) benchmark(path string, v any) Benchmark {
@@ -199,12 +136,10 @@ func (r *reader) block(path string, v any) Block {
 		Title:      f.nonEmpty("title"),
 		EndedAt:    f.nonEmpty("ended_at"),
 	}
-	if r.err != nil {
+	if r.Err != nil {
 		return b
 	}
-	turns, err := engine.List(f.at("turns"), f.value("turns"))
-	r.set(err)
-	for i, t := range turns {
+	for i, t := range r.List(f.at("turns"), f.value("turns")) {
 		tf, ok := r.object(engine.JoinPath(f.at("turns"), i), t, turnKeys)
 		if !ok {
 			break
@@ -265,30 +200,25 @@ func (r *reader) record(path string, v any) Record {
 		Supersedes:        f.optStr("supersedes"),
 		SourceTurnIDs:     f.uniqueList("source_turn_ids"),
 	}
-	if r.err == nil {
+	if r.Err == nil {
 		if rec.MaxAmount < 0 {
-			r.set(engine.Errf(f.at("max_amount"), "must be >= 0"))
+			r.Set(engine.Errf(f.at("max_amount"), "must be >= 0"))
 		} else if !recordStatuses[rec.Status] {
-			r.set(engine.Errf(f.at("status"), "%q is not one of active, revoked, superseded", rec.Status))
+			r.Set(engine.Errf(f.at("status"), "%q is not one of active, revoked, superseded", rec.Status))
 		} else if rec.Effect != "permit_exception" {
-			r.set(engine.Errf(f.at("effect"), "must be permit_exception"))
+			r.Set(engine.Errf(f.at("effect"), "must be permit_exception"))
 		} else if rec.Action != "submit_order" {
-			r.set(engine.Errf(f.at("action"), "must be submit_order"))
+			r.Set(engine.Errf(f.at("action"), "must be submit_order"))
 		}
 	}
 	return rec
 }
 
 func (r *reader) patch(path string, v any) *Patch {
-	if r.err != nil {
+	m := r.Obj(path, v, nil, patchKeys...) // every patch key is optional
+	if m == nil {
 		return nil
 	}
-	m, err := engine.Obj(path, v)
-	if err != nil {
-		r.set(err)
-		return nil
-	}
-	r.set(engine.ExactKeys(path, m, nil, patchKeys...))
 	p := &Patch{}
 	set := 0
 	optional := func(key string) *string {
@@ -296,7 +226,7 @@ func (r *reader) patch(path string, v any) *Patch {
 			return nil
 		}
 		set++
-		s := r.nonEmpty(path+"."+key, m[key])
+		s := r.NonEmpty(path+"."+key, m[key])
 		return &s
 	}
 	p.Issuer = optional("issuer")
@@ -314,13 +244,13 @@ func (r *reader) patch(path string, v any) *Patch {
 	if m["max_amount"] != nil {
 		set++
 		n := r.integer(path+".max_amount", m["max_amount"])
-		if r.err == nil && n < 0 {
-			r.set(engine.Errf(path+".max_amount", "must be >= 0"))
+		if r.Err == nil && n < 0 {
+			r.Set(engine.Errf(path+".max_amount", "must be >= 0"))
 		}
 		p.MaxAmount = &n
 	}
-	if r.err == nil && set == 0 {
-		r.set(engine.Errf(path, "a patch changes at least one field"))
+	if r.Err == nil && set == 0 {
+		r.Set(engine.Errf(path, "a patch changes at least one field"))
 	}
 	return p
 }

@@ -5,7 +5,9 @@
 package casegen
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/ealscope/ealscope/engine"
 )
@@ -38,6 +40,15 @@ func Each[T any](n int, next func(i int) (T, error), use func(i int, c T) error)
 		}
 	}
 	return nil
+}
+
+// Bytes collects what write streams (a corpus written one case at a time) into memory.
+func Bytes(write func(w io.Writer) error) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // CheckScopes runs the oracle on every probe of a case at its final block: an in-scope probe

@@ -2,6 +2,7 @@ package casegen
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"testing"
 )
@@ -32,5 +33,18 @@ func TestTakeAndEach(t *testing.T) {
 	})
 	if !errors.Is(err, boom) || !slices.Equal(used, []int{1, 2, 3}) {
 		t.Errorf("Each stopped with %v after %v", err, used)
+	}
+}
+
+func TestBytes(t *testing.T) {
+	got, err := Bytes(func(w io.Writer) error {
+		_, err := io.WriteString(w, "a\nb\n")
+		return err
+	})
+	if err != nil || string(got) != "a\nb\n" {
+		t.Errorf("Bytes = %q, %v", got, err)
+	}
+	if _, err := Bytes(func(w io.Writer) error { return errors.New("disk full") }); err == nil || err.Error() != "disk full" {
+		t.Errorf("Bytes error %v, want disk full", err)
 	}
 }

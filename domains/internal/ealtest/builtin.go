@@ -19,6 +19,16 @@ func Builtin(t testing.TB, d engine.CorpusReader) []*engine.Case {
 	return cases
 }
 
+// BuiltinAtLeast is Builtin for a test that needs at least min built-in cases.
+func BuiltinAtLeast(t testing.TB, d engine.CorpusReader, min int) []*engine.Case {
+	t.Helper()
+	cases := Builtin(t, d)
+	if len(cases) < min {
+		t.Fatalf("want at least %d built-in cases, got %d", min, len(cases))
+	}
+	return cases
+}
+
 // Generated builds n generated cases of a domain (seed 1) as engine cases, numbered from line
 // 1 as the corpus reader numbers them; benchmarks call it outside the timer.
 func Generated[C any](t testing.TB, n int, generate func(n int, seed uint64) ([]C, error), toEngine func(c C, line int) *engine.Case) []*engine.Case {

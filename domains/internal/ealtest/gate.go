@@ -2,6 +2,7 @@ package ealtest
 
 import (
 	"encoding/json"
+	"maps"
 	"sort"
 	"strings"
 	"testing"
@@ -41,13 +42,25 @@ func GateRows(t testing.TB, domainID string) []GateRow {
 	return out
 }
 
+// recipeFidelity are the fidelity errors of the preservation payloads every domain's shared
+// case has (sorted, comma-joined; "" for none): the faithful payload is exact and the one
+// that drops a record misses it.
+var recipeFidelity = map[string]string{
+	"preservation:faithful":       "",
+	"preservation:dropped_record": "missing_record",
+}
+
 // CheckTypedParser runs every typed memory of the domain's shared case in the gate's shared
 // cases: the parser must refuse exactly the memories EAL-Bench's parse_typed refused,
 // normalise the accepted ones to the state EAL-Bench re-serialised, reproduce the faithful
-// memory at every block, and give the preservation payloads named in fidelity the fidelity
-// errors listed there (sorted, comma-joined; "" for none).
-func CheckTypedParser(t *testing.T, d engine.Domain, c *engine.Case, rows int, fidelity map[string]string) {
+// memory at every block, and give the preservation payloads of recipeFidelity and of the
+// domain's own fidelity the fidelity errors listed there (sorted, comma-joined; "" for none).
+// Every payload named must be among the rows.
+func CheckTypedParser(t *testing.T, d engine.Domain, c *engine.Case, rows int, domainFidelity map[string]string) {
 	t.Helper()
+	fidelity := maps.Clone(recipeFidelity)
+	maps.Copy(fidelity, domainFidelity)
+	seen := map[string]bool{}
 	final, err := d.Replay(c, c.LastBlock())
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +91,7 @@ func CheckTypedParser(t *testing.T, d engine.Domain, c *engine.Case, rows int, f
 			}
 		}
 		if w, ok := fidelity[row.MemoryRef]; ok {
+			seen[row.MemoryRef] = true
 			p := engine.Fidelity(d, c, c.LastBlock(), final, records)
 			var errs []string
 			for e := range p.Errors {
@@ -91,5 +105,10 @@ func CheckTypedParser(t *testing.T, d engine.Domain, c *engine.Case, rows int, f
 	}
 	if len(got) != rows {
 		t.Errorf("%d %s rows, want %d", len(got), d.ID(), rows)
+	}
+	for ref := range fidelity {
+		if !seen[ref] {
+			t.Errorf("no accepted %s row %s", d.ID(), ref)
+		}
 	}
 }

@@ -14,6 +14,15 @@ type SourceAuthorityDomain interface {
 	engine.SourceAuthorityRules
 }
 
+// CheckSourceAuthorityRules runs the source-authority checks every domain passes:
+// CheckSourceAuthority on the shared case (sharedCase reads it from EAL-Bench data, so that
+// subtest skips when EALSCOPE_EAL_DATA is unset) and CheckFaithfulCitations on the built-in
+// corpus.
+func CheckSourceAuthorityRules(t *testing.T, d SourceAuthorityDomain, sharedCase func(t *testing.T) *engine.Case) {
+	t.Run("MatchesEALBench", func(t *testing.T) { CheckSourceAuthority(t, d, sharedCase(t)) })
+	t.Run("Builtin", func(t *testing.T) { CheckFaithfulCitations(t, d) })
+}
+
 // CheckSourceAuthority: the principal and authority capability of every turn of the shared
 // case c are exactly the ones EAL-Bench's source-authority adapter resolved
 // (source_authority_gate__shared_cases.json, case_source_authority).

@@ -1,0 +1,117 @@
+package envelope
+
+import (
+	"slices"
+
+	"github.com/ealscope/ealscope/domains/internal/adapt"
+	"github.com/ealscope/ealscope/engine"
+)
+
+// CaseSpec is what an envelope domain gives for the case-level roles every such domain fills
+// the same way: its identity and built-in corpus, how a terminal call is scored on the active
+// ledger, who may grant, and its trust schema. The case itself is the engine case's Source,
+// a HistorySource.
+type CaseSpec struct {
+	// DomainID and AdapterVersion are EAL-Bench's domain id and domain_adapter_version.
+	DomainID, AdapterVersion string
+	// BuiltinCorpusName and BuiltinCorpus are the corpus this project ships.
+	BuiltinCorpusName string
+	BuiltinCorpus     []byte
+	// ScoreCall scores one parsed terminal call against the probe's request on the active
+	// ledger.
+	ScoreCall func(ledger []*Record, p engine.Probe, name string, args map[string]any) engine.ToolScore
+	// AuthorityPrincipal is the prompt-policy context's authorized principal: the case
+	// metadata names none, so it is the one principal able to grant (FORMAT.md 8.1).
+	AuthorityPrincipal string
+	// Trust is the domain's trust schema (who speaks on which channel), and ToolRisks the
+	// risk class of each executor tool.
+	Trust     TrustTable
+	ToolRisks []engine.ToolClass
+}
+
+// HistorySource is an envelope domain's case: its history blocks and its ledger events.
+type HistorySource interface {
+	History() ([]Block, []Event)
+}
+
+func (a Adapter[S]) history(c *engine.Case) ([]Block, []Event) {
+	return adapt.Source[HistorySource](c, a.spec().Case.DomainID).History()
+}
+
+// ID implements engine.DomainIdentity.
+func (a Adapter[S]) ID() string { return a.spec().Case.DomainID }
+
+// AdapterVersion implements engine.DomainIdentity.
+func (a Adapter[S]) AdapterVersion() string { return a.spec().Case.AdapterVersion }
+
+// BuiltinCorpus implements engine.CorpusReader.
+func (a Adapter[S]) BuiltinCorpus() (string, []byte) {
+	s := a.spec().Case
+	return s.BuiltinCorpusName, s.BuiltinCorpus
+}
+
+// Replay implements engine.LedgerRules: the active ledger (FORMAT.md 3.3, 3.4).
+func (a Adapter[S]) Replay(c *engine.Case, through int) ([]engine.Record, error) {
+	_, events := a.history(c)
+	records, err := Replay(events, through)
+	if err != nil {
+		return nil, err
+	}
+	return Generic(records), nil
+}
+
+// ScoreToolCall implements engine.ExecutorSurface.
+func (a Adapter[S]) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
+	_, events := a.history(c)
+	ledger := func(through int) ([]*Record, error) { return Replay(events, through) }
+	return adapt.ScoreOnLedger(c, through, ledger, func(ledger []*Record) engine.ToolScore {
+		return a.spec().Case.ScoreCall(ledger, p, name, args)
+	})
+}
+
+// RenderBlock implements engine.WriterSurface.
+func (a Adapter[S]) RenderBlock(c *engine.Case, index int) string {
+	blocks, _ := a.history(c)
+	return RenderBlock(blocks[index])
+}
+
+// TurnPrincipal implements engine.SourceAuthorityRules: turns carry no actor_id, so a turn
+// speaks for its speaker_id (engine.Turn carries it as ActorID).
+func (a Adapter[S]) TurnPrincipal(t engine.Turn) string { return t.ActorID }
+
+// AuthorityCapablePrincipals implements engine.SourceAuthorityRules: the prompt-policy
+// context's authorized_principals.
+func (a Adapter[S]) AuthorityCapablePrincipals(*engine.Case) []string {
+	return []string{a.spec().Case.AuthorityPrincipal}
+}
+
+// RecordCitations implements engine.SourceAuthorityRules: the record's source_turn_ids, item
+// by item. A record of another domain cites nothing.
+func (a Adapter[S]) RecordCitations(r engine.Record) []string {
+	if e, ok := r.(*Record); ok {
+		return append([]string(nil), e.SourceTurnIDs...)
+	}
+	return nil
+}
+
+// ToolRiskClasses implements engine.TrustRules: the spec's ToolRisks (a copy).
+func (a Adapter[S]) ToolRiskClasses() []engine.ToolClass {
+	return slices.Clone(a.spec().Case.ToolRisks)
+}
+
+// ToolRisk implements engine.TrustRules: the tool's declared class, whatever the request (a
+// domain whose requests raise the class declares its own).
+func (a Adapter[S]) ToolRisk(name string, _ any) engine.RiskClass {
+	return engine.DeclaredRisk(a.ToolRiskClasses(), name)
+}
+
+// TurnTrust implements engine.TrustRules: the domain's trust schema on the turn's channel (no
+// channel when the case is another domain's).
+func (a Adapter[S]) TurnTrust(c *engine.Case, t engine.Turn, authorityCapable bool) engine.TrustAssignment {
+	var channel string
+	if src, ok := c.Source.(HistorySource); ok {
+		blocks, _ := src.History()
+		channel = TurnChannel(blocks, t)
+	}
+	return a.spec().Case.Trust.TurnTrust(channel, t, authorityCapable)
+}
