@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/ealref"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
@@ -20,7 +21,7 @@ import (
 const (
 	ControlsFile  = "src__eal_bench__eval__reference__controls_outcomes.json"
 	ResourcesFile = "src__eal_bench__eval__reference__resource_versions.json"
-	GateCasesFile = "source_authority_gate__shared_cases.json"
+	GateCasesFile = ealref.GateCasesFile
 )
 
 // Dir returns the folder of real EAL-Bench data files, or skips the test.
