@@ -1,17 +1,34 @@
 // Package ealref reads EAL-Bench's reference output files as the tests that compare against
 // them read them: one decoder of each file's rows, so the engine's, the domains' and the
-// command's tests agree on what a row holds. It names the files but never finds them: the
-// callers take the data folder from EALSCOPE_EAL_DATA (and skip when it is unset), and the
-// files are never copied into the repository.
+// command's tests agree on what a row holds, and one way to find the data folder
+// (EnvVar, skipping the test when it is unset). The files are never copied into the
+// repository.
 package ealref
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"testing"
 
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
+
+// EnvVar names the folder of EAL-Bench's files (../shared/eal/data beside the project); the
+// tests that compare against them read them only through it.
+const EnvVar = "EALSCOPE_EAL_DATA"
+
+// Dir is the EAL-Bench data folder. When EnvVar is unset it skips the test, saying what is
+// skipped ("the gate checks against EAL-Bench's own outputs"), so the suite passes without
+// the data.
+func Dir(t testing.TB, skipping string) string {
+	t.Helper()
+	dir := os.Getenv(EnvVar)
+	if dir == "" {
+		t.Skip(EnvVar + " is unset: skipping " + skipping + " (set it to ../shared/eal/data)")
+	}
+	return dir
+}
 
 // GateCasesFile is EAL-Bench's cited-source authority gate run on the three shared cases
 // (FORMAT.md 8.1; the data folder's README.md describes it).

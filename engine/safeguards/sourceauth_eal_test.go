@@ -22,21 +22,12 @@ var sharedCaseFiles = map[string]string{
 	"finance":       "domains__finance__data__benchmark_v1__airport_bond_reserve.json",
 }
 
-func ealData(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("EALSCOPE_EAL_DATA")
-	if dir == "" {
-		t.Skip("EALSCOPE_EAL_DATA is unset: skipping the gate checks against EAL-Bench's own outputs (set it to ../shared/eal/data)")
-	}
-	return dir
-}
-
 // TestGateReproducesEALBench runs the gate on every row and edge row of EAL-Bench's own gate
 // outputs for the three shared cases: where EAL-Bench produced a result ours is byte for byte
 // the same (in EAL-Bench's row encoding, and with exactly to_dict's keys in to_dict's order
 // for the gate's own objects); where its parser refused the memory ours refuses it too.
 func TestGateReproducesEALBench(t *testing.T) {
-	dir := ealData(t)
+	dir := ealref.Dir(t, "the gate checks against EAL-Bench's own outputs")
 	doc, err := ealref.ReadGateCases(filepath.Join(dir, ealref.GateCasesFile))
 	if err != nil {
 		t.Fatal(err)

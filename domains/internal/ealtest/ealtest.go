@@ -27,11 +27,7 @@ const (
 // Dir returns the folder of real EAL-Bench data files, or skips the test.
 func Dir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("EALSCOPE_EAL_DATA")
-	if dir == "" {
-		t.Skip("EALSCOPE_EAL_DATA is unset: skipping the checks against real EAL-Bench data (set it to ../shared/eal/data)")
-	}
-	return dir
+	return ealref.Dir(t, "the checks against real EAL-Bench data")
 }
 
 // Read returns the bytes of one EAL-Bench data file (skipping when EALSCOPE_EAL_DATA is unset).
