@@ -23,21 +23,21 @@ import (
 // exactly one run of the workspace holds such a chain; writerRun nil accepts any writer run
 // when exactly one matches. Errors say what was ambiguous or missing.
 func (s *Store) FindChain(ctx context.Context, runID, caseID, condition string, writerRun *int64) (ChainRow, error) {
+	// Only the runs' ids: a run's summary (Run, Runs) counts its trials and attempts, which a
+	// lookup by names does not need.
 	var runIDs []string
+	var err error
 	if runID != "" {
-		r, err := s.Run(ctx, runID)
-		if err != nil {
-			return ChainRow{}, err
+		pk, perr := s.runPK(ctx, runID)
+		if perr != nil {
+			return ChainRow{}, perr
 		}
-		runIDs = []string{r.RunID}
+		runIDs, err = queryAll(ctx, s.db, scanOne[string], `SELECT run_id FROM runs WHERE run_pk = ?`, pk)
 	} else {
-		all, err := s.Runs(ctx)
-		if err != nil {
-			return ChainRow{}, err
-		}
-		for _, r := range all {
-			runIDs = append(runIDs, r.RunID)
-		}
+		runIDs, err = queryAll(ctx, s.db, scanOne[string], `SELECT run_id FROM runs ORDER BY run_id`)
+	}
+	if err != nil {
+		return ChainRow{}, err
 	}
 	var hits []ChainRow
 	for _, id := range runIDs {
