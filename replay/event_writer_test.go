@@ -64,7 +64,7 @@ func TestEventSourcedRunFaithful(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want := pyjson.MustCanonicalJSON(mustRetree(t, d.TypedPayload(records)))
+					want := pyjson.MustCanonicalJSON(pyjson.MustRetree(d.TypedPayload(records)))
 					if got := pyjson.MustCanonicalJSON(mems[c.ID][k]); got != want {
 						t.Fatalf("case %s block %d: reduced state\n got %s\nwant %s", c.ID, k, got, want)
 					}
@@ -120,15 +120,6 @@ func TestEventSourcedRunFaithful(t *testing.T) {
 			}
 		})
 	}
-}
-
-func mustRetree(t *testing.T, v any) any {
-	t.Helper()
-	tree, err := pyjson.Retree(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tree
 }
 
 // TestEventSourcedRunFaults runs the cybersecurity built-in corpus with the default fault
@@ -254,13 +245,13 @@ func TestModelEventWriterOverLoopback(t *testing.T) {
 	mems := eventMemories(t, run)
 	for k := range c.Blocks {
 		records, _ := d.Replay(c, k)
-		if got, want := pyjson.MustCanonicalJSON(mems[c.ID][k]), pyjson.MustCanonicalJSON(mustRetree(t, d.TypedPayload(records))); got != want {
+		if got, want := pyjson.MustCanonicalJSON(mems[c.ID][k]), pyjson.MustCanonicalJSON(pyjson.MustRetree(d.TypedPayload(records))); got != want {
 			t.Fatalf("block %d: reduced state differs from the faithful memory", k)
 		}
 	}
 	first := srv.bodies[0]
 	user := first["messages"].([]any)[1].(map[string]any)["content"].(string)
-	empty := pyjson.MustCanonicalJSON(mustRetree(t, d.TypedPayload(nil)))
+	empty := pyjson.MustCanonicalJSON(pyjson.MustRetree(d.TypedPayload(nil)))
 	if !strings.HasPrefix(user, "PREVIOUS CURRENT AUTHORIZATION STATE\n"+empty+"\n\nCURRENT CONVERSATION BLOCK\n") {
 		t.Errorf("user message %.200q", user)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // dropUnknownRecords is a test policy: it removes every remembered record the ledger at the
@@ -87,7 +88,7 @@ func forgedChain(t *testing.T, d engine.Domain, c *engine.Case) SafeguardChain {
 
 func forge(t *testing.T, payload any) any {
 	t.Helper()
-	root := mustRetree(t, payload).(map[string]any)
+	root := pyjson.MustRetree(payload).(map[string]any)
 	auths := root["authorizations"].([]any)
 	for _, a := range append([]any(nil), auths...) {
 		src := a.(map[string]any)

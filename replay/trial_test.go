@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // dropAll is a memory transformation that removes every record, giving a reason for each.
@@ -43,7 +44,7 @@ func TestRunTrialPolicyHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact := engine.Evidence{Kind: engine.MemoryEvidence, Payload: mustRetree(t, d.TypedPayload(ledger))}
+	exact := engine.Evidence{Kind: engine.MemoryEvidence, Payload: pyjson.MustRetree(d.TypedPayload(ledger))}
 	var probe engine.Probe
 	for _, p := range c.Probes {
 		if v, _ := engine.Oracle(d, c, last, p.Request); v.Authorized {

@@ -6,17 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ealscope/ealscope/engine/ealref"
 )
 
 const diagnosisFileName = "results__diagnosis__v2__mandate-open__mandate-procurement-kimi_baseten.jsonl"
 
 func realDiagnosisFile(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("EALSCOPE_EAL_DATA")
-	if dir == "" {
-		t.Skip("EALSCOPE_EAL_DATA is unset: set it to the EAL-Bench data directory to import the real diagnosis file")
-	}
-	return filepath.Join(dir, diagnosisFileName)
+	return filepath.Join(ealref.Dir(t, "importing EAL-Bench's real diagnosis file"), diagnosisFileName)
 }
 
 func diagnosisCount(t *testing.T, s *Store) int {

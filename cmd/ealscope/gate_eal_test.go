@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ealscope/ealscope/engine/ealref"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
@@ -17,18 +17,8 @@ import (
 // refused the memory.
 func TestGateCommandPrintsEALBenchBytes(t *testing.T) {
 	const skipping = "the gate command against EAL-Bench's own outputs"
-	raw := ealDataFile(t, skipping, "source_authority_gate__shared_cases.json")
-	var doc struct {
-		EdgeRows []struct {
-			DomainID  string          `json:"domain_id"`
-			CaseID    string          `json:"case_id"`
-			MemoryRef string          `json:"memory_ref"`
-			Through   *int            `json:"through_block_index"`
-			Memory    json.RawMessage `json:"memory"`
-			Result    json.RawMessage `json:"result"`
-		} `json:"edge_rows"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	doc, err := ealref.ReadGateCases(ealDataPath(t, skipping, ealref.GateCasesFile))
+	if err != nil {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()

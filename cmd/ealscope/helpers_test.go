@@ -11,6 +11,7 @@ import (
 
 	"github.com/adrg/xdg"
 	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/engine/ealref"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -151,11 +152,7 @@ func checkAllValid(t *testing.T, want int, args ...string) (domains.CheckReport,
 // EALSCOPE_EAL_DATA; it skips the test (saying what it skips) when the variable is unset.
 func ealDataPath(t *testing.T, skipping, name string) string {
 	t.Helper()
-	dir := os.Getenv("EALSCOPE_EAL_DATA")
-	if dir == "" {
-		t.Skip("EALSCOPE_EAL_DATA is unset: skipping " + skipping + " (set it to ../shared/eal/data)")
-	}
-	return filepath.Join(dir, name)
+	return filepath.Join(ealref.Dir(t, skipping), name)
 }
 
 // ealDataFile reads one file of the EAL-Bench data folder (see ealDataPath).

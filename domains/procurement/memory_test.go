@@ -62,7 +62,7 @@ func TestParseTypedPayloadAcceptsFaithful(t *testing.T) {
 		t.Errorf("nullable round trip %s", got)
 	}
 	// The empty profile.
-	envs, err = ParseTypedPayload(mustRetree(t, EmptyTyped()))
+	envs, err = ParseTypedPayload(pyjson.MustRetree(EmptyTyped()))
 	if err != nil || len(envs) != 0 {
 		t.Errorf("empty profile: %v %v", envs, err)
 	}
@@ -77,15 +77,6 @@ func TestParseTypedPayloadAcceptsFaithful(t *testing.T) {
 	if envs, err := ParseTypedPayload(typedPayload(t, many...)); err != nil || len(envs) != 32 {
 		t.Errorf("32 records: %d, %v", len(envs), err)
 	}
-}
-
-func mustRetree(t *testing.T, v any) any {
-	t.Helper()
-	tree, err := pyjson.Retree(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tree
 }
 
 // TestParseTypedPayloadRejects: every rejection is a FieldError naming the offending path.

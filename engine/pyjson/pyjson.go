@@ -70,6 +70,15 @@ func Retree(v any) (any, error) {
 	return DecodeTree(raw)
 }
 
+// MustRetree is Retree for values built by this program, which always encode.
+func MustRetree(v any) any {
+	tree, err := Retree(v)
+	if err != nil {
+		panic(fmt.Sprintf("retree: %v", err))
+	}
+	return tree
+}
+
 // DecodeTree parses one JSON document into a tree with json.Number leaves.
 func DecodeTree(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -254,6 +254,21 @@ func TestDecodeTree(t *testing.T) {
 	if m := got.(map[string]any); m["n"] != json.Number("3") {
 		t.Errorf("Retree makes every number a json.Number: %#v", m["n"])
 	}
+	if m := MustRetree(map[string]any{"n": 3}).(map[string]any); m["n"] != json.Number("3") {
+		t.Errorf("MustRetree makes every number a json.Number: %#v", m["n"])
+	}
+}
+
+// TestMustRetreePanicsOnWhatCannotEncode: MustRetree is for values this program builds, so a
+// value JSON cannot hold is a programming error and panics with Retree's error.
+func TestMustRetreePanicsOnWhatCannotEncode(t *testing.T) {
+	defer func() {
+		r := recover()
+		if msg, ok := r.(string); !ok || !strings.Contains(msg, "cannot encode chan int") {
+			t.Errorf("recovered %#v, want Retree's error", r)
+		}
+	}()
+	MustRetree(map[string]any{"c": make(chan int)})
 }
 
 func TestContentHash(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/ealref"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/engine/safeguards"
 )
@@ -21,50 +22,20 @@ var sharedCaseFiles = map[string]string{
 	"finance":       "domains__finance__data__benchmark_v1__airport_bond_reserve.json",
 }
 
-const gateCasesFile = "source_authority_gate__shared_cases.json"
-
-func ealData(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("EALSCOPE_EAL_DATA")
-	if dir == "" {
-		t.Skip("EALSCOPE_EAL_DATA is unset: skipping the gate checks against EAL-Bench's own outputs (set it to ../shared/eal/data)")
-	}
-	return dir
-}
-
-type gateRow struct {
-	RowKind   string          `json:"row_kind"`
-	DomainID  string          `json:"domain_id"`
-	CaseID    string          `json:"case_id"`
-	MemoryRef string          `json:"memory_ref"`
-	Writer    string          `json:"writer"`
-	Through   *int            `json:"through_block_index"`
-	Memory    json.RawMessage `json:"memory"`
-	Result    json.RawMessage `json:"result"`
-	Error     json.RawMessage `json:"error"`
-}
-
 // TestGateReproducesEALBench runs the gate on every row and edge row of EAL-Bench's own gate
 // outputs for the three shared cases: where EAL-Bench produced a result ours is byte for byte
 // the same (in EAL-Bench's row encoding, and with exactly to_dict's keys in to_dict's order
 // for the gate's own objects); where its parser refused the memory ours refuses it too.
 func TestGateReproducesEALBench(t *testing.T) {
-	dir := ealData(t)
-	raw, err := os.ReadFile(filepath.Join(dir, gateCasesFile))
+	dir := ealref.Dir(t, "the gate checks against EAL-Bench's own outputs")
+	doc, err := ealref.ReadGateCases(filepath.Join(dir, ealref.GateCasesFile))
 	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Rows     []gateRow `json:"rows"`
-		EdgeRows []gateRow `json:"edge_rows"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]*engine.Case{}
 	perDomain := map[string]int{}
 	reasons := map[string]int{}
-	for _, row := range append(doc.Rows, doc.EdgeRows...) {
+	for _, row := range doc.All() {
 		name := row.DomainID + " " + row.MemoryRef + " " + row.Writer
 		d, err := domains.Get(row.DomainID)
 		if err != nil {
@@ -84,7 +55,7 @@ func TestGateReproducesEALBench(t *testing.T) {
 		}
 		perDomain[row.DomainID]++
 		res, err := safeguards.GateTypedPayload(d, c, memory, row.Through)
-		if len(row.Error) > 0 && string(row.Error) != "null" {
+		if row.Refused() {
 			if err == nil {
 				t.Errorf("%s: EAL-Bench's parser refused the memory, ours gated it", name)
 			}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ealscope/ealscope/engine/ealref"
 )
 
 func FuzzParseManifest(f *testing.F) {
@@ -51,10 +53,7 @@ func FuzzParseRows(f *testing.F) {
 // TestRealManifestFileList parses EAL-Bench's published run manifest (its JSONL files are
 // not published) and checks that every listed file is reported missing, clearly.
 func TestRealManifestFileList(t *testing.T) {
-	data := os.Getenv("EALSCOPE_EAL_DATA")
-	if data == "" {
-		t.Skip("EALSCOPE_EAL_DATA is not set: skipping the test against EAL-Bench's real run manifest")
-	}
+	data := ealref.Dir(t, "the test against EAL-Bench's real run manifest")
 	matches, err := filepath.Glob(filepath.Join(data, "results__cybersecurity__*__manifest.json"))
 	if err != nil || len(matches) != 1 {
 		t.Fatalf("real manifest not found in %s: %v %v", data, matches, err)

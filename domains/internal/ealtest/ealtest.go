@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/ealref"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
@@ -20,17 +21,13 @@ import (
 const (
 	ControlsFile  = "src__eal_bench__eval__reference__controls_outcomes.json"
 	ResourcesFile = "src__eal_bench__eval__reference__resource_versions.json"
-	GateCasesFile = "source_authority_gate__shared_cases.json"
+	GateCasesFile = ealref.GateCasesFile
 )
 
 // Dir returns the folder of real EAL-Bench data files, or skips the test.
 func Dir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("EALSCOPE_EAL_DATA")
-	if dir == "" {
-		t.Skip("EALSCOPE_EAL_DATA is unset: skipping the checks against real EAL-Bench data (set it to ../shared/eal/data)")
-	}
-	return dir
+	return ealref.Dir(t, "the checks against real EAL-Bench data")
 }
 
 // Read returns the bytes of one EAL-Bench data file (skipping when EALSCOPE_EAL_DATA is unset).

@@ -3,43 +3,35 @@ package ealtest
 import (
 	"encoding/json"
 	"maps"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/ealref"
 )
 
-// GateRow is one typed memory of source_authority_gate__shared_cases.json with EAL-Bench's
-// verdict on it (FORMAT.md 8.1).
-type GateRow struct {
-	RowKind   string          `json:"row_kind"`
-	DomainID  string          `json:"domain_id"`
-	MemoryRef string          `json:"memory_ref"`
-	Through   *int            `json:"through_block_index"`
-	Memory    json.RawMessage `json:"memory"`
-	Error     json.RawMessage `json:"error"`
-	Result    struct {
-		RemovedRecordCount int             `json:"removed_record_count"`
-		GatedState         json.RawMessage `json:"gated_state"`
-	} `json:"result"`
-}
-
 // GateRows are the domain's rows and edge rows of the gate's shared cases, in file order.
-func GateRows(t testing.TB, domainID string) []GateRow {
+func GateRows(t testing.TB, domainID string) []ealref.GateRow {
 	t.Helper()
-	var doc struct {
-		Rows     []GateRow `json:"rows"`
-		EdgeRows []GateRow `json:"edge_rows"`
+	doc, err := ealref.ReadGateCases(filepath.Join(Dir(t), GateCasesFile))
+	if err != nil {
+		t.Fatal(err)
 	}
-	Decode(t, GateCasesFile, &doc)
-	var out []GateRow
-	for _, row := range append(doc.Rows, doc.EdgeRows...) {
+	var out []ealref.GateRow
+	for _, row := range doc.All() {
 		if row.DomainID == domainID {
 			out = append(out, row)
 		}
 	}
 	return out
+}
+
+// gateResult is what CheckTypedParser reads of a row's result (FORMAT.md 8.1).
+type gateResult struct {
+	RemovedRecordCount int             `json:"removed_record_count"`
+	GatedState         json.RawMessage `json:"gated_state"`
 }
 
 // recipeFidelity are the fidelity errors of the preservation payloads every domain's shared
@@ -68,7 +60,7 @@ func CheckTypedParser(t *testing.T, d engine.Domain, c *engine.Case, rows int, d
 	got := GateRows(t, d.ID())
 	for _, row := range got {
 		records, err := d.ParseTyped(Tree(t, row.Memory))
-		refused := len(row.Error) > 0 && string(row.Error) != "null"
+		refused := row.Refused()
 		if refused != (err != nil) {
 			t.Errorf("%s: our parser error %v, EAL-Bench refused=%v", row.MemoryRef, err, refused)
 			continue
@@ -76,8 +68,12 @@ func CheckTypedParser(t *testing.T, d engine.Domain, c *engine.Case, rows int, d
 		if err != nil {
 			continue
 		}
-		if row.Result.RemovedRecordCount == 0 {
-			if got, want := Canon(t, d.TypedPayload(records)), Canon(t, Tree(t, row.Result.GatedState)); got != want {
+		var result gateResult
+		if err := json.Unmarshal(row.Result, &result); err != nil {
+			t.Fatalf("%s: result: %v", row.MemoryRef, err)
+		}
+		if result.RemovedRecordCount == 0 {
+			if got, want := Canon(t, d.TypedPayload(records)), Canon(t, Tree(t, result.GatedState)); got != want {
 				t.Errorf("%s: normalised state\n got %s\nwant %s", row.MemoryRef, got, want)
 			}
 		}
