@@ -101,9 +101,9 @@ func (f failingExecutor) Provenance(seed int64) rundir.ModelProvenance {
 
 // storedRerun re-runs src's probes with memory mem (n repetitions, seed 20260821) and stores
 // every arm, building the re-run and its rows with replay/rerunstore (RerunSpecFor,
-// SaveRerun), as the headless command and the TUI do. rerunstore imports this package, so its
-// tests here cannot import it: the external test package sets RerunThroughStore to it
-// (rerunstore_hook_test.go).
+// SaveRerun), as the headless command and the TUI do. rerunstore imports this package, so
+// this package's own test files cannot import rerunstore; the external test package can, and
+// sets RerunThroughStore before any test runs (rerunstore_hook_test.go).
 func storedRerun(s *Store, src RerunSource, mem replay.RerunMemory, ex replay.Executor, n int) ([]replay.RerunResult, error) {
 	if RerunThroughStore == nil {
 		return nil, errors.New("RerunThroughStore is unset: rerunstore_hook_test.go did not run")
@@ -111,7 +111,7 @@ func storedRerun(s *Store, src RerunSource, mem replay.RerunMemory, ex replay.Ex
 	return RerunThroughStore(context.Background(), s, src, mem, ex, n)
 }
 
-// RerunThroughStore is set by the external test package before any test runs; call it
+// RerunThroughStore is storedRerun's re-run, set by rerunstore_hook_test.go; call it
 // through storedRerun.
 var RerunThroughStore func(ctx context.Context, s *Store, src RerunSource, mem replay.RerunMemory, ex replay.Executor, n int) ([]replay.RerunResult, error)
 
