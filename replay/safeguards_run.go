@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/ealscope/ealscope/engine"
 )
@@ -152,13 +151,10 @@ func SafeguardTableOf(chains []SafeguardChainSummary) []engine.SafeguardRow {
 	return engine.SafeguardTable(outcomes, engine.BootstrapSeed, engine.BootstrapDraws)
 }
 
-// SafeguardRunSpec is the lab over many chains: the same policies, executor and seed for all.
+// SafeguardRunSpec is the lab over many chains: the same arm settings for all.
 type SafeguardRunSpec struct {
-	Chains   []SafeguardChain
-	Policies []engine.Policy
-	Executor Executor
-	Seed     int64
-	Blocks   TrialBlocks
+	Chains []SafeguardChain
+	SafeguardArmSettings
 	// Workers bounds the chains evaluated at once (0: DefaultConcurrency); each chain's arms
 	// run one after the other, so Workers also bounds the calls in flight.
 	Workers int
@@ -167,7 +163,6 @@ type SafeguardRunSpec struct {
 	// Save stores one evaluated chain (one transaction per chain); it runs on one goroutine,
 	// in chain order, and may be nil.
 	Save func(ctx context.Context, ev *ChainEvaluation) error
-	Now  func() time.Time
 }
 
 // SafeguardRunResult is a run's lab: the summaries of the chains that finished whole, and the
@@ -198,8 +193,7 @@ func EvaluateRun(ctx context.Context, spec SafeguardRunSpec) (*SafeguardRunResul
 	}
 	all, err := runOrdered(ctx, len(spec.Chains), workers,
 		func(ctx context.Context, i int) (done, bool) {
-			ev, err := EvaluateChain(ctx, SafeguardSpec{Chain: spec.Chains[i], Policies: spec.Policies, Executor: spec.Executor, Seed: spec.Seed,
-				Blocks: spec.Blocks, Workers: 1, Now: spec.Now})
+			ev, err := EvaluateChain(ctx, SafeguardSpec{Chain: spec.Chains[i], SafeguardArmSettings: spec.SafeguardArmSettings, Workers: 1})
 			if err != nil {
 				return done{err: err}, true
 			}

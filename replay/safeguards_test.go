@@ -60,6 +60,12 @@ func testPolicies() []engine.Policy {
 	}
 }
 
+// builtinArms are the lab's arm settings for the test policies on the built-in executor,
+// which answers with the arms' own seed.
+func builtinArms(d engine.Domain, seed int64) SafeguardArmSettings {
+	return SafeguardArmSettings{Policies: testPolicies(), Executor: NewBuiltinExecutor(d, seed), Seed: seed}
+}
+
 // forgedChain is a typed chain whose memory is oracle-exact at every block, plus at the final
 // block one invented record: a copy of each ledger record under a new id with its ceiling
 // multiplied by 100.
@@ -113,7 +119,7 @@ func TestEvaluateChainForgedRecord(t *testing.T) {
 	for _, c := range cases {
 		ch := forgedChain(t, d, c)
 		progress := 0
-		ev, err := EvaluateChain(context.Background(), SafeguardSpec{Chain: ch, Policies: testPolicies(), Executor: NewBuiltinExecutor(d, 7), Seed: 7, Workers: 3,
+		ev, err := EvaluateChain(context.Background(), SafeguardSpec{Chain: ch, SafeguardArmSettings: builtinArms(d, 7), Workers: 3,
 			Progress: func(done, total int) { progress = done }})
 		if err != nil {
 			t.Fatalf("%s: %v", c.ID, err)
@@ -180,7 +186,7 @@ func TestEvaluateChainNotApplicableOnFreeText(t *testing.T) {
 	}
 	ch := SafeguardChain{Domain: d, Case: c, Condition: "incremental_text", Architecture: engine.ArchFreeText, ChainRef: "t",
 		Versions: []SafeguardVersion{{Block: c.LastBlock(), MemoryID: "m", Payload: m.Payload}}}
-	ev, err := EvaluateChain(context.Background(), SafeguardSpec{Chain: ch, Policies: testPolicies(), Executor: NewBuiltinExecutor(d, 1), Seed: 1})
+	ev, err := EvaluateChain(context.Background(), SafeguardSpec{Chain: ch, SafeguardArmSettings: builtinArms(d, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +234,7 @@ func TestEvaluateChainProviderErrorsAreNotEstimable(t *testing.T) {
 	retry := DefaultRetryPolicy()
 	retry.MaxAttempts = 1
 	ex := NewModelExecutor(d, NewModelClient(Model{Name: "fake", BaseURL: srv.URL + "/v1", Model: "fake", Temperature: 1, MaxTokens: 64, Concurrency: 2, TimeoutS: 10}, retry, nil))
-	ev, err := EvaluateChain(context.Background(), SafeguardSpec{Chain: ch, Policies: testPolicies(), Executor: ex, Seed: 3, Workers: 2})
+	ev, err := EvaluateChain(context.Background(), SafeguardSpec{Chain: ch, SafeguardArmSettings: SafeguardArmSettings{Policies: testPolicies(), Executor: ex, Seed: 3}, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +264,7 @@ func TestSafeguardsCancel(t *testing.T) {
 	d, ch := forgedFormingCase(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ev, err := EvaluateChain(ctx, SafeguardSpec{Chain: ch, Policies: testPolicies(), Executor: NewBuiltinExecutor(d, 1), Seed: 1, Workers: 1,
+	ev, err := EvaluateChain(ctx, SafeguardSpec{Chain: ch, SafeguardArmSettings: builtinArms(d, 1), Workers: 1,
 		Progress: func(done, total int) {
 			if done == 4 {
 				cancel()
@@ -286,7 +292,7 @@ func TestSafeguardsCancel(t *testing.T) {
 	rctx, rcancel := context.WithCancel(context.Background())
 	defer rcancel()
 	var saved []string
-	res, err := EvaluateRun(rctx, SafeguardRunSpec{Chains: chains, Policies: testPolicies(), Executor: NewBuiltinExecutor(d, 1), Seed: 1, Workers: 1,
+	res, err := EvaluateRun(rctx, SafeguardRunSpec{Chains: chains, SafeguardArmSettings: builtinArms(d, 1), Workers: 1,
 		Save: func(_ context.Context, ev *ChainEvaluation) error {
 			if ev.Cancelled {
 				t.Errorf("a cut-short chain %s was saved", ev.CaseID)

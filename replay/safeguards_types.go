@@ -83,21 +83,28 @@ const (
 	TrialsAtEveryBlock
 )
 
-// SafeguardSpec is one lab evaluation of a chain.
-type SafeguardSpec struct {
-	Chain    SafeguardChain
+// SafeguardArmSettings are what every arm of a lab evaluation shares, whether of one chain
+// (SafeguardSpec) or of a run's chains (SafeguardRunSpec): the policies gating the memory,
+// the executor answering both arms, its seed and the blocks re-run.
+type SafeguardArmSettings struct {
 	Policies []engine.Policy
 	Executor Executor
 	// Seed is the executor seed of every arm (both arms of a pair share it).
 	Seed   int64
 	Blocks TrialBlocks
+	// Now stamps created_at and the batch id (nil: time.Now).
+	Now func() time.Time
+}
+
+// SafeguardSpec is one lab evaluation of a chain.
+type SafeguardSpec struct {
+	Chain SafeguardChain
+	SafeguardArmSettings
 	// Workers bounds the calls in flight (0: DefaultConcurrency).
 	Workers int
 	// Progress, when set, is called after each finished arm (done of total), from one
 	// goroutine.
 	Progress func(done, total int)
-	// Now stamps created_at and the batch id (nil: time.Now).
-	Now func() time.Time
 }
 
 // SafeguardArm is one executor trial of the lab, everything a replay row stores.

@@ -82,8 +82,7 @@ func TestConcurrentWriters(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		spec := specFor(src, mem, replay.NewBuiltinExecutor(src.Domain, 20260821), 2)
-		rerun, _, rerunErr = replay.Rerun(ctx, spec, saveTo(f.s, src))
+		rerun, rerunErr = storedRerun(f.s, src, mem, replay.NewBuiltinExecutor(src.Domain, 20260821), 2)
 	}()
 	var imported []string
 	for i, p := range procs {

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -98,36 +99,21 @@ func (f failingExecutor) Provenance(seed int64) rundir.ModelProvenance {
 	return f.BuiltinExecutor.Provenance(seed)
 }
 
-func saveTo(s *Store, src RerunSource) replay.SaveFunc {
-	return func(ctx context.Context, r replay.RerunResult) error {
-		in := ReplayInput{
-			Chain: src.Chain.Key, ReplayID: r.ReplayID, BatchID: r.BatchID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
-			Variant: r.Memory.Variant, Architecture: r.Memory.Architecture, Source: r.Memory.Source, WrittenMemoryID: src.MemoryID,
-			Payload: r.Memory.Payload, ContentHash: r.Memory.ContentHash, MemoryFormed: r.MemoryFormed, FormationEstimable: r.FormationEstimable,
-			ExecutorTarget: r.Executor.TargetID, Executor: r.Executor, Repetition: r.Repetition, Seed: r.Seed, Messages: r.Messages, Tools: r.Tools,
-			RequestHash: r.RequestHash, Response: r.Response, Usage: r.Usage, Attempts: r.Attempts, LatencyMS: r.LatencyMS, Outcome: r.Outcome, CreatedAt: r.CreatedAt,
-		}
-		if r.Mirror != nil {
-			in.MirroredTrialID, in.MirroredContextHash = r.Mirror.TrialID, r.Mirror.ContextHash
-		}
-		return s.SaveReplay(ctx, in)
+// storedRerun re-runs src's probes with memory mem (n repetitions, seed 20260821) and stores
+// every arm, building the re-run and its rows with replay/rerunstore (RerunSpecFor,
+// SaveRerun), as the headless command and the TUI do. rerunstore imports this package, so
+// this package's own test files cannot import rerunstore; the external test package can, and
+// sets RerunThroughStore before any test runs (rerunstore_hook_test.go).
+func storedRerun(s *Store, src RerunSource, mem replay.RerunMemory, ex replay.Executor, n int) ([]replay.RerunResult, error) {
+	if RerunThroughStore == nil {
+		return nil, errors.New("RerunThroughStore is unset: rerunstore_hook_test.go did not run")
 	}
+	return RerunThroughStore(context.Background(), s, src, mem, ex, n)
 }
 
-func specFor(src RerunSource, mem replay.RerunMemory, ex replay.Executor, runs int) replay.RerunSpec {
-	spec := replay.RerunSpec{Domain: src.Domain, Case: src.Case, Block: src.Block, Memory: mem, Executor: ex, Runs: runs, Seed: 20260821}
-	for _, p := range src.Probes {
-		rp := replay.RerunProbe{Probe: p.Probe, OperationalContext: replay.OperationalContextFrom(src.Domain, p.Probe, p.ContextUserMessage)}
-		if mem.Variant == engine.VariantWritten {
-			rp.Formation = &replay.Formation{Formed: p.Formed, Estimable: p.FormationEstimable}
-			for _, m := range p.Mirrors {
-				rp.Mirrors = append(rp.Mirrors, replay.Mirror{TrialID: m.TrialID, ContextHash: m.ContextHash, ExecutorTarget: m.ExecutorTarget, ExecutorRunID: m.ExecutorRunID})
-			}
-		}
-		spec.Probes = append(spec.Probes, rp)
-	}
-	return spec
-}
+// RerunThroughStore is storedRerun's re-run, set by rerunstore_hook_test.go; call it
+// through storedRerun.
+var RerunThroughStore func(ctx context.Context, s *Store, src RerunSource, mem replay.RerunMemory, ex replay.Executor, n int) ([]replay.RerunResult, error)
 
 // TestRerunMirrorsImportedTrial: re-running an imported trial's memory sends the very request
 // the run sent (request hash = the trial's model-context content_hash), and the replay row
@@ -146,7 +132,7 @@ func TestRerunMirrorsImportedTrial(t *testing.T) {
 	if mem.ContentHash != src.ContentHash {
 		t.Fatalf("written memory hash %s, stored %s", mem.ContentHash, src.ContentHash)
 	}
-	got, _, err := replay.Rerun(ctx, specFor(src, mem, replay.NewBuiltinExecutor(src.Domain, 20260821), 1), saveTo(s, src))
+	got, err := storedRerun(s, src, mem, replay.NewBuiltinExecutor(src.Domain, 20260821), 1)
 	if err != nil || len(got) != len(src.Probes) {
 		t.Fatalf("%v, %d arms", err, len(got))
 	}
@@ -194,7 +180,7 @@ func TestReplayAttribution(t *testing.T) {
 	}
 	// Only the exact arm: the written side is the imported trial.
 	builtin := replay.NewBuiltinExecutor(src.Domain, 20260821)
-	if _, _, err := replay.Rerun(ctx, specFor(src, exact, builtin, 1), saveTo(s, src)); err != nil {
+	if _, err := storedRerun(s, src, exact, builtin, 1); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := s.AttributionForChain(ctx, chain.Key)
@@ -217,7 +203,7 @@ func TestReplayAttribution(t *testing.T) {
 	// A written arm whose call failed, and then an exact arm whose call failed.
 	mem, _ := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
 	failWritten := failingExecutor{builtin, map[string]bool{formed: true}}
-	if _, _, err := replay.Rerun(ctx, specFor(src, mem, failWritten, 1), saveTo(s, src)); err != nil {
+	if _, err := storedRerun(s, src, mem, failWritten, 1); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ = s.AttributionForChain(ctx, chain.Key)
@@ -230,7 +216,7 @@ func TestReplayAttribution(t *testing.T) {
 		}
 	}
 	failExact := failingExecutor{builtin, map[string]bool{formed: true}}
-	if _, _, err := replay.Rerun(ctx, specFor(src, exact, failExact, 1), saveTo(s, src)); err != nil {
+	if _, err := storedRerun(s, src, exact, failExact, 1); err != nil {
 		t.Fatal(err)
 	}
 	stored, _ := s.ReplaysForChain(ctx, chain.Key)
@@ -298,7 +284,7 @@ func TestReplayAttributionRepetitions(t *testing.T) {
 	builtin := replay.NewBuiltinExecutor(src.Domain, 1)
 	mem, _ := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
 	exact, _ := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
-	if _, _, err := replay.Rerun(ctx, specFor(src, mem, builtin, 3), saveTo(s, src)); err != nil {
+	if _, err := storedRerun(s, src, mem, builtin, 3); err != nil {
 		t.Fatal(err)
 	}
 	check := func(batch string) {
@@ -319,12 +305,12 @@ func TestReplayAttributionRepetitions(t *testing.T) {
 			}
 		}
 	}
-	got, _, err := replay.Rerun(ctx, specFor(src, exact, builtin, 3), saveTo(s, src))
+	got, err := storedRerun(s, src, exact, builtin, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	check(got[0].BatchID)
-	got, _, err = replay.Rerun(ctx, specFor(src, exact, builtin, 3), saveTo(s, src))
+	got, err = storedRerun(s, src, exact, builtin, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

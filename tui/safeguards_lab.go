@@ -23,6 +23,12 @@ import (
 // panel's): both arms of a pair share it, so they differ only in memory.
 const labSeed = 20260821
 
+// labArms are the settings of every arm the lab runs: the policies on the executor at
+// labSeed, re-running the given blocks.
+func labArms(policies []engine.Policy, ex replay.Executor, blocks replay.TrialBlocks) replay.SafeguardArmSettings {
+	return replay.SafeguardArmSettings{Policies: policies, Executor: ex, Seed: labSeed, Blocks: blocks}
+}
+
 // workspaceLab implements SafeguardLab over a workspace.
 type workspaceLab struct {
 	store  *runs.Store
@@ -108,8 +114,8 @@ func (l *workspaceLab) EvaluateChain(ctx context.Context, key ChainKey, executor
 	if err != nil {
 		return SafeguardChain{}, err
 	}
-	ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, Policies: policies, Executor: ex, Seed: labSeed,
-		Blocks: replay.TrialsAtEveryBlock, Progress: func(done, total int) { progress("trials", done, total) }})
+	ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch,
+		SafeguardArmSettings: labArms(policies, ex, replay.TrialsAtEveryBlock), Progress: func(done, total int) { progress("trials", done, total) }})
 	if err != nil {
 		return SafeguardChain{}, err
 	}
@@ -162,8 +168,8 @@ func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, 
 	if err != nil {
 		return SafeguardTable{}, err
 	}
-	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, Policies: policies, Executor: ex, Seed: labSeed,
-		Blocks: replay.TrialsAtFinalBlock, Progress: func(done, total int) { progress("chains", done, total) },
+	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains,
+		SafeguardArmSettings: labArms(policies, ex, replay.TrialsAtFinalBlock), Progress: func(done, total int) { progress("chains", done, total) },
 		Save: rerunstore.SaveSafeguards(l.store, keys, replay.TrialsAtFinalBlock)})
 	if err != nil {
 		return SafeguardTable{}, err

@@ -37,6 +37,11 @@ func (c *safeguardsCmd) trialBlocks() replay.TrialBlocks {
 	return replay.TrialsAtFinalBlock
 }
 
+// arms are the settings of every arm the command runs, for one chain or a run's chains.
+func (c *safeguardsCmd) arms(policies []engine.Policy, ex replay.Executor) replay.SafeguardArmSettings {
+	return replay.SafeguardArmSettings{Policies: policies, Executor: ex, Seed: c.Seed, Blocks: c.trialBlocks()}
+}
+
 func (c *safeguardsCmd) run(ctx context.Context, g *Globals) error {
 	oneChain := c.Case != "" || c.Condition != ""
 	switch {
@@ -79,7 +84,7 @@ func (c *safeguardsCmd) runChain(ctx context.Context, g *Globals, store *runs.St
 	if err != nil {
 		return err
 	}
-	ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, Policies: policies, Executor: ex, Seed: c.Seed, Blocks: c.trialBlocks(), Workers: c.Concurrency})
+	ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, SafeguardArmSettings: c.arms(policies, ex), Workers: c.Concurrency})
 	if err != nil {
 		return err
 	}
@@ -123,7 +128,7 @@ func (c *safeguardsCmd) runRun(ctx context.Context, g *Globals, store *runs.Stor
 	}
 	errw := g.textErr()
 	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{
-		Chains: chains, Policies: policies, Executor: ex, Seed: c.Seed, Blocks: c.trialBlocks(), Workers: c.Concurrency,
+		Chains: chains, SafeguardArmSettings: c.arms(policies, ex), Workers: c.Concurrency,
 		Save: rerunstore.SaveSafeguards(store, keys, c.trialBlocks()),
 		Progress: func(done, total int) {
 			if done == total || done%100 == 0 {

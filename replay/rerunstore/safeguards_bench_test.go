@@ -57,8 +57,8 @@ func BenchmarkSafeguardsRun(b *testing.B) {
 					b.Fatal(err)
 				}
 				loaded := time.Since(start)
-				spec := replay.SafeguardRunSpec{Chains: chains, Policies: policies, Executor: replay.NewBuiltinExecutor(engine.Domain(procurement.Domain{}), 20260821),
-					Seed: 20260821, Workers: runtime.GOMAXPROCS(0)}
+				spec := replay.SafeguardRunSpec{Chains: chains, SafeguardArmSettings: builtinArms(policies, engine.Domain(procurement.Domain{}), 20260821),
+					Workers: runtime.GOMAXPROCS(0)}
 				if mode == "store" {
 					spec.Save = rerunstore.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)
 				}

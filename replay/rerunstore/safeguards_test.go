@@ -80,8 +80,8 @@ func evaluateRun(t *testing.T, store *runs.Store, runID string, policies []engin
 	if skipped != 0 || len(chains) != 30 {
 		t.Fatalf("%d chains, %d skipped; want 30 and 0", len(chains), skipped)
 	}
-	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, Policies: policies, Executor: replay.NewBuiltinExecutor(chains[0].Domain, 20260821),
-		Seed: 20260821, Workers: 2, Save: rerunstore.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)})
+	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, SafeguardArmSettings: builtinArms(policies, chains[0].Domain, 20260821),
+		Workers: 2, Save: rerunstore.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +89,12 @@ func evaluateRun(t *testing.T, store *runs.Store, runID string, policies []engin
 		t.Fatalf("cancelled %v, %d chains", res.Cancelled, len(res.Chains))
 	}
 	return res
+}
+
+// builtinArms are the lab's arm settings for policies on the built-in executor, which answers
+// with the arms' own seed.
+func builtinArms(policies []engine.Policy, d engine.Domain, seed int64) replay.SafeguardArmSettings {
+	return replay.SafeguardArmSettings{Policies: policies, Executor: replay.NewBuiltinExecutor(d, seed), Seed: seed}
 }
 
 // rowCounts are one table row's counts: chains stopped (unauthorized actions prevented) and
@@ -225,7 +231,7 @@ func gateStopsWrongIssuer(t *testing.T, domain string) {
 		if len(invented) == 0 {
 			continue
 		}
-		ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, Policies: gate, Executor: replay.NewBuiltinExecutor(ch.Domain, 1), Seed: 1})
+		ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, SafeguardArmSettings: builtinArms(gate, ch.Domain, 1)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,8 +295,10 @@ func TestSafeguardStorageReplaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first *replay.ChainEvaluation
+	arms := builtinArms(gate, ch.Domain, 5)
+	arms.Blocks = replay.TrialsAtEveryBlock
 	for i := 0; i < 2; i++ {
-		ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, Policies: gate, Executor: replay.NewBuiltinExecutor(ch.Domain, 5), Seed: 5, Blocks: replay.TrialsAtEveryBlock})
+		ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, SafeguardArmSettings: arms})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,8 +381,8 @@ func TestSafeguardLabEventSourcingRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, Policies: gate, Executor: replay.NewBuiltinExecutor(chains[0].Domain, 20260821),
-		Seed: 20260821, Workers: 2, Save: rerunstore.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)})
+	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, SafeguardArmSettings: builtinArms(gate, chains[0].Domain, 20260821),
+		Workers: 2, Save: rerunstore.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)})
 	if err != nil {
 		t.Fatal(err)
 	}
