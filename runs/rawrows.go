@@ -55,9 +55,8 @@ type sealedChunk struct {
 
 // chunkWriter groups an import transaction's large rows into chunks. Chunk keys are given out
 // in order while the transaction holds the write lock, so a row is inserted with its chunk's
-// key before the chunk itself (row tables reference row_chunks with a deferred foreign key,
-// checked at the commit). Compression runs on worker goroutines; only the transaction's own
-// goroutine touches SQLite.
+// key before the chunk itself, and flush stores every chunk before the commit. Compression
+// runs on worker goroutines; only the transaction's own goroutine touches SQLite.
 type chunkWriter struct {
 	w        *txWriter
 	next     int64
@@ -263,4 +262,3 @@ func (rr *rowReader) chunk(ctx context.Context, pk int64) ([]byte, error) {
 	rr.order = append(rr.order, pk)
 	return raw, nil
 }
-

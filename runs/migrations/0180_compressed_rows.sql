@@ -3,6 +3,9 @@
 -- each such row keeps its chunk, offset, length and sha256 instead of its bytes in row_json
 -- (left ''). Every read decompresses the chunk and checks the hash (runs/rawrows.go). Rows
 -- imported before keep their row_json and chunk_pk NULL: nothing is rewritten, nothing lost.
+-- chunk_pk is not declared a foreign key: an import inserts a row before its chunk (the chunk
+-- is compressed meanwhile), and with a deferred key SQLite scans every row table, which has
+-- no index on chunk_pk, at each chunk's insert. A missing chunk is reported by the reader.
 CREATE TABLE row_chunks (
   chunk_pk  INTEGER PRIMARY KEY,
   run_pk    INTEGER NOT NULL REFERENCES runs (run_pk),
@@ -13,43 +16,43 @@ CREATE TABLE row_chunks (
   data      BLOB NOT NULL
 );
 
-ALTER TABLE memories ADD COLUMN chunk_pk INTEGER REFERENCES row_chunks (chunk_pk) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE memories ADD COLUMN chunk_pk INTEGER;
 ALTER TABLE memories ADD COLUMN chunk_offset INTEGER;
 ALTER TABLE memories ADD COLUMN chunk_length INTEGER;
 ALTER TABLE memories ADD COLUMN row_sha256 BLOB;
-ALTER TABLE attempts ADD COLUMN chunk_pk INTEGER REFERENCES row_chunks (chunk_pk) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE attempts ADD COLUMN chunk_pk INTEGER;
 ALTER TABLE attempts ADD COLUMN chunk_offset INTEGER;
 ALTER TABLE attempts ADD COLUMN chunk_length INTEGER;
 ALTER TABLE attempts ADD COLUMN row_sha256 BLOB;
-ALTER TABLE states ADD COLUMN chunk_pk INTEGER REFERENCES row_chunks (chunk_pk) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE states ADD COLUMN chunk_pk INTEGER;
 ALTER TABLE states ADD COLUMN chunk_offset INTEGER;
 ALTER TABLE states ADD COLUMN chunk_length INTEGER;
 ALTER TABLE states ADD COLUMN row_sha256 BLOB;
-ALTER TABLE evidence ADD COLUMN chunk_pk INTEGER REFERENCES row_chunks (chunk_pk) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE evidence ADD COLUMN chunk_pk INTEGER;
 ALTER TABLE evidence ADD COLUMN chunk_offset INTEGER;
 ALTER TABLE evidence ADD COLUMN chunk_length INTEGER;
 ALTER TABLE evidence ADD COLUMN row_sha256 BLOB;
-ALTER TABLE trials ADD COLUMN chunk_pk INTEGER REFERENCES row_chunks (chunk_pk) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE trials ADD COLUMN chunk_pk INTEGER;
 ALTER TABLE trials ADD COLUMN chunk_offset INTEGER;
 ALTER TABLE trials ADD COLUMN chunk_length INTEGER;
 ALTER TABLE trials ADD COLUMN row_sha256 BLOB;
-ALTER TABLE model_contexts ADD COLUMN chunk_pk INTEGER REFERENCES row_chunks (chunk_pk) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE model_contexts ADD COLUMN chunk_pk INTEGER;
 ALTER TABLE model_contexts ADD COLUMN chunk_offset INTEGER;
 ALTER TABLE model_contexts ADD COLUMN chunk_length INTEGER;
 ALTER TABLE model_contexts ADD COLUMN row_sha256 BLOB;
-ALTER TABLE calls ADD COLUMN chunk_pk INTEGER REFERENCES row_chunks (chunk_pk) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE calls ADD COLUMN chunk_pk INTEGER;
 ALTER TABLE calls ADD COLUMN chunk_offset INTEGER;
 ALTER TABLE calls ADD COLUMN chunk_length INTEGER;
 ALTER TABLE calls ADD COLUMN row_sha256 BLOB;
-ALTER TABLE executor_plan ADD COLUMN chunk_pk INTEGER REFERENCES row_chunks (chunk_pk) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE executor_plan ADD COLUMN chunk_pk INTEGER;
 ALTER TABLE executor_plan ADD COLUMN chunk_offset INTEGER;
 ALTER TABLE executor_plan ADD COLUMN chunk_length INTEGER;
 ALTER TABLE executor_plan ADD COLUMN row_sha256 BLOB;
-ALTER TABLE faults ADD COLUMN chunk_pk INTEGER REFERENCES row_chunks (chunk_pk) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE faults ADD COLUMN chunk_pk INTEGER;
 ALTER TABLE faults ADD COLUMN chunk_offset INTEGER;
 ALTER TABLE faults ADD COLUMN chunk_length INTEGER;
 ALTER TABLE faults ADD COLUMN row_sha256 BLOB;
-ALTER TABLE extra_rows ADD COLUMN chunk_pk INTEGER REFERENCES row_chunks (chunk_pk) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE extra_rows ADD COLUMN chunk_pk INTEGER;
 ALTER TABLE extra_rows ADD COLUMN chunk_offset INTEGER;
 ALTER TABLE extra_rows ADD COLUMN chunk_length INTEGER;
 ALTER TABLE extra_rows ADD COLUMN row_sha256 BLOB;
