@@ -81,6 +81,10 @@ func (st *runStreamer) rowChain(r rundir.Row, writer string, runKey string) (*ch
 	return st.chain(chainKey{r.Str("case_id"), r.Str("condition_id"), st.intern(writer), r.Int(runKey)})
 }
 
+// streamedHook, set by tests only, runs when streamRun has stored every row, while what it
+// keeps for the whole run (chain keys, the ids rows attach by) is still live.
+var streamedHook func()
+
 // streamRun stores every verified row of a run. Files are read in the order that attaches
 // rows to chains (memories first, then what points at them), each one pass, except evidence
 // and memory attempts, which a first pass reads for the one field that memories and states
@@ -287,6 +291,9 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 	// Derivation reads trials back right after: every chunk is stored first.
 	if err := w.flushChunks(); err != nil {
 		return err
+	}
+	if streamedHook != nil {
+		streamedHook()
 	}
 	for _, c := range st.order {
 		if _, err := w.exec("", `UPDATE chains SET architecture=?, eal_chain_ids_json=?, memory_count=? WHERE chain_pk=?`,

@@ -78,7 +78,7 @@ func init() {
 	// The fastest level: an import compresses every large row once, and the chunks of
 	// similar rows compress about twentyfold at it already. No frame checksum: every row
 	// carries its own sha256.
-	encoder, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(false), zstd.WithEncoderConcurrency(1))
+	encoder, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(false), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20))
 	if err != nil {
 		panic(err)
 	}
