@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"fmt"
 	"runtime"
@@ -77,9 +78,13 @@ func newChunkWriter(w *txWriter) (*chunkWriter, error) {
 
 // raw is the five values of rawColumns for one row of an artifact.
 func (w *txWriter) raw(runPK int64, artifact string, r rundir.Row) ([]any, error) {
-	text := rowJSON(r)
+	text := r.Raw
+	if len(text) == 0 { // a row built in memory
+		text = []byte(rowJSON(r))
+		r.Hashed = false
+	}
 	if len(text) < plainRowMax {
-		return []any{text, nil, nil, nil, nil}, nil
+		return []any{string(text), nil, nil, nil, nil}, nil
 	}
 	if w.chunks == nil {
 		cw, err := newChunkWriter(w)
@@ -88,10 +93,14 @@ func (w *txWriter) raw(runPK int64, artifact string, r rundir.Row) ([]any, error
 		}
 		w.chunks = cw
 	}
-	return w.chunks.add(runPK, artifact, text)
+	sum := r.RawSHA256
+	if !r.Hashed {
+		sum = sha256.Sum256(text)
+	}
+	return w.chunks.add(runPK, artifact, text, sum)
 }
 
-func (cw *chunkWriter) add(runPK int64, artifact, text string) ([]any, error) {
+func (cw *chunkWriter) add(runPK int64, artifact string, text []byte, sum [32]byte) ([]any, error) {
 	key := itoa(int(runPK)) + "\x00" + artifact
 	oc := cw.open[key]
 	if oc == nil {
@@ -99,7 +108,7 @@ func (cw *chunkWriter) add(runPK int64, artifact, text string) ([]any, error) {
 		cw.next++
 		cw.open[key] = oc
 	}
-	ref := oc.b.Add([]byte(text))
+	ref := oc.b.AddHashed(text, sum)
 	vals := []any{"", oc.pk, ref.Offset, ref.Length, ref.SHA256[:]}
 	if oc.b.Full() {
 		if err := cw.seal(oc); err != nil {

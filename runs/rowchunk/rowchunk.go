@@ -49,7 +49,12 @@ type Builder struct {
 
 // Add appends a row and returns where it is in the chunk.
 func (b *Builder) Add(row []byte) Ref {
-	ref := Ref{Offset: len(b.raw), Length: len(row), SHA256: sha256.Sum256(row)}
+	return b.AddHashed(row, sha256.Sum256(row))
+}
+
+// AddHashed is Add for a row whose sha256 is already known.
+func (b *Builder) AddHashed(row []byte, sum [32]byte) Ref {
+	ref := Ref{Offset: len(b.raw), Length: len(row), SHA256: sum}
 	b.raw = append(b.raw, row...)
 	b.rows++
 	return ref
