@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -13,8 +13,8 @@ import (
 // package can hand its builder and saver to them (see storedRerun in replays_test.go).
 func init() {
 	runs.RerunThroughStore = func(ctx context.Context, s *runs.Store, src runs.RerunSource, mem replay.RerunMemory, ex replay.Executor, n int) ([]replay.RerunResult, error) {
-		spec := rerunstore.RerunSpecFor(src, mem, src.Probes, ex, n, 20260821)
-		results, _, err := replay.Rerun(ctx, spec, rerunstore.SaveRerun(s, src))
+		spec := workbench.RerunSpecFor(src, mem, src.Probes, ex, n, 20260821)
+		results, _, err := replay.Rerun(ctx, spec, workbench.SaveRerun(s, src))
 		return results, err
 	}
 }

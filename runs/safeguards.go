@@ -3,7 +3,7 @@ package runs
 // The safeguard lab's storage (issue 17; migration 0120): what a lab evaluation reads from the
 // workspace (a chain's memory at every block) and what it writes (gated memories, record
 // decisions, paired arms, per-policy verdicts), one transaction per batch. Plain values only:
-// replay/ computes, replay/rerunstore converts, this file stores and reads back.
+// replay/ computes, replay/workbench converts, this file stores and reads back.
 
 import (
 	"context"
