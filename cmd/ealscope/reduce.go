@@ -7,8 +7,8 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/eventsource"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/engine/reftoken"
 	"github.com/ealscope/ealscope/engine/safetext"
-	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -42,7 +42,7 @@ func (c *reduceCmd) Run(g *Globals) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Batch, err)
 	}
-	out, err := eventsource.Reduce(rules.EventSourcingSpec(), d, batch, replay.ReferenceTokenizer())
+	out, err := eventsource.Reduce(rules.EventSourcingSpec(), d, batch, reftoken.Reference())
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Batch, err)
 	}
