@@ -10,7 +10,7 @@ import (
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
-// Attempt statuses and the state status of EAL-Bench's writer (FORMAT.md §4.4).
+// Attempt statuses and the state status of EAL-Bench's writer (docs/FORMATS.md §4.4).
 const (
 	StatusAccepted      = "accepted"
 	StatusNoChange      = "no_change"

@@ -22,7 +22,7 @@ func artifactSchemaVersions(d engine.Domain) map[string]any {
 	return out
 }
 
-// capacitySection is the manifest's capacity object (FORMAT.md §4.5): per case the history
+// capacitySection is the manifest's capacity object (docs/FORMATS.md §4.5): per case the history
 // and faithful memory sizes in reference tokens.
 func capacitySection(d engine.Domain, cases []*engine.Case, tokens reftoken.Counter) (map[string]any, error) {
 	largest := 0

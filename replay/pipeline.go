@@ -47,7 +47,7 @@ type Options struct {
 	Cases      []*engine.Case
 	Conditions []engine.Condition
 	Writer     Writer
-	// EventWriter writes the bounded_event_sourced_typed chains (FORMAT.md 8.2).
+	// EventWriter writes the bounded_event_sourced_typed chains (docs/FORMATS.md 8.2).
 	EventWriter  Writer
 	Executor     Executor
 	WriterRuns   int

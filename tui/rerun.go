@@ -1,6 +1,6 @@
 package tui
 
-// The re-run panel (issue 6): `r` in the chain view re-runs the executor on the current
+// The re-run panel: `r` in the chain view re-runs the executor on the current
 // block's probes with written, oracle-exact or hand-edited memory, and shows the arms side by
 // side. Every arm runs through replay.StartRerun and is stored through the Rerunner as it
 // finishes; events are drained one message at a time (CONVENTIONS §10) and esc cancels

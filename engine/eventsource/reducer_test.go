@@ -204,7 +204,7 @@ func (f domainFixture) noPredecessor() any {
 
 // TestHandBuiltBatches drives each domain's reducer through issue, patch, revoke, replace,
 // bad targets, a failed update, a replace of a revoked record and a capacity overflow, and
-// checks the lifecycle rules the reference reductions establish (FORMAT.md 8.2): procurement
+// checks the lifecycle rules the reference reductions establish (docs/FORMATS.md 8.2): procurement
 // keeps inactive records visible (so they stay addressable), cybersecurity and finance drop
 // them unless the block names their id.
 func TestHandBuiltBatches(t *testing.T) {

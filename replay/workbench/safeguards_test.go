@@ -193,7 +193,7 @@ func TestSafeguardLabBuiltinRun(t *testing.T) {
 
 // The scripted writer's extra_record_wrong_issuer fault invents a record citing a turn whose
 // speaker cannot grant (replay/faults.go): the gate removes that record from every gated
-// version, for the reason FORMAT.md 8.1 names, and with it every false authority it alone
+// version, for the reason docs/FORMATS.md 8.1 names, and with it every false authority it alone
 // formed.
 func TestSourceAuthorityGateStopsWrongIssuerRecords(t *testing.T) {
 	for _, domain := range []string{"procurement", "cybersecurity", "finance"} {
@@ -365,7 +365,7 @@ func TestSafeguardStorageReplaces(t *testing.T) {
 	}
 }
 
-// The event-sourcing row (FORMAT.md 8.2): a built-in run holding bounded_event_sourced_typed
+// The event-sourcing row (docs/FORMATS.md 8.2): a built-in run holding bounded_event_sourced_typed
 // beside incremental_typed gives a row pairing the two by case and writer run. It needs the
 // event-sourced writer condition (the events branch); a build without it skips.
 func TestSafeguardLabEventSourcingRow(t *testing.T) {
