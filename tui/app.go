@@ -518,7 +518,7 @@ func (m Model) runCommand(line string) (tea.Model, tea.Cmd) {
 				key.ConditionID, key.WriterRunID = k.ConditionID, k.WriterRunID
 			}
 		}
-		return m, resolveChainCmd(m.opts.Store, key.RunID, f[1], key.ConditionID, key.WriterRunID)
+		return m, resolveChainCmd(m.c.lifetime(), m.opts.Store, key.RunID, f[1], key.ConditionID, key.WriterRunID)
 	case "safeguards", "lab":
 		return m.safeguardsCommand()
 	case "link":

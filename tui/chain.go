@@ -95,7 +95,7 @@ func newChainScreen(c *common, store ChainReader, searcher Searcher, key ChainKe
 	}
 }
 
-func (s chainScreen) Init() tea.Cmd { return loadChainCmd(s.store, s.key.ID) }
+func (s chainScreen) Init() tea.Cmd { return loadChainCmd(s.c.lifetime(), s.store, s.key.ID) }
 
 func (s chainScreen) lastBlock() int {
 	if s.detail == nil {
@@ -136,7 +136,7 @@ func (s *chainScreen) setBlock(k int) tea.Cmd {
 		return exact
 	}
 	s.pending[k] = true
-	return tea.Batch(loadBlockCmd(s.store, *s.detail, k), exact)
+	return tea.Batch(loadBlockCmd(s.c.lifetime(), s.store, *s.detail, k), exact)
 }
 
 // capturing reports whether the screen wants every key (the search prompt is open).
@@ -225,7 +225,7 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 			s.searchSeq++
 			seq := s.searchSeq
 			started := func() tea.Msg { return taskStartedMsg{seq, "search"} }
-			return s, tea.Batch(started, searchCmd(s.searcher, seq, s.query))
+			return s, tea.Batch(started, searchCmd(s.c.lifetime(), s.searcher, seq, s.query))
 		case inputCancelled:
 			return s, nil
 		}

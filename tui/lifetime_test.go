@@ -1,0 +1,48 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/ealscope/ealscope/runs"
+)
+
+// blockingRuns is a workspace whose runs query waits until its context ends, as a slow query
+// on a large workspace would, and reports the context it was given.
+type blockingRuns struct {
+	Store
+	called chan context.Context
+}
+
+func (b blockingRuns) Runs(ctx context.Context) ([]runs.RunSummary, error) {
+	b.called <- ctx
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestQuitCancelsCommands: a query still running when the program quits is cancelled with
+// it, instead of running on against the workspace after the screen is gone.
+func TestQuitCancelsCommands(t *testing.T) {
+	store := blockingRuns{called: make(chan context.Context, 1)}
+	in, keys := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Run(context.Background(), Options{Store: store, NoColor: true}, in, &bytes.Buffer{}) }()
+	var queryCtx context.Context
+	select {
+	case queryCtx = <-store.called:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the runs screen never queried the workspace")
+	}
+	io.WriteString(keys, "q")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-queryCtx.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the program ended but the query it started was not cancelled")
+	}
+}
