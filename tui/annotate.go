@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -45,16 +44,15 @@ type AnnotationStore interface {
 
 var _ AnnotationStore = (*runs.Store)(nil)
 
-// annotatorOf is who labels when the chain view opens the screen: the configured annotator,
-// else $EALSCOPE_ANNOTATOR, else $USER.
+// annotatorOf is who labels when the chain view opens the screen: the annotation command's
+// annotator, else the one the options name (cmd/ealscope reads the environment), else
+// "annotator". The TUI itself reads no environment.
 func annotatorOf(o Options) string {
 	if o.Annotate != nil && o.Annotate.Annotator != "" {
 		return o.Annotate.Annotator
 	}
-	for _, v := range []string{os.Getenv("EALSCOPE_ANNOTATOR"), os.Getenv("USER")} {
-		if v = strings.TrimSpace(v); v != "" {
-			return v
-		}
+	if a := strings.TrimSpace(o.Annotator); a != "" {
+		return a
 	}
 	return "annotator"
 }

@@ -46,3 +46,19 @@ func TestQuitCancelsCommands(t *testing.T) {
 		t.Fatal("the program ended but the query it started was not cancelled")
 	}
 }
+
+// TestAnnotatorFromOptions: the annotator the chain view's annotation screen labels as comes
+// from the options (the command reads the environment), never from the TUI's own environment.
+func TestAnnotatorFromOptions(t *testing.T) {
+	t.Setenv("EALSCOPE_ANNOTATOR", "from-the-environment")
+	t.Setenv("USER", "from-the-environment")
+	if got := annotatorOf(Options{}); got != "annotator" {
+		t.Errorf("no annotator in the options: %q, want annotator", got)
+	}
+	if got := annotatorOf(Options{Annotator: "ana"}); got != "ana" {
+		t.Errorf("options name ana: %q", got)
+	}
+	if got := annotatorOf(Options{Annotator: "ana", Annotate: &AnnotateStart{Annotator: "bo"}}); got != "bo" {
+		t.Errorf("the annotation command names bo: %q", got)
+	}
+}
