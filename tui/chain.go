@@ -63,6 +63,8 @@ type chainScreen struct {
 	// oracle-exact memory (the oracle baseline), both in chain_ledger.go.
 	ledger ledgerRow
 	exact  map[int]exactEntry
+	// words keeps the free-text word diffs drawn (diff.go), shared by the screen's copies.
+	words *wordDiffs
 
 	search    lineInput
 	query     string
@@ -91,7 +93,7 @@ func newChainScreen(c *common, store ChainReader, searcher Searcher, key ChainKe
 	return chainScreen{
 		c: c, store: store, searcher: searcher, key: key, want: block,
 		blocks: map[int]BlockDetail{}, pending: map[int]bool{}, scroll: map[pane]int{},
-		focus: paneTimeline, content: paneHistory,
+		focus: paneTimeline, content: paneHistory, words: &wordDiffs{},
 	}
 }
 

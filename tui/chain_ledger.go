@@ -291,9 +291,9 @@ func (s chainScreen) oracleLines(b BlockDetail, w int) []diffLine {
 		return append(out, fieldDiffInOrder(st, schemaPaths(sc), sc.ReadablePayload(x.Payload), sc.ReadablePayload(m.Payload), w, s.side)...)
 	}
 	if s.side {
-		return append(out, textDiffSide(st, x.Text, m.Text, w)...)
+		return append(out, textDiffSide(st, s.words, x.Text, m.Text, w)...)
 	}
-	return append(out, textDiffInline(st, x.Text, m.Text, w)...)
+	return append(out, textDiffInlineWith(st, s.words, x.Text, m.Text, w)...)
 }
 
 // ledgerExpandKey is enter described for the ledger table's help sheet.

@@ -62,3 +62,30 @@ func TestAnnotatorFromOptions(t *testing.T) {
 		t.Errorf("the annotation command names bo: %q", got)
 	}
 }
+
+// TestWordDiffOncePerBlock: drawing a free-text chain's memory pane again (every frame: a
+// key, a resize, the spinner) reuses the block's word diff instead of diffing again.
+func TestWordDiffOncePerBlock(t *testing.T) {
+	s, runID := testStore(t)
+	rows, err := s.Chains(context.Background(), runs.ChainFilter{RunID: runID, Condition: "incremental_text"})
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("no free-text chain in the fixture (err %v)", err)
+	}
+	k := presentChain(rows[0]).Key
+	m, err := New(Options{Store: s, Dark: ptr(true), NoColor: true, Start: Start{Chain: &k, Block: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = drive(t, m, 160, 50)
+	m.View()
+	drawn := m.chain.words.computed
+	if drawn == 0 {
+		t.Fatal("the memory pane drew no word diff")
+	}
+	for i := 0; i < 3; i++ {
+		m.View()
+	}
+	if m.chain.words.computed != drawn {
+		t.Fatalf("%d word diffs for the first frame, %d after three more frames of the same block", drawn, m.chain.words.computed)
+	}
+}
