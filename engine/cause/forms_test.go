@@ -42,7 +42,7 @@ func TestStatesValueInWriterForms(t *testing.T) {
 // plain message does not.
 func TestRelayLines(t *testing.T) {
 	for text, want := range map[string]bool{
-		"The OMS release queue still shows the following line":      true,
+		"The OMS release queue still shows the following line":        true,
 		"Fwd: approval from the CFO":                                  true,
 		"status=active; max=900; until=2027-02-01":                    true,
 		"I approve the purchase of up to 9,000 for the lab supplies.": false,
