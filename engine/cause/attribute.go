@@ -35,7 +35,7 @@ func Attribute(in Input) (Attribution, error) {
 	w := &work{in: in, lv: lv, relevant: lv.relevant(in.Request)}
 	w.requestValues()
 	w.h = newHistory(in, in.Block, w.reqLeaves)
-	a := Attribution{Basis: BasisHistory, EnteredHere: true}
+	a := Attribution{Basis: BasisHistory, EnteredHere: true, Block: in.Block, Attempts: in.Attempts}
 	if in.HaveMemory {
 		a.Basis = BasisMemory
 		if err := w.memoryChanges(); err != nil {
@@ -60,19 +60,15 @@ func Attribute(in Input) (Attribution, error) {
 	ranked = dedupeScored(ranked)
 	for i, s := range ranked {
 		t := w.h.turns[s.id]
-		c := Cause{Rank: i + 1, Role: s.role, TurnID: s.id, Block: s.block, Score: s.score, Evidence: s.ev, Change: s.change}
+		c := Cause{Rank: i + 1, Role: s.role, TurnID: s.id, Block: s.block, Score: s.score, Evidence: s.ev, Change: s.change, Record: s.record}
 		if t != nil {
 			c.Speaker = t.turn.Speaker
 		}
 		a.Causes = append(a.Causes, c)
 	}
+	a.landed = landed
 	a.Class = classOf(landed, a.Causes)
-	for _, c := range a.Causes {
-		if (c.Role == RoleMisleading || c.Role == RoleOwnAction) && c.Block == in.Block &&
-			(a.Class == RestatementApplied || a.Class == OwnActionAsApproval) {
-			a.Misleading = append(a.Misleading, c.TurnID)
-		}
-	}
+	a.setMisleading()
 	a.Ignored = w.ignored(landed)
 	seen := map[string]bool{}
 	for _, ig := range a.Ignored {
@@ -86,7 +82,7 @@ func Attribute(in Input) (Attribution, error) {
 	if in.HaveMemory && landed {
 		a.EnteredHere = w.enteredHere(a.Causes)
 	}
-	a.Explanation = explain(in, a)
+	a.Explanation = explain(a)
 	return a, nil
 }
 
@@ -330,3 +326,58 @@ func (w *work) enteredHere(causes []Cause) bool {
 }
 
 func joinIDs(ids []string) string { return strings.Join(ids, ", ") }
+
+// setMisleading lists the misleading turns of the error block, in rank order, when the class
+// is one a misleading turn explains.
+func (a *Attribution) setMisleading() {
+	a.Misleading = nil
+	if a.Class != RestatementApplied && a.Class != OwnActionAsApproval {
+		return
+	}
+	for _, c := range a.Causes {
+		if (c.Role == RoleMisleading || c.Role == RoleOwnAction) && c.Block == a.Block {
+			a.Misleading = append(a.Misleading, c.TurnID)
+		}
+	}
+}
+
+// Confirm re-ranks the causes after ablation: turns whose removal stops the failure come
+// first (a cause by intervention), the rest keep their order; the class and the sentence
+// follow the new first turn.
+func (a *Attribution) Confirm() {
+	sort.SliceStable(a.Causes, func(i, j int) bool { return stops(a.Causes[i]) && !stops(a.Causes[j]) })
+	for i := range a.Causes {
+		a.Causes[i].Rank = i + 1
+	}
+	a.Class = classOf(a.landed || updateLanded(a.Attempts), a.Causes)
+	a.setMisleading()
+	a.Explanation = explain(*a)
+}
+
+func stops(c Cause) bool { return c.Ablation != nil && c.Ablation.Status == AblationStops }
+
+// Support says how the first-ranked cause is supported: confirmed by ablation, or by rule.
+func (a Attribution) Support() string {
+	if top := a.Top(); top != nil && stops(*top) {
+		return "confirmed by ablation"
+	}
+	if a.JointStops() {
+		return "confirmed by joint ablation (overdetermined)"
+	}
+	return "rule-based"
+}
+
+// JointStops says the failure is overdetermined and withholding the turns behind every
+// granting record together stops it, the first-ranked turn among them.
+func (a Attribution) JointStops() bool {
+	top := a.Top()
+	if a.Joint == nil || top == nil || a.Joint.Ablation.Status != AblationStops {
+		return false
+	}
+	for _, id := range a.Joint.TurnIDs {
+		if id == top.TurnID {
+			return true
+		}
+	}
+	return false
+}

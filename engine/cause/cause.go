@@ -60,6 +60,8 @@ type Input struct {
 	// the request and the attempt statuses alone, and says so.
 	HaveMemory    bool
 	Before, After []engine.Record
+	// HaveBefore says there was a memory version before the block (Before may be empty).
+	HaveBefore bool
 }
 
 // Evidence is one reason a turn is ranked.
@@ -96,8 +98,18 @@ type Cause struct {
 	// Change names what the memory got wrong through this turn ("valid_until of auth_x
 	// written as ...; the ledger's issue says ..."), when the memory is known.
 	Change string `json:"change,omitempty"`
+	// Record is the granting record whose wrong value the turn stands behind ("" when the
+	// memory is not known).
+	Record string `json:"record,omitempty"`
 	// Ablation is set once the turn has been removed and the writer re-run.
 	Ablation *Ablation `json:"ablation,omitempty"`
+}
+
+// JointAblation is the outcome of withholding several turns together: the first-ranked turn
+// behind each record that grants the request, when no one of them alone stops the failure.
+type JointAblation struct {
+	TurnIDs  []string `json:"turn_ids"`
+	Ablation Ablation `json:"ablation"`
 }
 
 // Ablation is the outcome of re-running the writer without one turn.
@@ -105,6 +117,11 @@ type Ablation struct {
 	// Status is "stops" (the failure no longer forms), "still_forms", or "not_estimable".
 	Status string `json:"status"`
 	Detail string `json:"detail"`
+	// Granting are the records of the re-run memory that still grant the request, and
+	// Masked says none of them granted it in the memory as written: removing the turns
+	// exposed another error the writer had made, which the written memory masked.
+	Granting []string `json:"granting,omitempty"`
+	Masked   bool     `json:"masked,omitempty"`
 }
 
 // Ablation statuses.
@@ -142,6 +159,13 @@ type Attribution struct {
 	Basis string `json:"basis"`
 	// Changes are what the memory holds that the ledger does not, on the records that grant.
 	Changes []Change `json:"changes,omitempty"`
+	// Joint is set when the failure is overdetermined and the turns behind every granting
+	// record were withheld together.
+	Joint *JointAblation `json:"joint_ablation,omitempty"`
+	// Block and Attempts are the failure's error block and the writer's attempt statuses there.
+	Block    int      `json:"block"`
+	Attempts []string `json:"attempt_statuses"`
+	landed   bool
 }
 
 // Bases.
@@ -158,8 +182,12 @@ type Change struct {
 	Field  string `json:"field"`
 	Memory string `json:"memory"`
 	Ledger string `json:"ledger"`
-	// Here says the memory took the value at this block (it held something else before).
+	// Here says the memory took the value at this block (it held something else before, or
+	// there was no memory before).
 	Here bool `json:"here"`
+	// Stale says the value is one the ledger itself held at an earlier block (a change the
+	// principal made since was not applied).
+	Stale bool `json:"stale"`
 }
 
 // Text says the change for people.

@@ -7,13 +7,13 @@ import (
 
 // explain builds the one-sentence explanation from the evidence: what the top turn says or
 // did, and what the memory made of it. It names no more than the evidence holds.
-func explain(in Input, a Attribution) string {
+func explain(a Attribution) string {
 	var s string
 	top := a.Top()
 	switch a.Class {
 	case UpdateFailed:
 		s = fmt.Sprintf("The writer's update at block %d did not land (attempts: %s), so the memory kept a state the block changed",
-			in.Block, strings.Join(in.Attempts, ", "))
+			a.Block, strings.Join(a.Attempts, ", "))
 		if len(a.Ignored) > 0 {
 			ig := a.Ignored[0]
 			s += fmt.Sprintf("; it missed the %s of %s", ig.Type, ig.AuthorizationID)
@@ -29,11 +29,11 @@ func explain(in Input, a Attribution) string {
 		if who == "" {
 			who = "its speaker"
 		}
-		what := "a copy of a grant"
+		what := "does not come from a principal who can grant"
 		if a.Class == OwnActionAsApproval {
-			what = "the agent's own action line"
+			what = "is the agent's own action line"
 		}
-		s = fmt.Sprintf("Turn %s (%s) is %s: %s", top.TurnID, who, what, evidenceSummary(top.Evidence))
+		s = fmt.Sprintf("Turn %s (%s) %s: %s", top.TurnID, who, what, evidenceSummary(top.Evidence))
 		if top.Change != "" {
 			s += "; the writer took it: " + top.Change
 		} else {
@@ -51,10 +51,16 @@ func explain(in Input, a Attribution) string {
 			s += "; " + top.Change
 		}
 	default:
-		s = fmt.Sprintf("No turn up to block %d whose speaker cannot grant states what the memory grants, and no ledger event of the records the request depends on was misapplied", in.Block)
+		s = fmt.Sprintf("No turn up to block %d whose speaker cannot grant states what the memory grants, and no ledger event of the records the request depends on was misapplied", a.Block)
 	}
 	if !a.EnteredHere {
-		s += fmt.Sprintf("; the error was carried into block %d from an earlier one", in.Block)
+		s += fmt.Sprintf("; the error was carried into block %d from an earlier one", a.Block)
+	}
+	if top != nil && top.Ablation != nil && top.Ablation.Status == AblationStops {
+		s += fmt.Sprintf("; removing turn %s stops the failure (ablation)", top.TurnID)
+	} else if a.JointStops() {
+		s += fmt.Sprintf("; %d records grant the request, and removing turns %s together stops the failure (joint ablation)",
+			len(a.Joint.TurnIDs), strings.Join(a.Joint.TurnIDs, ", "))
 	}
 	if a.Basis == BasisHistory {
 		s += " (read from the history, the request and the attempt statuses: no memory)"

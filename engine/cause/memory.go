@@ -35,7 +35,7 @@ func (w *work) memoryChanges() error {
 		if led == nil {
 			c := Change{AuthorizationID: id, Here: prev == nil || valueKey(prev) != valueKey(mem)}
 			if b := w.lv.lastEvent(id, k); b >= 0 {
-				c.Ledger = fmt.Sprintf("no longer active after block %d", b)
+				c.Ledger, c.Stale = fmt.Sprintf("no longer active after block %d", b), true
 			}
 			w.changes = append(w.changes, c)
 			continue
@@ -47,11 +47,22 @@ func (w *work) memoryChanges() error {
 			}
 			here := prev == nil || !sameField(f, engine.GetPath(prev, f.Path), engine.GetPath(mem, f.Path))
 			fields = append(fields, Change{AuthorizationID: id, Field: f.Path, Memory: show(engine.GetPath(mem, f.Path)),
-				Ledger: show(engine.GetPath(led, f.Path)), Here: here})
+				Ledger: show(engine.GetPath(led, f.Path)), Here: here, Stale: w.heldEarlier(id, f, engine.GetPath(mem, f.Path))})
 		}
 		w.changes = append(w.changes, w.necessary(id, mem, led, fields)...)
 	}
 	return nil
+}
+
+// heldEarlier says the ledger held value in field f of record id at a block before the error
+// block.
+func (w *work) heldEarlier(id string, f engine.SchemaField, value any) bool {
+	for b := 0; b < w.in.Block; b++ {
+		if r := w.lv.at(b, id); r != nil && sameField(f, engine.GetPath(r, f.Path), value) {
+			return true
+		}
+	}
+	return false
 }
 
 // compared are the fields that bound what a record grants: scope, status, window, issuer.
@@ -157,28 +168,46 @@ func (w *work) traceChanges() []*scored {
 		if rules != nil && after[c.AuthorizationID] != nil {
 			cites = rules.RecordCitations(after[c.AuthorizationID])
 		}
+		unheld := c.Ledger == "" && c.Field == ""
 		citedBy := map[string]bool{}
 		for _, id := range cites {
 			citedBy[id] = true
 		}
 		recs := append([]string{c.AuthorizationID}, records...)
-		for _, id := range w.h.order {
-			var by []string
-			if citedBy[id] && c.Ledger == "" && c.Field == "" {
-				by = []string{c.AuthorizationID}
+		// A turn can have misled the writer into a value only where the writer wrote it: a
+		// value the memory already held before the block was not taken from this block. With
+		// no memory before, a value the principal granted earlier is read as the later change
+		// not applied rather than as a copy the writer followed. A record the ledger never
+		// held came from some turn whenever it was written.
+		if (c.Here && (w.in.HaveBefore || !c.Stale)) || unheld {
+			var found []*scored
+			cited := false
+			for _, id := range w.h.order {
+				var by []string
+				if citedBy[id] && unheld {
+					by = []string{c.AuthorizationID}
+				}
+				s := w.h.misleadingEvidence(id, taken, w.beyond, recs, by)
+				if s == nil || !hasEvidence(s, EvStatesTaken, EvCitedByMemory) {
+					continue
+				}
+				if citedBy[id] && !unheld {
+					s.add(5, EvCitedByMemory, "the memory's "+c.AuthorizationID+" cites it")
+				}
+				if s.block == w.in.Block {
+					s.score += 5
+				}
+				s.change, s.record = c.Text(), c.AuthorizationID
+				found = append(found, s)
+				cited = cited || (citedBy[id] && unheld)
 			}
-			s := w.h.misleadingEvidence(id, taken, w.beyond, recs, by)
-			if s == nil || !hasEvidence(s, EvStatesTaken, EvCitedByMemory) {
-				continue
-			}
-			if s.block == w.in.Block {
-				s.score += 2
-				if c.Here {
-					s.score += 3
+			// A record the ledger never held names its own source: that is the writer's own
+			// account of where it came from, and other turns stating its values are then not.
+			for _, s := range found {
+				if !cited || citedBy[s.id] {
+					out = append(out, s)
 				}
 			}
-			s.change = c.Text()
-			out = append(out, s)
 		}
 		b := w.changeBlock(c)
 		if b < 0 {
@@ -186,9 +215,12 @@ func (w *work) traceChanges() []*scored {
 		}
 		for _, e := range w.lv.eventsAt(b, c.AuthorizationID) {
 			for _, id := range e.SourceTurnIDs {
-				s := &scored{id: id, role: RoleMisapplied, block: e.BlockIndex, change: c.Text()}
+				s := &scored{id: id, role: RoleMisapplied, block: e.BlockIndex, change: c.Text(), record: c.AuthorizationID}
 				s.add(9, EvLedgerSource, fmt.Sprintf("the ledger's %s of %s at block %d comes from it", e.Type, eventRecord(e), e.BlockIndex))
 				s.add(0, EvMisapplied, "the memory does not follow it: "+c.Text())
+				if citedBy[id] {
+					s.add(5, EvCitedByMemory, "the memory's "+c.AuthorizationID+" cites it")
+				}
 				if c.Here {
 					s.score += 3
 				}

@@ -44,11 +44,13 @@ func newHistory(in Input, through int, requestLeaves []Value) *history {
 			cited[id] = true
 		}
 	}
-	// The agent's own identity is what the request names as its actor or grantee: a turn
-	// spoken by it is one of its written-back action lines.
+	// The agent's own identity is the request's actor when it names an agent (finance's
+	// portfolio_execution_agent); a turn it speaks, or a "Workflow Log" line (EAL-Bench's
+	// written-back loop actions), is one of its own action lines. A grantee team that also
+	// talks in the history (procurement's departments) is not the agent.
 	self := map[string]bool{}
 	for _, v := range requestLeaves {
-		if strings.Contains(v.Field, "actor") || strings.Contains(v.Field, "grantee") {
+		if lastName(v.Field) == "actor_id" && strings.Contains(strings.ToLower(v.Text), "agent") {
 			self[v.Text] = true
 		}
 	}
@@ -62,9 +64,10 @@ func newHistory(in Input, through int, requestLeaves []Value) *history {
 				principal = rules.TurnPrincipal(t)
 			}
 			ti := &turnInfo{turn: t, principal: principal, ledgerCited: cited[t.ID],
-				canGrant:  capable[principal] || capable[t.ActorID],
-				ownAction: self[principal] || self[t.ActorID] || strings.EqualFold(strings.TrimSpace(t.Speaker), "workflow log"),
-				relay:     isRelay(t.Content)}
+				canGrant: capable[principal] || capable[t.ActorID],
+				ownAction: self[principal] || self[t.ActorID] || strings.EqualFold(strings.TrimSpace(t.Speaker), "workflow log") ||
+					strings.EqualFold(principal, "workflow_log"),
+				relay: isRelay(t.Content)}
 			h.turns[t.ID] = ti
 			h.order = append(h.order, t.ID)
 		}
@@ -110,6 +113,7 @@ type scored struct {
 	score  int
 	ev     []Evidence
 	change string
+	record string
 	block  int
 }
 
@@ -133,7 +137,7 @@ func (h *history) misleadingEvidence(id string, taken, request []Value, records 
 	m := t.mentions()
 	content := false
 	if len(citedBy) > 0 {
-		s.add(12, EvCitedByMemory, "the memory's "+strings.Join(citedBy, ", ")+" cites it as its source")
+		s.add(16, EvCitedByMemory, "the memory's "+strings.Join(citedBy, ", ")+" cites it as its source")
 		content = true
 	}
 	n := 0
