@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/engine/safetext"
-	"github.com/ealscope/ealscope/replay/whyrun"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -39,11 +39,11 @@ func (c *whyCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	wc, err := whyrun.LoadWhyChain(ctx, store, chain.Key)
+	wc, err := workbench.LoadWhyChain(ctx, store, chain.Key)
 	if err != nil {
 		return err
 	}
-	w, err := wc.Explain(whyrun.WhyQuery{Key: chain.Key, Block: c.Block, Probe: c.Probe, Ablate: c.Ablate, AblateTop: c.Top})
+	w, err := wc.Explain(workbench.WhyQuery{Key: chain.Key, Block: c.Block, Probe: c.Probe, Ablate: c.Ablate, AblateTop: c.Top})
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (c *whyCmd) Run(g *Globals) error {
 }
 
 // printWhy writes the attribution for people; corpus text is sanitised.
-func printWhy(w io.Writer, y whyrun.Why) {
+func printWhy(w io.Writer, y workbench.Why) {
 	a := y.Attribution
 	s := safetext.Text
 	fmt.Fprintf(w, "%s · %s · writer run %d · block %d · probe %s\n", s(y.CaseID), s(y.ConditionID), y.WriterRunID, y.Block, s(y.Probe))

@@ -1,8 +1,8 @@
-// Package whyrun explains the false-authority failures of a workspace run: it loads a
-// chain's case, memories, attempt statuses and writer from the workspace, runs the cause
-// rules (engine/cause) and, for the scripted writer, turn ablation (replay). Documented in
-// docs/CAUSES.md.
-package whyrun
+package workbench
+
+// Why false authority formed, for a workspace chain: load the chain's case, memories, attempt
+// statuses and writer, run the cause rules (engine/cause) and, for the scripted writer, turn
+// ablation (replay). Documented in docs/CAUSES.md.
 
 import (
 	"context"

@@ -1,43 +1,16 @@
-package whyrun
+package workbench_test
 
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/ealscope/ealscope/engine/cause"
 	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
-
-// scriptedWorkspace runs the scripted writer over a domain's built-in corpus and imports the
-// run into a fresh workspace: the store and the run id.
-func scriptedWorkspace(t testing.TB, domain string, seed int64) (*runs.Store, string) {
-	t.Helper()
-	dir := t.TempDir()
-	st := replay.Settings{Domain: domain, Corpus: replay.BuiltinCorpus, Writer: "scripted", Executor: "builtin",
-		WriterRuns: 1, ExecutorRuns: 1, Seed: seed, FaultRate: replay.DefaultFaultRate}
-	opts, err := replay.Prepare(st, nil, replay.RetryPolicy{}, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Out, opts.Concurrency = filepath.Join(dir, "run"), 2
-	if _, err := replay.Run(context.Background(), opts); err != nil {
-		t.Fatal(err)
-	}
-	s, err := runs.Open(filepath.Join(dir, "ws.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	rep, err := s.Import(context.Background(), []string{filepath.Join(dir, "run")}, runs.ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, rep.Results[0].RunID
-}
 
 // TestScriptedFaultTurnRankedFirstAndAblationStops: on scripted runs of the three built-in
 // domains, for every chain that forms false authority and every probe forming at its first
@@ -48,7 +21,8 @@ func TestScriptedFaultTurnRankedFirstAndAblationStops(t *testing.T) {
 	ctx := context.Background()
 	for _, domain := range []string{"procurement", "cybersecurity", "finance"} {
 		t.Run(domain, func(t *testing.T) {
-			store, runID := scriptedWorkspace(t, domain, 7)
+			store, runID, _ := scriptedWorkspace(t, replay.ScriptedRun{Domain: domain, Corpus: replay.BuiltinCorpus, Conditions: "all",
+				Seed: 7, Version: "test", Concurrency: 2})
 			rows, err := store.Chains(ctx, runs.ChainFilter{RunID: runID})
 			if err != nil {
 				t.Fatal(err)
@@ -63,7 +37,7 @@ func TestScriptedFaultTurnRankedFirstAndAblationStops(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wc, err := LoadWhyChain(ctx, store, row.Key)
+				wc, err := workbench.LoadWhyChain(ctx, store, row.Key)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -78,7 +52,7 @@ func TestScriptedFaultTurnRankedFirstAndAblationStops(t *testing.T) {
 				}
 				for _, probe := range wc.FormedAt(block) {
 					failures++
-					w, err := wc.Explain(WhyQuery{Key: row.Key, Block: block, Probe: probe, Ablate: true, AblateTop: 1})
+					w, err := wc.Explain(workbench.WhyQuery{Key: row.Key, Block: block, Probe: probe, Ablate: true, AblateTop: 1})
 					if err != nil {
 						t.Fatal(err)
 					}
