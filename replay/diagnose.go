@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/ealscope/ealscope/domains"
@@ -363,4 +364,54 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// RunRow is one diagnosis row ealscope writes for a failure of a workspace run, in
+// EAL-Bench's row shape (docs/FORMATS.md).
+type RunRow struct {
+	Run, Domain, CaseID, ConditionID, Writer string
+	WriterRunID                              int64
+	ChainID, ProbeID, RequestKind            string
+	Request                                  map[string]any
+	ErrorBlock                               int
+	AttemptStatuses                          []string
+	// Judges are written in name order, ealscope's own after the models'.
+	Judges    map[string]JudgeEntry
+	Consensus *string
+	Agreement *int
+}
+
+// Line is the row as EAL-Bench writes it (CRLF line end, as its published files have).
+func (r RunRow) Line() []byte {
+	var names, ours []string
+	for n := range r.Judges {
+		if IsEalscopeJudge(n) {
+			ours = append(ours, n)
+		} else {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	sort.Strings(ours)
+	judges := []field{}
+	for _, n := range append(names, ours...) {
+		judges = append(judges, field{n, r.Judges[n].raw()})
+	}
+	var consensus, agreement any
+	if r.Consensus != nil {
+		consensus = *r.Consensus
+	}
+	if r.Agreement != nil {
+		agreement = *r.Agreement
+	}
+	fs := []field{
+		{"run", mustDump(r.Run)}, {"domain", mustDump(r.Domain)}, {"case_id", mustDump(r.CaseID)},
+		{"condition_id", mustDump(r.ConditionID)}, {"writer", mustDump(r.Writer)}, {"writer_run_id", mustDump(r.WriterRunID)},
+		{"chain_id", mustDump(r.ChainID)}, {"arm", json.RawMessage("null")}, {"probe_id", mustDump(r.ProbeID)},
+		{"request_kind", mustDump(r.RequestKind)}, {"request", mustDump(r.Request)}, {"error_block", mustDump(r.ErrorBlock)},
+		{"failure", mustDump("false_authorization")}, {"loop_block", mustDump(false)},
+		{"attempt_statuses", mustDump(stringTrees(r.AttemptStatuses))}, {"judges", writeObject(judges)},
+		{"consensus_cause", mustDump(consensus)}, {"agreement", mustDump(agreement)},
+	}
+	return append(writeObject(fs), '\r', '\n')
 }

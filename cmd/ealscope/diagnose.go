@@ -21,6 +21,10 @@ type diagnoseCmd struct {
 	Out     string   `name:"out" type:"path" help:"Write the rows here (default: stdout)."`
 	Compare string   `name:"compare" type:"existingfile" help:"Print ealscope's agreement with the judges of a diagnosis file that holds both."`
 	JSON    bool     `name:"json" help:"With --compare: print the comparison as JSON."`
+	workspaceFlag
+	RunID string   `name:"run" help:"Diagnose every false-authorization failure of this workspace run (id or unique prefix)."`
+	Judge []string `name:"judge" help:"With --run: also ask these configured models (config entries) as EAL-Bench's judges, and compute their consensus and agreement (repeatable)."`
+	modelCallFlags
 }
 
 func (c *diagnoseCmd) Run(g *Globals) error {
@@ -29,8 +33,10 @@ func (c *diagnoseCmd) Run(g *Globals) error {
 		return c.compare(g)
 	case c.Input != "":
 		return c.rows(g)
+	case c.RunID != "":
+		return c.workspace(g)
 	}
-	return fmt.Errorf("diagnose needs --input ROWS.jsonl --corpus FILE, or --compare FILE")
+	return usageErr("diagnose needs --input ROWS.jsonl --corpus FILE, --run RUN_ID, or --compare FILE")
 }
 
 func (c *diagnoseCmd) rows(g *Globals) error {

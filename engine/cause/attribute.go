@@ -327,15 +327,15 @@ func (w *work) enteredHere(causes []Cause) bool {
 
 func joinIDs(ids []string) string { return strings.Join(ids, ", ") }
 
-// setMisleading lists the misleading turns of the error block, in rank order, when the class
-// is one a misleading turn explains.
+// setMisleading lists the misleading turns in rank order (the error block's first: they
+// score higher), when the class is one a misleading turn explains.
 func (a *Attribution) setMisleading() {
 	a.Misleading = nil
 	if a.Class != RestatementApplied && a.Class != OwnActionAsApproval {
 		return
 	}
 	for _, c := range a.Causes {
-		if (c.Role == RoleMisleading || c.Role == RoleOwnAction) && c.Block == a.Block {
+		if c.Role == RoleMisleading || c.Role == RoleOwnAction {
 			a.Misleading = append(a.Misleading, c.TurnID)
 		}
 	}

@@ -147,8 +147,8 @@ type Attribution struct {
 	Class string `json:"cause"`
 	// Causes are the turns behind the failure, best first.
 	Causes []Cause `json:"causes"`
-	// Misleading are the ids of the misleading turns of the error block, best first (what a
-	// diagnosis row's misleading_message_ids holds).
+	// Misleading are the ids of the misleading turns, best first (what a diagnosis row's
+	// misleading_message_ids holds).
 	Misleading []string  `json:"misleading_message_ids"`
 	Ignored    []Ignored `json:"ignored"`
 	// IgnoredTurns are the source turns of Ignored, in order, once each.
