@@ -377,4 +377,3 @@ func marshalIndent(v any) ([]byte, error) {
 	}
 	return append(b, '\n'), nil
 }
-
