@@ -183,10 +183,16 @@ func generateEntry(d engine.Domain, sa engine.SourceAuthorityRules, rules engine
 		other = UnlistedViewer
 		a.Unresolved[UnlistedViewer] = "missing_from_principals"
 	}
+	// The unlisted requester turns up in the grant's room (conflicting memberships): who it
+	// really is, the ground truth says (the grantee on a new account, or an outsider).
+	otherRoom := SharedChannel
+	if scenario == 3 {
+		otherRoom = PrivateGrantRoom
+	}
 	for _, p := range c.Probes {
 		a.Requests = append(a.Requests,
 			engine.AudienceRequest{ID: p.ID + "@grantee", ProbeID: p.ID, Principal: facts.grantee, Channel: PrivateGrantRoom},
-			engine.AudienceRequest{ID: p.ID + "@other", ProbeID: p.ID, Principal: other, Channel: SharedChannel})
+			engine.AudienceRequest{ID: p.ID + "@other", ProbeID: p.ID, Principal: other, Channel: otherRoom})
 	}
 	if scenario == 2 {
 		if g, ok := wideningGrant(c, facts); ok {
@@ -194,6 +200,17 @@ func generateEntry(d engine.Domain, sa engine.SourceAuthorityRules, rules engine
 		}
 	}
 	e.Truth, err = groundTruth(d, rules, c, a, scenario, decoy)
+	if err == nil && scenario == 3 {
+		// Half the unlisted requests are the grantee's: entitled items a closed identity
+		// policy loses.
+		for i, p := range c.Probes {
+			if i%2 == 0 {
+				id := p.ID + "@other"
+				grantee := e.Truth.Requests[p.ID+"@grantee"]
+				e.Truth.Requests[id] = RequestTruth{TruePrincipal: facts.grantee, Entitled: grantee.Entitled}
+			}
+		}
+	}
 	return e, err
 }
 

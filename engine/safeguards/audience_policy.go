@@ -183,3 +183,10 @@ func recordKey(d engine.Domain, r engine.Record) string {
 	}
 	return string(b)
 }
+
+// MemoryItems are the items audience-bound admission reads off a memory under a binding (the
+// lab's ground truth judges the same items).
+func MemoryItems(in engine.MemoryInput, binding string) ([]AudienceItem, error) {
+	items, _, _, err := audienceItems(in, binding)
+	return items, err
+}
