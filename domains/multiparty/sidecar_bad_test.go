@@ -102,17 +102,24 @@ func FuzzSidecar(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(mp.SidecarData[:min(len(mp.SidecarData), 4000)])
+	one := &audience.File{Name: "seed", DomainID: mp.Sidecar.DomainID, CorpusVersion: mp.Sidecar.CorpusVersion,
+		Cases: map[string]*audience.Entry{mp.Sidecar.Order[0]: mp.Sidecar.Cases[mp.Sidecar.Order[0]]}, Order: mp.Sidecar.Order[:1]}
+	seed, err := audience.Encode(one)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
 	f.Add([]byte(`{"format":"ealscope_audience_v1","domain_id":"procurement","corpus_version":"multiparty_ealscope_v1","cases":{}}`))
+	cs, err := mp.Domain.ParseCorpus(mp.Name, mp.Data)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := audience.Parse("fuzz.audience.json", data)
 		if err != nil {
 			return
 		}
-		cs, err := mp.Domain.ParseCorpus(mp.Name, mp.Data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		// Bind attaches audiences to the cases: a later input overwrites them.
 		_, _ = audience.Bind(sc, mp.Domain, cs)
 	})
 }
