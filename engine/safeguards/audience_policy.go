@@ -95,6 +95,10 @@ func audienceItems(in engine.MemoryInput, binding string) (items []AudienceItem,
 			return nil, nil, false, fmt.Errorf("typed memory: %w", err)
 		}
 	}
+	var keys []map[string]string
+	if binding != BindingCited {
+		keys = versionKeys(in)
+	}
 	for _, r := range records {
 		it := AudienceItem{ID: r.AuthorizationID()}
 		switch {
@@ -103,7 +107,7 @@ func audienceItems(in engine.MemoryInput, binding string) (items []AudienceItem,
 		case binding == BindingCited:
 			it.Sources = nil
 		default:
-			it.Sources = inputTurns(in.Case, lastChanged(in, r, text))
+			it.Sources = inputTurns(in.Case, lastChanged(in, keys, r))
 		}
 		items = append(items, it)
 	}
@@ -142,36 +146,38 @@ func inputTurns(c *engine.Case, through int) []string {
 	return out
 }
 
-// lastChanged is the block at which a record last took its present form in the chain (the
-// memory's own block without versions).
-func lastChanged(in engine.MemoryInput, r engine.Record, text bool) int {
-	if len(in.Versions) == 0 {
-		return in.Block
-	}
-	key := recordKey(in.Domain, r)
-	block := in.Block
-	for i := len(in.Versions) - 1; i >= 0; i-- {
-		v := in.Versions[i]
-		if v.Block > in.Block {
-			continue
-		}
+// versionKeys reads every version of the chain once: per version, each record's key.
+func versionKeys(in engine.MemoryInput) []map[string]string {
+	out := make([]map[string]string, len(in.Versions))
+	for i, v := range in.Versions {
 		var recs []engine.Record
 		if s, ok := v.Evidence.Payload.(string); ok {
 			recs, _ = in.Domain.ReadFreeText(s)
 		} else {
 			recs, _ = parseTypedLenient(in.Domain, v.Evidence.Payload)
 		}
-		found := false
-		for _, x := range recs {
-			if x.AuthorizationID() == r.AuthorizationID() && recordKey(in.Domain, x) == key {
-				found = true
-				break
-			}
+		out[i] = map[string]string{}
+		for _, r := range recs {
+			out[i][r.AuthorizationID()] = recordKey(in.Domain, r)
 		}
-		if !found {
+	}
+	return out
+}
+
+// lastChanged is the block at which a record last took its present form in the chain (the
+// memory's own block without versions): the earliest of the latest run of versions that
+// hold it unchanged.
+func lastChanged(in engine.MemoryInput, keys []map[string]string, r engine.Record) int {
+	key := recordKey(in.Domain, r)
+	block := in.Block
+	for i := len(in.Versions) - 1; i >= 0; i-- {
+		if in.Versions[i].Block > in.Block {
+			continue
+		}
+		if keys[i][r.AuthorizationID()] != key {
 			break
 		}
-		block = v.Block
+		block = in.Versions[i].Block
 	}
 	return block
 }
