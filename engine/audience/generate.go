@@ -50,20 +50,41 @@ func Generate(d engine.Domain, cases []*engine.Case, corpusVersion string, opts 
 	}
 	f := &File{DomainID: d.ID(), CorpusVersion: corpusVersion, Cases: map[string]*Entry{}}
 	for i, c := range cases {
-		rng := rand.New(rand.NewPCG(opts.Seed, uint64(i)))
-		n := 0
-		if opts.Distractors != nil {
-			n = opts.Distractors(i)
-		}
-		e, err := generateEntry(d, sa, rules, c, i%4, n, rng)
+		e, err := generateOne(d, sa, rules, c, i, opts)
 		if err != nil {
-			return nil, fmt.Errorf("case %s: %w", c.ID, err)
+			return nil, err
 		}
 		f.Cases[c.ID] = e
 		f.Order = append(f.Order, c.ID)
 	}
 	sort.Strings(f.Order)
 	return f, nil
+}
+
+// GenerateEntry is Generate for the i-th case (0-based) alone, for streaming a large corpus.
+func GenerateEntry(d engine.Domain, c *engine.Case, i int, opts GenOptions) (*Entry, error) {
+	sa, ok := d.(engine.SourceAuthorityRules)
+	if !ok {
+		return nil, fmt.Errorf("domain %s does not say who speaks for a turn", d.ID())
+	}
+	rules, ok := d.(engine.AudienceRules)
+	if !ok {
+		return nil, fmt.Errorf("domain %s has no audience role", d.ID())
+	}
+	return generateOne(d, sa, rules, c, i, opts)
+}
+
+func generateOne(d engine.Domain, sa engine.SourceAuthorityRules, rules engine.AudienceRules, c *engine.Case, i int, opts GenOptions) (*Entry, error) {
+	rng := rand.New(rand.NewPCG(opts.Seed, uint64(i)))
+	n := 0
+	if opts.Distractors != nil {
+		n = opts.Distractors(i)
+	}
+	e, err := generateEntry(d, sa, rules, c, i%4, n, rng)
+	if err != nil {
+		return nil, fmt.Errorf("case %s: %w", c.ID, err)
+	}
+	return e, nil
 }
 
 // caseFacts are what the generator reads off a case.

@@ -2,6 +2,7 @@ package safeguards
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/ealscope/ealscope/engine"
 )
@@ -78,14 +79,99 @@ func AdmitItems(rules engine.AudienceRules, c *engine.Case, block int, viewers e
 	}
 	grants := rules.GrantsAt(c, block)
 	out := make([]ItemDecision, 0, len(items))
+	m := &turnMemo{rules: rules, c: c, turns: turns, aud: map[string]turnFacts{}, derived: map[string]sourceFacts{}}
 	for _, it := range items {
-		out = append(out, admitItem(rules, c, block, viewers, it, p, turnBlock, turns, grants))
+		out = append(out, admitItem(m, c, block, viewers, it, p, turnBlock, grants))
 	}
 	return out
 }
 
-func admitItem(rules engine.AudienceRules, c *engine.Case, block int, viewers engine.Viewers, it AudienceItem, p AudienceParams,
-	turnBlock map[string]int, turns map[string]engine.Turn, grants []engine.AudienceGrant) ItemDecision {
+// turnMemo reads each turn's audience and channel once per context.
+type turnMemo struct {
+	rules engine.AudienceRules
+	c     *engine.Case
+	turns map[string]engine.Turn
+	aud   map[string]turnFacts
+	// derived memoises source lists.
+	derived map[string]sourceFacts
+}
+
+type turnFacts struct {
+	audience engine.Audience
+	known    bool
+	channel  string
+}
+
+func (m *turnMemo) get(id string) turnFacts {
+	if f, ok := m.aud[id]; ok {
+		return f
+	}
+	t := m.turns[id]
+	a, known := m.rules.TurnAudience(m.c, t)
+	f := turnFacts{audience: a, known: known, channel: m.rules.TurnChannel(m.c, t)}
+	m.aud[id] = f
+	return f
+}
+
+// sourceFacts are what an item's sources say: the intersection of their audiences (with the
+// grants on them), whether they were said before different audiences, their channels, or why
+// they fail closed.
+type sourceFacts struct {
+	audience engine.Audience
+	mixed    bool
+	channels []string
+	fail     string
+}
+
+// sources reads a source list once per context (under input binding every item changed at
+// the same block has the same list).
+func (m *turnMemo) sources(ids []string, block int, turnBlock map[string]int, grants []engine.AudienceGrant) sourceFacts {
+	key := strings.Join(ids, "\x00")
+	if f, ok := m.derived[key]; ok {
+		return f
+	}
+	var f sourceFacts
+	var first engine.Audience
+	for i, s := range ids {
+		b, ok := turnBlock[s]
+		switch {
+		case !ok:
+			f.fail = "unknown_source:" + s
+		case b > block:
+			f.fail = "future_source:" + s
+		}
+		if f.fail != "" {
+			break
+		}
+		tf := m.get(s)
+		if !tf.known {
+			f.fail = "source_without_audience:" + s
+			break
+		}
+		a := tf.audience
+		if i == 0 {
+			first = a
+		} else if !f.mixed && !a.Equal(first) {
+			f.mixed = true
+		}
+		for _, g := range grants {
+			if g.ObjectTurn == s {
+				a = a.Union(m.c.Audience.GrantAudience(g))
+			}
+		}
+		if i == 0 {
+			f.audience = a
+		} else {
+			f.audience = f.audience.Intersect(a)
+		}
+		f.channels = append(f.channels, tf.channel)
+	}
+	m.derived[key] = f
+	return f
+}
+
+func admitItem(m *turnMemo, c *engine.Case, block int, viewers engine.Viewers, it AudienceItem, p AudienceParams,
+	turnBlock map[string]int, grants []engine.AudienceGrant) ItemDecision {
 	d := ItemDecision{ID: it.ID, Sources: it.Sources}
 	fail := func(reason string) ItemDecision {
 		d.Kept, d.Reason = false, reason
@@ -97,41 +183,15 @@ func admitItem(rules engine.AudienceRules, c *engine.Case, block int, viewers en
 	if len(it.Sources) == 0 {
 		return fail("no_sources")
 	}
-	var auds, bases []engine.Audience
-	var channels []string
-	for _, s := range it.Sources {
-		b, ok := turnBlock[s]
-		switch {
-		case !ok:
-			return fail("unknown_source:" + s)
-		case b > block:
-			return fail("future_source:" + s)
-		}
-		a, known := rules.TurnAudience(c, turns[s])
-		if !known {
-			return fail("source_without_audience:" + s)
-		}
-		bases = append(bases, a)
-		for _, g := range grants {
-			if g.ObjectTurn == s {
-				a = a.Union(c.Audience.GrantAudience(g))
-			}
-		}
-		auds = append(auds, a)
-		channels = append(channels, rules.TurnChannel(c, turns[s]))
+	sf := m.sources(it.Sources, block, turnBlock, grants)
+	if sf.fail != "" {
+		return fail(sf.fail)
 	}
-	d.Audience = auds[0]
-	for _, a := range auds[1:] {
-		d.Audience = d.Audience.Intersect(a)
-	}
-	if p.Disposition == DispositionSuppress {
+	d.Audience = sf.audience
+	if p.Disposition == DispositionSuppress && sf.mixed {
 		// Sources said before different audiences make a derived item; grants do not decide
 		// that (else removing one could un-suppress an item).
-		for _, a := range bases[1:] {
-			if !a.Equal(bases[0]) {
-				return fail("suppressed_derived_from_several_audiences")
-			}
-		}
+		return fail("suppressed_derived_from_several_audiences")
 	}
 	d.Authorized = []engine.Audience{d.Audience}
 	for _, g := range grants {
@@ -140,7 +200,7 @@ func admitItem(rules engine.AudienceRules, c *engine.Case, block int, viewers en
 		}
 	}
 	if p.SessionSilo {
-		for _, ch := range channels {
+		for _, ch := range sf.channels {
 			if ch != viewers.Channel {
 				return fail("silo_source_outside_request_channel:" + ch)
 			}
