@@ -271,7 +271,7 @@ func (fe *faultEngine) transition(block int, id string, prev, cur map[string]any
 }
 
 // vanished is the stale_retention opportunity of a domain whose ledger keeps active records
-// only (FORMAT.md 3.3, 3.4): a record revoked or replaced in this block leaves the ledger, and
+// only (docs/FORMATS.md 3.3, 3.4): a record revoked or replaced in this block leaves the ledger, and
 // a writer that misses it keeps the whole record, still active. Ledgers that retain inactive
 // records (procurement) never lose an id, so they never draw here.
 func (fe *faultEngine) vanished(block int, cur map[string]map[string]any) []injectedFault {

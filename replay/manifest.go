@@ -8,6 +8,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/engine/reftoken"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -21,9 +22,9 @@ func artifactSchemaVersions(d engine.Domain) map[string]any {
 	return out
 }
 
-// capacitySection is the manifest's capacity object (FORMAT.md §4.5): per case the history
+// capacitySection is the manifest's capacity object (docs/FORMATS.md §4.5): per case the history
 // and faithful memory sizes in reference tokens.
-func capacitySection(d engine.Domain, cases []*engine.Case, tokens TokenCounter) (map[string]any, error) {
+func capacitySection(d engine.Domain, cases []*engine.Case, tokens reftoken.Counter) (map[string]any, error) {
 	largest := 0
 	var rows []any
 	for _, c := range cases {

@@ -78,28 +78,14 @@ func Prepare(st Settings, cfg *Config, retry RetryPolicy, version string) (Optio
 		Domain: d, Cases: cases, Conditions: conds, WriterRuns: st.WriterRuns, ExecutorRuns: st.ExecutorRuns,
 		Seed: st.Seed, Version: version, Settings: st, Families: families, Sidecar: sidecar,
 	}
-	switch st.Writer {
-	case "", "scripted":
-		opts.Writer = &ScriptedWriter{FaultRate: st.FaultRate, Families: families, Version: version}
-		opts.EventWriter = &ScriptedEventWriter{FaultRate: st.FaultRate, Version: version}
-	default:
-		m, err := cfg.Lookup(st.Writer)
-		if err != nil {
-			return Options{}, err
-		}
-		opts.Writer = NewModelWriter(NewModelClient(m, retry, nil))
-		opts.EventWriter = NewModelEventWriter(NewModelClient(m, retry, nil))
-		opts.Families = nil
+	models := Models{Config: cfg, Retry: retry}
+	w, err := models.Writers(st.Writer, st.FaultRate, families, version)
+	if err != nil {
+		return Options{}, err
 	}
-	switch st.Executor {
-	case "", "builtin":
-		opts.Executor = NewBuiltinExecutor(d, st.Seed)
-	default:
-		m, err := cfg.Lookup(st.Executor)
-		if err != nil {
-			return Options{}, err
-		}
-		opts.Executor = NewModelExecutor(d, NewModelClient(m, retry, nil))
+	opts.Writer, opts.EventWriter, opts.Families = w.Writer, w.EventWriter, w.Families
+	if opts.Executor, err = models.Executor(d, st.Executor, st.Seed); err != nil {
+		return Options{}, err
 	}
 	return opts, nil
 }

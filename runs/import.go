@@ -31,6 +31,10 @@ type ImportOptions struct {
 	// stored so far and the rows its manifest lists (derived rows come on top, so written
 	// can pass listed near the end): a large run shows movement, not a frozen "2/3".
 	RowProgress func(path string, written, listed int)
+	// afterVerify, set by this package's tests only, runs between a run's verification and
+	// its import: the window in which a file that changes must still be caught. It belongs
+	// to one import, so tests that set it cannot reach each other's.
+	afterVerify func(run *rundir.Run)
 }
 
 // Kinds of import paths.
@@ -305,8 +309,8 @@ func (s *Store) importRunDir(ctx context.Context, path string, opts ImportOption
 	if err != nil {
 		return res, err
 	}
-	if verifiedHook != nil {
-		verifiedHook(run)
+	if opts.afterVerify != nil {
+		opts.afterVerify(run)
 	}
 	res.Unknown = append(res.Unknown, run.Unknown...)
 	if res.Unknown == nil {
@@ -367,10 +371,6 @@ func (s *Store) importRunDir(ctx context.Context, path string, opts ImportOption
 	}
 	return res.imported(rows), nil
 }
-
-// verifiedHook, set by tests only, runs between a run's verification and its import: the
-// window in which a file that changes must still be caught.
-var verifiedHook func(run *rundir.Run)
 
 // runIDOf is a run's short id: the first 12 hex digits of its manifest's sha256.
 func runIDOf(manifestSHA string) string { return manifestSHA[:12] }

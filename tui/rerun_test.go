@@ -12,7 +12,7 @@ import (
 	"github.com/ealscope/ealscope/runs"
 )
 
-// Flow 3 (issue 6): open a forming chain at its first false-authority block, press r,
+// Flow 3: open a forming chain at its first false-authority block, press r,
 // re-run with oracle-exact memory on the built-in executor, and see the two arms differ:
 // the written arm takes the unauthorized action, the exact arm escalates, and the pair is
 // attributed as memory-induced. The arms are stored and reopen from the earlier re-runs.

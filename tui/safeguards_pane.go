@@ -1,6 +1,6 @@
 package tui
 
-// The safeguards pane of the chain view (issues 17 and 18): `S` opens it over the panes. A
+// The safeguards pane of the chain view (docs/SAFEGUARDS.md): `S` opens it over the panes. A
 // list of the lab's policies; for the focused one, what it did to the chain's formation and
 // trials, and at the block shown the records it withheld and why (the turns they cite, who
 // said them), MemTX's lifecycle state and PPMF's trust per record, each probe's outcome behind

@@ -1,8 +1,8 @@
 package tui
 
-// The run's safeguards screen (issues 17 and 18): `S` on a run's chains list. One row per
+// The run's safeguards screen (docs/SAFEGUARDS.md): `S` on a run's chains list. One row per
 // policy and writer condition: the three EAL rates (unauthorized action, authorized success,
-// false-authority formation; FORMAT.md 6.4) without and with the policy, unauthorized actions
+// false-authority formation; docs/FORMATS.md 6.4) without and with the policy, unauthorized actions
 // prevented, authorized requests refused and trials not estimable; the selected row's rates
 // with their counts and the paired bootstrap interval of the difference below the table.
 // `r` evaluates every chain of the run (a long batch: progress bar, esc cancels and keeps

@@ -186,7 +186,7 @@ func isJSONTree(v any) bool {
 }
 
 // writerInput is the turns a writer of the condition had in its input when it wrote the
-// memory of block k (FORMAT.md 4.4, 8.2): an incremental or event-sourced writer sees block k
+// memory of block k (docs/FORMATS.md 4.4, 8.2): an incremental or event-sourced writer sees block k
 // alone (its earlier memory is its own text, not a source); a one-shot writer the whole
 // history through k; a faithful or exact memory is the ledger replayed through k, whose
 // sources are the turns of blocks 0..k. chainKnown false (one memory, no chain) reads the

@@ -1,5 +1,5 @@
 // Package safeguards holds the safeguard policies of the lab as pure values (engine.Policy):
-// EAL-Bench's own (FORMAT.md 8.1, the cited-source authority gate) and the ones later work
+// EAL-Bench's own (docs/FORMATS.md 8.1, the cited-source authority gate) and the ones later work
 // proposes (MemTX's commit discipline, PPMF's provenance firewall). Each policy is one file;
 // docs/POLICIES.md states each one's rules and their source. Nothing here does I/O: a policy
 // reads the case, the memory and the request, and the domain's role interfaces.
