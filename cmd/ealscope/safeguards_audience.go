@@ -2,15 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/audience"
 	"github.com/ealscope/ealscope/engine/safeguards"
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -28,15 +28,17 @@ func wantsAudience(policies []engine.Policy) (bool, error) {
 }
 
 type audienceDoc struct {
-	RunID     string                       `json:"run_id"`
-	PolicyID  string                       `json:"policy_id"`
-	Sidecar   string                       `json:"sidecar"`
-	Executor  string                       `json:"executor"`
-	Seed      int64                        `json:"seed"`
-	Chains    int                          `json:"chains"`
-	Bootstrap bootstrapDoc                 `json:"bootstrap"`
-	Table     []replay.AudienceRow         `json:"table"`
-	Identity  []replay.AudienceIdentityRow `json:"identity_policies"`
+	RunID    string `json:"run_id"`
+	PolicyID string `json:"policy_id"`
+	// NotApplicable says why the policy does not apply to the run ("" when it does).
+	NotApplicable string                       `json:"not_applicable,omitempty"`
+	Sidecar       string                       `json:"sidecar"`
+	Executor      string                       `json:"executor"`
+	Seed          int64                        `json:"seed"`
+	Chains        int                          `json:"chains"`
+	Bootstrap     bootstrapDoc                 `json:"bootstrap"`
+	Table         []replay.AudienceRow         `json:"table"`
+	Identity      []replay.AudienceIdentityRow `json:"identity_policies"`
 }
 
 // runAudience runs the audience lab on a run whose corpus has an audience sidecar.
@@ -45,39 +47,23 @@ func (c *safeguardsCmd) runAudience(ctx context.Context, g *Globals, store *runs
 	if err != nil {
 		return err
 	}
-	source, data, ok, err := store.RunSidecar(ctx, run.RunID)
-	if err != nil {
-		return err
-	}
-	if !ok {
+	res, err := workbench.EvaluateAudience(ctx, store, c.models(cfg), run.RunID, c.Executor, c.Seed)
+	switch {
+	case errors.Is(err, workbench.ErrNoSidecar):
 		// Without a sidecar there are no audiences: not applicable, never a decision.
-		fmt.Fprintf(g.text(), "run %s: audience_bound not applicable: the run's corpus has no audience sidecar\n", run.RunID)
 		if c.JSON {
-			return writeJSON(g.Stdout, audienceDoc{RunID: run.RunID, PolicyID: safeguards.AudienceBoundID, Bootstrap: bootstrapJSON(), Table: []replay.AudienceRow{}, Identity: []replay.AudienceIdentityRow{}})
+			return writeJSON(g.Stdout, audienceDoc{RunID: run.RunID, PolicyID: safeguards.AudienceBoundID, NotApplicable: err.Error(),
+				Bootstrap: bootstrapJSON(), Table: []replay.AudienceRow{}, Identity: []replay.AudienceIdentityRow{}})
 		}
+		fmt.Fprintf(g.text(), "run %s: %v\n", run.RunID, err)
 		return nil
-	}
-	chains, _, _, err := rerunstore.LoadSafeguardRun(ctx, store, run.RunID)
-	if err != nil {
+	case errors.Is(err, workbench.ErrNoMemory):
+		return fmt.Errorf("run %s has no writer chain with a memory: nothing to admit", run.RunID)
+	case err != nil:
 		return err
 	}
-	if len(chains) == 0 {
-		return fmt.Errorf("run %s has no writer chain with a memory", run.RunID)
-	}
-	truths, err := bindSidecar(source, data, chains)
-	if err != nil {
-		return err
-	}
-	ex, err := rerunExecutor(chains[0].Domain, c.Executor, c.Seed, cfg, c.MaxAttempts)
-	if err != nil {
-		return err
-	}
-	res, err := replay.EvaluateAudienceRun(ctx, chains, truths, ex, c.Seed)
-	if err != nil {
-		return err
-	}
-	doc := audienceDoc{RunID: run.RunID, PolicyID: safeguards.AudienceBoundID, Sidecar: source, Executor: ex.Provenance(c.Seed).TargetID, Seed: c.Seed,
-		Chains: len(chains), Bootstrap: bootstrapJSON(), Table: res.Rows, Identity: replay.IdentityTable(res.Rows)}
+	doc := audienceDoc{RunID: run.RunID, PolicyID: safeguards.AudienceBoundID, Sidecar: res.Sidecar, Executor: res.Executor, Seed: c.Seed,
+		Chains: res.Chains, Bootstrap: bootstrapJSON(), Table: res.Rows, Identity: replay.IdentityTable(res.Rows)}
 	if doc.Table == nil {
 		doc.Table = []replay.AudienceRow{}
 	}
@@ -86,37 +72,6 @@ func (c *safeguardsCmd) runAudience(ctx context.Context, g *Globals, store *runs
 	}
 	printAudience(g.text(), doc)
 	return nil
-}
-
-// bindSidecar reads a stored sidecar and attaches it to every chain's case (chains may hold
-// separate values of one case).
-func bindSidecar(source string, data []byte, chains []replay.SafeguardChain) (map[string]*audience.Truth, error) {
-	f, err := audience.Parse(source, data)
-	if err != nil {
-		return nil, err
-	}
-	byID := map[string]*engine.Case{}
-	var cases []*engine.Case
-	for _, ch := range chains {
-		if _, seen := byID[ch.Case.ID]; !seen {
-			byID[ch.Case.ID] = ch.Case
-			cases = append(cases, ch.Case)
-		}
-	}
-	var inSidecar []*engine.Case
-	for _, c := range cases {
-		if _, ok := f.Cases[c.ID]; ok {
-			inSidecar = append(inSidecar, c)
-		}
-	}
-	truths, err := audience.Bind(f, chains[0].Domain, inSidecar)
-	if err != nil {
-		return nil, err
-	}
-	for _, ch := range chains {
-		ch.Case.Audience = byID[ch.Case.ID].Audience
-	}
-	return truths, nil
 }
 
 func ratio(n, d int) string {
