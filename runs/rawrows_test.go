@@ -67,7 +67,20 @@ func TestCompressedRowsReadBackExactly(t *testing.T) {
 	ctx := context.Background()
 	dir := writeFixtureRun(t, filepath.Join(t.TempDir(), "run"), fixtureOptions{cases: builtinCases(t), freeText: true})
 	s, _ := openStore(t)
-	importOne(t, s, dir)
+	res := importOne(t, s, dir)
+	// A view reading a compressed memory row: the chain's writer, from its first memory.
+	chains, err := s.Chains(ctx, ChainFilter{RunID: res.RunID})
+	if err != nil || len(chains) == 0 {
+		t.Fatalf("chains: %v %v", chains, err)
+	}
+	for _, ch := range chains {
+		if ch.Memories == 0 {
+			continue
+		}
+		if w, err := s.ChainWriter(ctx, ch.Key); err != nil || w.EALChainID == "" {
+			t.Fatalf("chain %s/%s writer: %+v %v", ch.CaseID, ch.ConditionID, w, err)
+		}
+	}
 	rr := newRowReader(s.db)
 	compressed, plain := 0, 0
 	for _, sr := range storedRows(t, s) {
