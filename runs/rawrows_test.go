@@ -219,3 +219,26 @@ func TestMigrationKeepsSearchAndPlainRows(t *testing.T) {
 		t.Fatalf("plain row: %q %v", got, err)
 	}
 }
+
+// TestNoDirectRowJSONReads: a query reading row_json itself would get "" for every compressed
+// row. Rows are read through rawSelect and rowReader; only rawrows.go names the column.
+func TestNoDirectRowJSONReads(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "rawrows.go" {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(strings.ReplaceAll(line, "source_row_json", ""), "row_json") {
+				t.Errorf("%s:%d names row_json: read rows through rawSelect and rowReader (rawrows.go)", f, i+1)
+			}
+		}
+	}
+}
