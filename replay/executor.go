@@ -121,6 +121,12 @@ func (b *BuiltinExecutor) Decide(c *engine.Case, p engine.Probe, ev engine.Evide
 
 // readEvidence turns the executor's evidence into records: none for empty memory, the typed
 // payload through the domain's schema, free text through the canonical layout reader.
+// MemoryRecords reads a stored memory payload (free text in the canonical layout, or a typed
+// payload tree) as records.
+func MemoryRecords(d engine.MemoryCodec, payload any) ([]engine.Record, error) {
+	return readEvidence(d, engine.Evidence{Kind: engine.MemoryEvidence, Payload: payload})
+}
+
 func readEvidence(d engine.MemoryCodec, ev engine.Evidence) ([]engine.Record, error) {
 	switch ev.Kind {
 	case engine.EmptyEvidence:

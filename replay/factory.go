@@ -74,3 +74,12 @@ func (m Models) Writers(name string, faultRate float64, families []string, versi
 	}
 	return Writers{Writer: NewModelWriter(NewModelClient(entry, m.Retry, nil)), EventWriter: NewModelEventWriter(NewModelClient(entry, m.Retry, nil))}, nil
 }
+
+// Judge is a configured model as a diagnosis judge (`ealscope diagnose --judge NAME`).
+func (m Models) Judge(name string) (*ModelClient, error) {
+	entry, err := m.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return NewModelClient(entry, m.Retry, nil), nil
+}
