@@ -177,3 +177,6 @@ func (wc *WhyChain) ablate(a *cause.Attribution, block int, p engine.Probe, top 
 	a.Confirm()
 	return fmt.Sprintf("scripted writer re-run without each of the first %d ranked turns", min(top, len(a.Causes)))
 }
+
+// Turn finds a turn of the chain's case.
+func (wc *WhyChain) Turn(id string) (engine.Turn, bool) { return wc.src.Case.Turn(id) }
