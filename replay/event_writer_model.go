@@ -35,7 +35,7 @@ func (w *ModelEventWriter) maxAttempts() int { return 2 }
 
 // EventWriterInstruction is core.py event_writer_instruction: the system message of every
 // event-writer call (repairDetail "" for a first attempt).
-func EventWriterInstruction(d engine.Domain, c *engine.Case, s Surface, repairDetail string) string {
+func EventWriterInstruction(d engine.WriterSurface, c *engine.Case, s Surface, repairDetail string) string {
 	issuers := stringTrees(c.AuthorizedIssuers)
 	parts := []string{
 		"Extract only newly stated authorization-changing events from the CURRENT CONVERSATION BLOCK.",

@@ -40,7 +40,7 @@ func (e evidenceItem) engineEvidence() engine.Evidence {
 
 // renderHistory is the full history as the writer and full-history executor see it: every
 // block rendered, separated by one empty line.
-func renderHistory(d engine.Domain, c *engine.Case) string {
+func renderHistory(d engine.WriterSurface, c *engine.Case) string {
 	parts := make([]string, len(c.Blocks))
 	for i := range c.Blocks {
 		parts[i] = d.RenderBlock(c, i)

@@ -14,7 +14,7 @@ import (
 
 // artifactSchemaVersions is the manifest's artifact_schema_versions: EAL-Bench's constant
 // (typed_memory_payload is a string there) plus the artifacts ealscope writes.
-func artifactSchemaVersions(d engine.Domain) map[string]any {
+func artifactSchemaVersions(d engine.MemoryCodec) map[string]any {
 	out := map[string]any{"typed_memory_payload": d.TypedSchemaVersion()}
 	for _, name := range []string{rundir.Trials, rundir.Memories, rundir.MemoryAttempts, rundir.MemoryStates, rundir.Evidence, rundir.ModelContexts, rundir.ExecutorPlan, rundir.Faults} {
 		out[name] = rundir.SchemaVersions[name]

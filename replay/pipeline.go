@@ -58,6 +58,9 @@ type Options struct {
 	Version      string
 	Command      []string
 	Settings     Settings
+	// Sidecar is the corpus's audience sidecar, written into the run directory as
+	// audience.json (nil: none, and nothing is written).
+	Sidecar []byte
 	// Families are the scripted writer's fault families (for the manifest's fault summary).
 	Families []string
 	Progress func(Progress)
@@ -116,6 +119,11 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	w, err := rundir.Create(opts.Out, manifest)
 	if err != nil {
 		return nil, err
+	}
+	if len(opts.Sidecar) > 0 {
+		if err := w.AddFile("audience", "audience.json", opts.Sidecar); err != nil {
+			return nil, err
+		}
 	}
 	return execute(ctx, &opts, s, w, &resumeState{evidence: map[string]rundir.FrozenEvidence{}, done: map[string]bool{}, faults: map[string]int{}, summary: newSummaryBuilder()})
 }

@@ -222,6 +222,11 @@ func (s *Store) importCorpusFile(ctx context.Context, path string) (PathResult, 
 		if err != nil {
 			return err
 		}
+		// Its audience sidecar, when one lies beside it, is checked against the cases just
+		// stored and goes in with them or not at all.
+		if err := s.importCorpusSidecar(w, path); err != nil {
+			return err
+		}
 		if got == "" {
 			got = hex.EncodeToString(lr.h.Sum(nil))
 		}
@@ -385,6 +390,9 @@ func (s *Store) writeRun(w *txWriter, info runInfo, run *rundir.Run) (writeOutco
 		if _, err := s.ensureCorpus(w, d, info.corpusVersion); err != nil {
 			return out, err
 		}
+		if err := s.ensureMultipartyCorpus(w, d, info.corpusVersion); err != nil {
+			return out, err
+		}
 	}
 	unknownJSON := jsonText(info.unknown)
 	if info.unknown == nil {
@@ -402,6 +410,9 @@ func (s *Store) writeRun(w *txWriter, info runInfo, run *rundir.Run) (writeOutco
 		return out, err
 	}
 	if err := streamRun(w, runPK, run); err != nil {
+		return out, err
+	}
+	if err := s.importRunSidecar(w, runPK, run); err != nil {
 		return out, err
 	}
 	dr, err := s.deriveRun(w, runPK, info.domainID, info.corpusVersion)

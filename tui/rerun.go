@@ -106,9 +106,8 @@ type rerunEditedMsg struct {
 	path string
 }
 
-func loadRerunCmd(store Rerunner, key runs.ChainKey, block int) tea.Cmd {
+func loadRerunCmd(ctx context.Context, store Rerunner, key runs.ChainKey, block int) tea.Cmd {
 	return func() tea.Msg {
-		ctx := context.Background()
 		msg := rerunLoadedMsg{chain: key, block: block}
 		src, err := store.RerunSource(ctx, key, block)
 		if err != nil {
@@ -124,7 +123,9 @@ func loadRerunCmd(store Rerunner, key runs.ChainKey, block int) tea.Cmd {
 	}
 }
 
-func (p *rerunPanel) Init() tea.Cmd { return loadRerunCmd(p.store, p.chain.ID, p.block) }
+func (p *rerunPanel) Init() tea.Cmd {
+	return loadRerunCmd(p.c.lifetime(), p.store, p.chain.ID, p.block)
+}
 
 // rerunModels resolves the panel's executor names (the config file's model entries).
 func (p *rerunPanel) rerunModels() replay.Models {
@@ -199,7 +200,7 @@ func (p *rerunPanel) Update(msg tea.Msg) tea.Cmd {
 		if len(p.unsaved.arms) > 0 { // stay on the form, which says so, until they are saved
 			p.unsaved.batches, p.shown = msg.batches, nil
 		}
-		return loadRerunCmd(p.store, p.chain.ID, p.block)
+		return loadRerunCmd(p.c.lifetime(), p.store, p.chain.ID, p.block)
 	case rerunSavedMsg:
 		return p.savedAgain(msg)
 	case rerunEditReadyMsg:
@@ -400,7 +401,7 @@ func (p *rerunPanel) start(mem replay.RerunMemory) tea.Cmd {
 		probes = probes[p.probe-1 : p.probe]
 	}
 	name := p.executors()[p.executor]
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(p.c.lifetime())
 	p.running, p.cancel, p.done, p.total = true, cancel, 0, 0
 	return startRerunCmd(ctx, p.seq, p.store, src, mem, probes, p.rerunModels(), name, p.runs)
 }

@@ -58,11 +58,21 @@ func (c *safeguardsCmd) run(ctx context.Context, g *Globals) error {
 	if len(policies) == 0 {
 		return fmt.Errorf("no safeguard policies are registered")
 	}
+	aud, err := wantsAudience(policies)
+	if err != nil {
+		return err
+	}
+	if aud && oneChain {
+		return usageErr("--policy audience_bound is measured over a run: give --run ID")
+	}
 	cfg, store, err := c.openForRerun(g, c.DB)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	if aud {
+		return c.runAudience(ctx, g, store, cfg)
+	}
 	if oneChain {
 		return c.runChain(ctx, g, store, cfg, policies)
 	}

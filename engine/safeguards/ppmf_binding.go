@@ -119,7 +119,7 @@ func rolesOf(d engine.Domain) (ppmfRoles, error) {
 // memoryRecords reads a memory's records: none for an empty memory, the typed payload
 // through the domain's schema, free text through the canonical layout. Full history and
 // free text in any other layout have no records to bind: not applicable.
-func memoryRecords(d engine.Domain, ev engine.Evidence) ([]engine.Record, error) {
+func memoryRecords(d engine.MemoryCodec, ev engine.Evidence) ([]engine.Record, error) {
 	switch ev.Kind {
 	case engine.EmptyEvidence:
 		return nil, nil
@@ -313,7 +313,7 @@ func BindProvenance(d engine.Domain, c *engine.Case, block int, ev engine.Eviden
 }
 
 // bindGroup binds the fields that last changed at block b.
-func bindGroup(d engine.Domain, r engine.Record, citations, group []string, keyFields map[string]bool, c *engine.Case,
+func bindGroup(d engine.FidelityRules, r engine.Record, citations, group []string, keyFields map[string]bool, c *engine.Case,
 	condition string, chainKnown bool, b int, trustOf func(engine.Turn) BoundTurn) FieldBinding {
 	input, label := writerInput(c, condition, chainKnown, b)
 	fb := FieldBinding{Fields: group, Block: b, Input: label, Method: BindNone}

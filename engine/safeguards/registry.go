@@ -20,6 +20,13 @@ var constructors = []func() engine.Policy{
 	PPMF,
 }
 
+// byName are the policies chosen only by name: audience-bound admission is measured per
+// request (who asks, in which channel) by its own lab arms, not per memory version as the
+// policies above, so it is not among every policy's.
+var byName = map[string]func() engine.Policy{
+	AudienceBoundID: AudienceBound,
+}
+
 // All returns a fresh value of every known policy, in table order.
 func All() []engine.Policy {
 	out := make([]engine.Policy, 0, len(constructors))
@@ -48,12 +55,18 @@ func Lookup(ids ...string) ([]engine.Policy, error) {
 	for _, p := range All() {
 		known[p.ID] = p
 	}
+	for id, c := range byName {
+		known[id] = c()
+	}
 	var out []engine.Policy
 	seen := map[string]bool{}
 	for _, id := range ids {
 		p, ok := known[id]
 		if !ok {
 			names := IDs()
+			for id := range byName {
+				names = append(names, id)
+			}
 			sort.Strings(names)
 			return nil, fmt.Errorf("unknown policy %q (known: %s)", id, strings.Join(names, ", "))
 		}

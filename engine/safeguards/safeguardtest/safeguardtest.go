@@ -95,7 +95,7 @@ func PPMFFixtureOf(t testing.TB, d engine.Domain, c *engine.Case) PPMFFixture {
 
 // WithCitations rewrites a record's source_turn_ids through the typed payload (finance's
 // flat schema joins them with " | ").
-func WithCitations(t testing.TB, d engine.Domain, r engine.Record, ids ...string) engine.Record {
+func WithCitations(t testing.TB, d engine.MemoryCodec, r engine.Record, ids ...string) engine.Record {
 	t.Helper()
 	tree, err := pyjson.Retree(d.TypedPayload([]engine.Record{r}))
 	if err != nil {
@@ -134,7 +134,7 @@ func ChainFrom(d engine.Domain, r engine.Record, from, last int) []engine.Memory
 }
 
 // TypedEvidence is a typed memory of records as a run stores it: a JSON tree.
-func TypedEvidence(d engine.Domain, recs []engine.Record) engine.Evidence {
+func TypedEvidence(d engine.MemoryCodec, recs []engine.Record) engine.Evidence {
 	tree, err := pyjson.Retree(d.TypedPayload(recs))
 	if err != nil {
 		panic(err)
