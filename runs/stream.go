@@ -360,6 +360,12 @@ func insertUnchained(w *txWriter, runPK int64, run *rundir.Run, rows func(string
 		if err := rows(name, func(r rundir.Row) error {
 			_, err := w.exec("calls", `INSERT INTO calls (run_pk, artifact, line, call_id, task, error, row_json) VALUES (?,?,?,?,?,?,?)`,
 				runPK, name, r.Line, r.Str("call_id"), nullStr(r.OptStr("task")), nullStr(r.OptStr("error")), rowJSON(r))
+			if err != nil {
+				return err
+			}
+			prompt, completion, counted := usageTokens(r.Tree["usage"])
+			_, err = w.exec("", `INSERT OR IGNORE INTO call_tokens (run_pk, call_id, task, target_id, prompt_tokens, completion_tokens, counted) VALUES (?,?,?,?,?,?,?)`,
+				runPK, r.Str("call_id"), nullStr(r.OptStr("task")), nullStr(r.OptStr("target_id")), prompt, completion, counted)
 			return err
 		}); err != nil {
 			return err
