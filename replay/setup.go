@@ -56,6 +56,15 @@ func Prepare(st Settings, cfg *Config, retry RetryPolicy, version string) (Optio
 		Domain: d, Cases: cases, Conditions: conds, WriterRuns: st.WriterRuns, ExecutorRuns: st.ExecutorRuns,
 		Seed: st.Seed, Version: version, Settings: st, Families: families,
 	}
+	// One client per model entry, so a model that is both writer and executor keeps one set of
+	// limits (replica slots, requests and tokens per minute).
+	clients := map[string]*ModelClient{}
+	client := func(m Model) *ModelClient {
+		if clients[m.Name] == nil {
+			clients[m.Name] = NewModelClient(m, retry, nil)
+		}
+		return clients[m.Name]
+	}
 	switch st.Writer {
 	case "", "scripted":
 		opts.Writer = &ScriptedWriter{FaultRate: st.FaultRate, Families: families, Version: version}
@@ -65,8 +74,8 @@ func Prepare(st Settings, cfg *Config, retry RetryPolicy, version string) (Optio
 		if err != nil {
 			return Options{}, err
 		}
-		opts.Writer = NewModelWriter(NewModelClient(m, retry, nil))
-		opts.EventWriter = NewModelEventWriter(NewModelClient(m, retry, nil))
+		opts.Writer = NewModelWriter(client(m))
+		opts.EventWriter = NewModelEventWriter(client(m))
 		opts.Families = nil
 	}
 	switch st.Executor {
@@ -77,7 +86,7 @@ func Prepare(st Settings, cfg *Config, retry RetryPolicy, version string) (Optio
 		if err != nil {
 			return Options{}, err
 		}
-		opts.Executor = NewModelExecutor(d, NewModelClient(m, retry, nil))
+		opts.Executor = NewModelExecutor(d, client(m))
 	}
 	return opts, nil
 }

@@ -14,14 +14,21 @@ CREATE TABLE call_tokens (
   prompt_tokens     INTEGER,
   completion_tokens INTEGER,
   counted           INTEGER,
+  -- the call failed (its row has an error)
+  failed            INTEGER NOT NULL,
   PRIMARY KEY (run_pk, call_id)
 ) WITHOUT ROWID;
 
-INSERT OR IGNORE INTO call_tokens (run_pk, call_id, task, target_id, prompt_tokens, completion_tokens, counted)
-  SELECT run_pk, call_id, task, json_extract(row_json, '$.target_id'),
+INSERT OR IGNORE INTO call_tokens (run_pk, call_id, task, target_id, failed, prompt_tokens, completion_tokens, counted)
+  SELECT run_pk, call_id, task, json_extract(row_json, '$.target_id'), error IS NOT NULL,
     json_extract(row_json, '$.usage.prompt_tokens'), json_extract(row_json, '$.usage.completion_tokens'),
     CASE WHEN json_type(row_json, '$.usage') = 'object' THEN json_type(row_json, '$.usage.ealscope_counted') IS NOT NULL END
   FROM calls WHERE json_valid(row_json) ORDER BY run_pk, artifact, line;
+
+-- The runs list sums each run's writer and executor tokens (runs.runColumns); the partial
+-- index holds only calls with usage, so a run without model calls costs nothing to list.
+CREATE INDEX call_tokens_usage ON call_tokens (run_pk, task, prompt_tokens, completion_tokens)
+  WHERE prompt_tokens IS NOT NULL OR completion_tokens IS NOT NULL;
 
 -- Re-run arms (the safeguard lab's too) keep their own call's tokens.
 ALTER TABLE replays ADD COLUMN prompt_tokens INTEGER;
