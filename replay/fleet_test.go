@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/reftoken"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -233,11 +234,11 @@ func TestCountedTokensWhenNoUsage(t *testing.T) {
 	c := NewModelClient(fleetModel(1, s), fastRetry, nil)
 	rec := callAll(c, 1)[0]
 	u, ok := rec.Usage.(map[string]any)
-	if !ok || u[runs.CountedMarker] != ReferenceTokenizer().Name() {
+	if !ok || u[runs.CountedMarker] != reftoken.Reference().Name() {
 		t.Fatalf("usage %v: want counted tokens marked %q", rec.Usage, runs.CountedMarker)
 	}
 	p, comp, _ := usageCounts(u)
-	tc := ReferenceTokenizer()
+	tc := reftoken.Reference()
 	if p != tc.Count("user")+tc.Count("decide") || comp != tc.Count("answer 0") {
 		t.Errorf("counted %d + %d tokens", p, comp)
 	}

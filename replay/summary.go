@@ -28,7 +28,7 @@ type Summary struct {
 	Cases  int    `json:"cases"`
 	Trials int    `json:"trials"`
 	// Metrics and Conditions are EAL-Bench's aggregates (provider errors in the denominators,
-	// FORMAT.md 6.4); Estimable and ConditionsEstimable leave provider-error trials out and
+	// docs/FORMATS.md 6.4); Estimable and ConditionsEstimable leave provider-error trials out and
 	// are the rates shown to a person.
 	Metrics             engine.Metrics                     `json:"metrics"`
 	Conditions          map[string]engine.Metrics          `json:"conditions"`

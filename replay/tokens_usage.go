@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/ealscope/ealscope/engine/reftoken"
 )
 
 // countedMarker is the usage key that says ealscope counted the tokens itself; its value names
@@ -19,7 +21,7 @@ const countedMarker = "ealscope_counted"
 // estimate, used when the provider reports no usage and to admit a call under a
 // tokens-per-minute limit.
 func promptTokens(req ChatRequest) int {
-	tc := ReferenceTokenizer()
+	tc := reftoken.Reference()
 	n := 0
 	for _, m := range req.Messages {
 		n += tc.Count(m.Role) + tc.Count(m.Content)
@@ -34,7 +36,7 @@ func promptTokens(req ChatRequest) int {
 
 // completionTokens counts a reply's text and tool calls with the reference tokenizer.
 func completionTokens(rr *RecordedResponse) int {
-	tc := ReferenceTokenizer()
+	tc := reftoken.Reference()
 	var b strings.Builder
 	if rr.Content != nil {
 		b.WriteString(*rr.Content)
@@ -57,7 +59,7 @@ func accountedUsage(req ChatRequest, rr *RecordedResponse, usage any) any {
 		"prompt_tokens":     json.Number(strconv.Itoa(p)),
 		"completion_tokens": json.Number(strconv.Itoa(c)),
 		"total_tokens":      json.Number(strconv.Itoa(p + c)),
-		countedMarker:       ReferenceTokenizer().Name(),
+		countedMarker:       reftoken.Reference().Name(),
 	}
 }
 

@@ -1,6 +1,6 @@
 package runs
 
-// annotations.Annotation child runs in EAL-Bench's layout (FORMAT.md §7.2; writer reference §6):
+// annotations.Annotation child runs in EAL-Bench's layout (docs/FORMATS.md §7.2; writer reference §6):
 // manifest.json with study "memory_annotation" plus memory_annotations.jsonl. Export writes
 // people's labels and says so in the extractor fields (no model, no prompt, no tool, no
 // call); import reads such runs, ours or EAL-Bench's LLM extractor runs, and files each

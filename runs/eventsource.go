@@ -9,7 +9,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// Artifacts of the bounded event-sourcing condition (FORMAT.md 8.2). The importer keeps them
+// Artifacts of the bounded event-sourcing condition (docs/FORMATS.md 8.2). The importer keeps them
 // verbatim (extra_rows); their reduced states are ordinary memories of their chains.
 const (
 	eventLogArtifact              = "event_log"

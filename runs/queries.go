@@ -39,7 +39,7 @@ type RunSummary struct {
 	// TrialsNotEstimable counts the trials whose provider call failed: no decision was made.
 	TrialsNotEstimable int `json:"trials_not_estimable"`
 	// WriterAttempts and WriterErrors count the run's writer calls and those that failed
-	// (attempt status writer_error, FORMAT.md §4.4): a writer that failed on every call
+	// (attempt status writer_error, docs/FORMATS.md §4.4): a writer that failed on every call
 	// wrote no memory, whatever the formation counts say.
 	WriterAttempts int `json:"writer_attempts"`
 	WriterErrors   int `json:"writer_errors"`

@@ -1,6 +1,6 @@
 package runs
 
-// Live re-runs (issue 6): what a re-run needs from the workspace (the chain's case, its
+// Live re-runs: what a re-run needs from the workspace (the chain's case, its
 // memory at a block, the imported trials and contexts it mirrors) and the replays table it
 // writes, one transaction per finished call, with end-to-end attribution rows recomputed in
 // the same transaction. This file knows nothing of how calls are made (replay/ does that);

@@ -17,7 +17,7 @@ type SummaryRun struct {
 	ImportedFrom string         `json:"imported_from"`
 	Counts       map[string]int `json:"counts"`
 	Decisions    map[string]int `json:"decisions"`
-	// Metrics is EAL-Bench's aggregate (provider errors in the denominators, FORMAT.md 6.4);
+	// Metrics is EAL-Bench's aggregate (provider errors in the denominators, docs/FORMATS.md 6.4);
 	// Estimable leaves provider-error trials out and is what a person is shown.
 	Metrics              engine.Metrics          `json:"metrics"`
 	Estimable            engine.EstimableMetrics `json:"estimable"`

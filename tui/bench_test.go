@@ -14,7 +14,7 @@ import (
 
 // Benchmarks on a workspace holding a scripted run over 2,000 generated cases (all eight
 // conditions, 16,000 chains). Building it takes a while, so it is made once per test binary
-// and only when a benchmark asks for it. Figures: docs/BENCHMARKS.md, "TUI (issue 5)".
+// and only when a benchmark asks for it. Figures: docs/BENCHMARKS.md, "TUI".
 
 var big workspaceFixture
 

@@ -63,6 +63,8 @@ type chainScreen struct {
 	// oracle-exact memory (the oracle baseline), both in chain_ledger.go.
 	ledger ledgerRow
 	exact  map[int]exactEntry
+	// words keeps the free-text word diffs drawn (diff.go), shared by the screen's copies.
+	words *wordDiffs
 
 	search    lineInput
 	query     string
@@ -91,11 +93,11 @@ func newChainScreen(c *common, store ChainReader, searcher Searcher, key ChainKe
 	return chainScreen{
 		c: c, store: store, searcher: searcher, key: key, want: block,
 		blocks: map[int]BlockDetail{}, pending: map[int]bool{}, scroll: map[pane]int{},
-		focus: paneTimeline, content: paneHistory,
+		focus: paneTimeline, content: paneHistory, words: &wordDiffs{},
 	}
 }
 
-func (s chainScreen) Init() tea.Cmd { return loadChainCmd(s.store, s.key.ID) }
+func (s chainScreen) Init() tea.Cmd { return loadChainCmd(s.c.lifetime(), s.store, s.key.ID) }
 
 func (s chainScreen) lastBlock() int {
 	if s.detail == nil {
@@ -136,7 +138,7 @@ func (s *chainScreen) setBlock(k int) tea.Cmd {
 		return exact
 	}
 	s.pending[k] = true
-	return tea.Batch(loadBlockCmd(s.store, *s.detail, k), exact)
+	return tea.Batch(loadBlockCmd(s.c.lifetime(), s.store, *s.detail, k), exact)
 }
 
 // capturing reports whether the screen wants every key (the search prompt is open).
@@ -225,7 +227,7 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 			s.searchSeq++
 			seq := s.searchSeq
 			started := func() tea.Msg { return taskStartedMsg{seq, "search"} }
-			return s, tea.Batch(started, searchCmd(s.searcher, seq, s.query))
+			return s, tea.Batch(started, searchCmd(s.c.lifetime(), s.searcher, seq, s.query))
 		case inputCancelled:
 			return s, nil
 		}

@@ -22,7 +22,7 @@ func newRunsScreen(c *common, store RunLister) runsScreen {
 	return runsScreen{c: c, store: store}
 }
 
-func (s runsScreen) Init() tea.Cmd { return loadRunsCmd(s.store) }
+func (s runsScreen) Init() tea.Cmd { return loadRunsCmd(s.c.lifetime(), s.store) }
 
 func (s runsScreen) tableH() int { return max(listLayout(s.c.width, s.c.height)-1, 1) }
 

@@ -44,6 +44,8 @@ type CLI struct {
 	Annotate   annotateCmd   `cmd:"" help:"Label free-text memories as typed states: the annotation screen, set, agreement, export and import of EAL-Bench annotation child runs."`
 	Reduce     reduceCmd     `cmd:"" help:"Apply one event batch with the bounded event-sourcing reducer and print the events, the reduced state or the rejection."`
 	Verify     verifyCmd     `cmd:"" help:"Machine-check a safeguard's invariants (memtx: I1 and I2 over random traces and an exhaustive bounded enumeration)."`
+	Diagnose   diagnoseCmd   `cmd:"" help:"Write EAL-Bench diagnosis rows with ealscope's rule-based judgement (why false authority formed), or compare it with the judges of a file."`
+	Why        whyCmd        `cmd:"" help:"Why false authority formed in a chain: the cause in EAL-Bench's taxonomy, the turns behind it ranked with evidence, optionally confirmed by removing each turn (--ablate)."`
 	Safeguards safeguardsCmd `cmd:"" help:"The safeguard lab: apply each policy to a chain's memory versions (or every chain of a run), re-run the executor behind the gated memory, and report what it stops and what it refuses."`
 }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/runs/rundir"
 	"github.com/ealscope/ealscope/tui"
@@ -78,13 +78,11 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	ex, err := rerunExecutor(src.Domain, c.Executor, c.Seed, cfg, c.MaxAttempts)
+	ex, err := c.models(cfg).Executor(src.Domain, c.Executor, c.Seed)
 	if err != nil {
 		return err
 	}
-	spec := rerunstore.RerunSpecFor(src, mem, probes, ex, c.Runs, c.Seed)
-	spec.Workers = c.Concurrency
-	results, cancelled, runErr := replay.Rerun(ctx, spec, rerunstore.SaveRerun(store, src))
+	results, cancelled, runErr := workbench.Rerun(ctx, store, workbench.RerunRequest{Source: src, Memory: mem, Probes: probes, Executor: ex, Runs: c.Runs, Seed: c.Seed, Workers: c.Concurrency})
 	if runErr != nil && len(results) == 0 {
 		return runErr
 	}
@@ -196,8 +194,8 @@ func (c *replayCmd) memory(src runs.RerunSource) (replay.RerunMemory, error) {
 // editMemory opens the written memory (or, before the first memory, the exact one) in
 // $VISUAL / $EDITOR and reads the result back as an edited arm.
 func editMemory(src runs.RerunSource) (replay.RerunMemory, error) {
-	e, err := rerunstore.StartEdit(src)
-	if errors.Is(err, rerunstore.ErrNoEditor) {
+	e, err := workbench.StartEdit(src)
+	if errors.Is(err, workbench.ErrNoEditor) {
 		return replay.RerunMemory{}, usageErr("--memory edited needs $EDITOR (or $VISUAL); or write the payload to a file and pass --memory @FILE")
 	}
 	if err != nil {
@@ -206,23 +204,6 @@ func editMemory(src runs.RerunSource) (replay.RerunMemory, error) {
 	defer e.Close()
 	e.Command.Stdin, e.Command.Stdout, e.Command.Stderr = os.Stdin, os.Stdout, os.Stderr
 	return e.Read(e.Command.Run())
-}
-
-// rerunExecutor resolves --executor. The built-in executor needs no network; a model entry
-// reads its key from the environment at call time, never from the command line.
-func rerunExecutor(d engine.Domain, name string, seed int64, cfg *replay.Config, maxAttempts int) (replay.Executor, error) {
-	if name == "" || name == "builtin" {
-		return replay.NewBuiltinExecutor(d, seed), nil
-	}
-	m, err := cfg.Lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	retry := replay.DefaultRetryPolicy()
-	if maxAttempts > 0 {
-		retry.MaxAttempts = maxAttempts
-	}
-	return replay.NewModelExecutor(d, replay.NewModelClient(m, retry, nil)), nil
 }
 
 // replayJSON is the replay row shape (EAL-Bench's trial field names).
@@ -410,7 +391,7 @@ func (c *replayCmd) runFormed(ctx context.Context, g *Globals, store *runs.Store
 		}
 		if ex == nil {
 			// One executor for every chain, so a model's concurrency limit holds across them.
-			if ex, err = rerunExecutor(src.Domain, c.Executor, c.Seed, cfg, c.MaxAttempts); err != nil {
+			if ex, err = c.models(cfg).Executor(src.Domain, c.Executor, c.Seed); err != nil {
 				return err
 			}
 			rep.Executor = ex.Provenance(c.Seed).TargetID
@@ -423,9 +404,7 @@ func (c *replayCmd) runFormed(ctx context.Context, g *Globals, store *runs.Store
 		if err != nil {
 			return err
 		}
-		spec := rerunstore.RerunSpecFor(src, mem, probes, ex, c.Runs, c.Seed)
-		spec.Workers = c.Concurrency
-		results, stopped, runErr := replay.Rerun(ctx, spec, rerunstore.SaveRerun(store, src))
+		results, stopped, runErr := workbench.Rerun(ctx, store, workbench.RerunRequest{Source: src, Memory: mem, Probes: probes, Executor: ex, Runs: c.Runs, Seed: c.Seed, Workers: c.Concurrency})
 		if runErr != nil {
 			return runErr
 		}

@@ -1,4 +1,7 @@
-package replay
+// Package reftoken is the reference tokenizer EAL-Bench counts memory capacity with
+// (cl100k_base from an embedded vocabulary, else regex_fallback_v1): pure computation, so
+// the run pipeline, the event-sourced reducer and the domains' capacity checks share it.
+package reftoken
 
 import (
 	"regexp"
@@ -10,19 +13,19 @@ import (
 // Reference tokenizer names as EAL-Bench records them (memories.reference_tokenizer and the
 // manifest's capacity.reference_tokenizer).
 const (
-	TokenizerCL100K        = "cl100k_base"
-	TokenizerRegexFallback = "regex_fallback_v1"
+	CL100K          = "cl100k_base"
+	RegexFallbackV1 = "regex_fallback_v1"
 )
 
-// TokenCounter counts reference tokens for the capacity budget.
-type TokenCounter interface {
+// Counter counts reference tokens for the capacity budget.
+type Counter interface {
 	Name() string
 	Count(text string) int
 }
 
 type cl100k struct{ codec tokenizer.Codec }
 
-func (cl100k) Name() string { return TokenizerCL100K }
+func (cl100k) Name() string { return CL100K }
 
 func (c cl100k) Count(text string) int {
 	n, err := c.codec.Count(text)
@@ -42,25 +45,25 @@ type regexFallback struct{}
 
 var fallbackPattern = regexp.MustCompile(`[\p{L}\p{N}_]+|[^\p{L}\p{N}_\s\x0b\x1c-\x1f\x85\p{Z}]`)
 
-func (regexFallback) Name() string { return TokenizerRegexFallback }
+func (regexFallback) Name() string { return RegexFallbackV1 }
 
 func (regexFallback) Count(text string) int { return len(fallbackPattern.FindAllStringIndex(text, -1)) }
 
 var (
 	tokenizerOnce sync.Once
-	tokenizerImpl TokenCounter
+	tokenizerImpl Counter
 )
 
-// ReferenceTokenizer is cl100k_base from the embedded vocabulary, or regex_fallback_v1 if
+// Reference is cl100k_base from the embedded vocabulary, or regex_fallback_v1 if
 // that vocabulary cannot be loaded or fails its self-check ("hello world" is two tokens,
 // [15339 1917]), exactly the choice EAL-Bench makes when tiktoken is unavailable. The
 // counter's Name is recorded wherever a count is.
-func ReferenceTokenizer() TokenCounter {
+func Reference() Counter {
 	tokenizerOnce.Do(func() { tokenizerImpl = loadTokenizer() })
 	return tokenizerImpl
 }
 
-func loadTokenizer() (tc TokenCounter) {
+func loadTokenizer() (tc Counter) {
 	defer func() {
 		if recover() != nil {
 			tc = regexFallback{}
@@ -77,5 +80,5 @@ func loadTokenizer() (tc TokenCounter) {
 	return cl100k{codec: codec}
 }
 
-// RegexFallbackTokenizer is regex_fallback_v1 on its own (for tests and comparisons).
-func RegexFallbackTokenizer() TokenCounter { return regexFallback{} }
+// RegexFallback is regex_fallback_v1 on its own (for tests and comparisons).
+func RegexFallback() Counter { return regexFallback{} }

@@ -1,11 +1,13 @@
-package safeguards_test
+package replay_test
 
 import (
 	"context"
 	"testing"
 
+	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/safeguards"
+	"github.com/ealscope/ealscope/engine/safeguards/safeguardtest"
 	"github.com/ealscope/ealscope/replay"
 )
 
@@ -14,14 +16,18 @@ import (
 // record bound to its issuer runs; the same action on the record as rewritten at a relayed
 // turn's block is blocked and counted as a refused legitimate request.
 func TestPPMFThroughRunTrial(t *testing.T) {
-	for _, id := range ppmfDomains {
+	for _, id := range []string{"procurement", "cybersecurity", "finance"} {
 		t.Run(id, func(t *testing.T) {
-			f := ppmfFixtureOf(t, id)
-			d, c := f.d, f.c
-			rec := withCitations(t, d, f.record, f.issuer.ID)
-			ev := typedEvidence(d, []engine.Record{rec})
+			d, cases, err := domains.BuiltinCases(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := safeguardtest.PPMFFixtureOf(t, d, cases[0])
+			c := f.C
+			rec := safeguardtest.WithCitations(t, d, f.Record, f.Issuer.ID)
+			ev := safeguardtest.TypedEvidence(d, []engine.Record{rec})
 			ex := replay.NewBuiltinExecutor(d, 1)
-			spec := replay.TrialSpec{Domain: d, Case: c, Probe: f.probe, Evidence: ev, OracleBlock: f.last, Tools: engine.ToolsTree(d),
+			spec := replay.TrialSpec{Domain: d, Case: c, Probe: f.Probe, Evidence: ev, OracleBlock: f.Last, Tools: engine.ToolsTree(d),
 				Seed: 1, CallID: "call_ppmf", Condition: "incremental_typed"}
 			plain, ok, err := replay.RunTrial(context.Background(), ex, spec)
 			if err != nil || !ok || plain.Outcome.Decision != engine.ExecuteRequested {
@@ -30,7 +36,7 @@ func TestPPMFThroughRunTrial(t *testing.T) {
 			policy := safeguards.PPMF()
 			spec.Policy = &policy
 
-			spec.Versions = chainFrom(d, rec, f.issued, f.last)
+			spec.Versions = safeguardtest.ChainFrom(d, rec, f.Issued, f.Last)
 			kept, _, err := replay.RunTrial(context.Background(), ex, spec)
 			if err != nil {
 				t.Fatal(err)
@@ -42,7 +48,7 @@ func TestPPMFThroughRunTrial(t *testing.T) {
 				t.Fatalf("bound to the issuer: %+v gate %+v", kept.Outcome, kept.Gate)
 			}
 
-			spec.Versions = chainFrom(d, rec, f.relayed.BlockIndex, f.last)
+			spec.Versions = safeguardtest.ChainFrom(d, rec, f.Relayed.BlockIndex, f.Last)
 			laundered, _, err := replay.RunTrial(context.Background(), ex, spec)
 			if err != nil {
 				t.Fatal(err)

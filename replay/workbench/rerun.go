@@ -1,7 +1,4 @@
-// Package rerunstore joins live re-runs (replay) to the workspace (runs): it builds a re-run
-// from what the workspace holds and turns each finished arm into its stored row. The headless
-// command and the TUI panel share it so both record re-runs identically.
-package rerunstore
+package workbench
 
 import (
 	"context"
@@ -40,7 +37,7 @@ func RerunSpecFor(src runs.RerunSource, mem replay.RerunMemory, probes []runs.Re
 // SaveRerun stores each finished arm of a chain's re-run (one transaction per arm). Every
 // arm records the chain memory it answers for, so that written and exact arms of the same
 // (memory, probe) meet in attribution.
-func SaveRerun(store *runs.Store, src runs.RerunSource) replay.SaveFunc {
+func SaveRerun(store ReplaySaver, src runs.RerunSource) replay.SaveFunc {
 	return func(ctx context.Context, r replay.RerunResult) error {
 		return store.SaveReplay(ctx, ReplayInputOf(src.Chain.Key, src.MemoryID, r))
 	}
@@ -60,4 +57,26 @@ func ReplayInputOf(key runs.ChainKey, writtenMemory string, r replay.RerunResult
 		in.MirroredTrialID, in.MirroredContextHash = r.Mirror.TrialID, r.Mirror.ContextHash
 	}
 	return in
+}
+
+// RerunRequest is one re-run of a chain's probes at a block with one memory.
+type RerunRequest struct {
+	Source runs.RerunSource
+	Memory replay.RerunMemory
+	Probes []runs.RerunProbeSource
+	// Executor answers every arm (Models.Executor resolves its name).
+	Executor replay.Executor
+	// Runs is the repetitions per probe; repetition r uses seed Seed + r.
+	Runs int
+	Seed int64
+	// Workers bounds the calls in flight (0: replay's default).
+	Workers int
+}
+
+// Rerun re-runs the request's probes and stores every arm as it finishes; it returns the
+// finished arms (stored or not), whether ctx stopped it, and the first error.
+func Rerun(ctx context.Context, store ReplaySaver, req RerunRequest) ([]replay.RerunResult, bool, error) {
+	spec := RerunSpecFor(req.Source, req.Memory, req.Probes, req.Executor, req.Runs, req.Seed)
+	spec.Workers = req.Workers
+	return replay.Rerun(ctx, spec, SaveRerun(store, req.Source))
 }

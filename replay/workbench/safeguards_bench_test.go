@@ -1,4 +1,4 @@
-package rerunstore_test
+package workbench_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/safeguards"
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 )
 
 // BenchmarkSafeguardsRun is the lab over a built-in run: generated procurement cases
@@ -24,7 +24,7 @@ import (
 // the final block, as `ealscope safeguards --run` does it: "store" saves each chain in its
 // transaction, "evaluate" only computes. The figures are in docs/BENCHMARKS.md.
 //
-//	go test ./replay/rerunstore -run '^$' -bench SafeguardsRun -benchtime 1x -timeout 60m
+//	go test ./replay/workbench -run '^$' -bench SafeguardsRun -benchtime 1x -timeout 60m
 func BenchmarkSafeguardsRun(b *testing.B) {
 	n := 1000
 	if v, err := strconv.Atoi(os.Getenv("EALSCOPE_BENCH_CASES")); err == nil && v > 0 {
@@ -52,7 +52,7 @@ func BenchmarkSafeguardsRun(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				start := time.Now()
-				chains, keys, _, err := rerunstore.LoadSafeguardRun(ctx, store, runID)
+				chains, keys, _, err := workbench.LoadSafeguardRun(ctx, store, runID)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -60,7 +60,7 @@ func BenchmarkSafeguardsRun(b *testing.B) {
 				spec := replay.SafeguardRunSpec{Chains: chains, SafeguardArmSettings: builtinArms(policies, engine.Domain(procurement.Domain{}), 20260821),
 					Workers: runtime.GOMAXPROCS(0)}
 				if mode == "store" {
-					spec.Save = rerunstore.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)
+					spec.Save = workbench.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)
 				}
 				res, err := replay.EvaluateRun(ctx, spec)
 				if err != nil {

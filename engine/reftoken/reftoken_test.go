@@ -1,10 +1,10 @@
-package replay
+package reftoken
 
 import "testing"
 
 func TestReferenceTokenizer(t *testing.T) {
-	tc := ReferenceTokenizer()
-	if tc.Name() != TokenizerCL100K {
+	tc := Reference()
+	if tc.Name() != CL100K {
 		t.Fatalf("tokenizer %s, want cl100k_base from the embedded vocabulary", tc.Name())
 	}
 	if n := tc.Count("hello world"); n != 2 {
@@ -13,7 +13,7 @@ func TestReferenceTokenizer(t *testing.T) {
 }
 
 func TestRegexFallback(t *testing.T) {
-	fb := RegexFallbackTokenizer()
+	fb := RegexFallback()
 	cases := map[string]int{
 		"hello world":           2,
 		"max_amount: 4,900 USD": 6, // max_amount : 4 , 900 USD

@@ -1,4 +1,4 @@
-package rerunstore_test
+package workbench_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 )
 
 // TestLoadSafeguardRunProgress: the progress form loads what LoadSafeguardRun loads, reports
@@ -15,13 +15,13 @@ import (
 func TestLoadSafeguardRunProgress(t *testing.T) {
 	store, runID, _ := domainRun(t, "procurement", "one_shot_typed")
 	ctx := context.Background()
-	chains, keys, skipped, err := rerunstore.LoadSafeguardRun(ctx, store, runID)
+	chains, keys, skipped, err := workbench.LoadSafeguardRun(ctx, store, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var done []int
 	total := -1
-	pchains, pkeys, pskipped, err := rerunstore.LoadSafeguardRunProgress(ctx, store, runID, func(d, n int) {
+	pchains, pkeys, pskipped, err := workbench.LoadSafeguardRunProgress(ctx, store, runID, func(d, n int) {
 		done = append(done, d)
 		total = n
 	})
@@ -42,7 +42,7 @@ func TestLoadSafeguardRunProgress(t *testing.T) {
 
 	cctx, cancel := context.WithCancel(ctx)
 	reads := 0
-	_, _, _, err = rerunstore.LoadSafeguardRunProgress(cctx, store, runID, func(d, n int) {
+	_, _, _, err = workbench.LoadSafeguardRunProgress(cctx, store, runID, func(d, n int) {
 		reads++
 		if d == 2 {
 			cancel()

@@ -1,4 +1,4 @@
-package rerunstore
+package workbench
 
 // The safeguard lab joined to the workspace: a stored chain becomes a replay.SafeguardChain,
 // an evaluation becomes the runs.SafeguardBatch that stores it (one transaction per chain),
@@ -40,7 +40,7 @@ func SafeguardChainFor(src runs.SafeguardSource) replay.SafeguardChain {
 }
 
 // LoadSafeguardChain loads one stored chain for the lab.
-func LoadSafeguardChain(ctx context.Context, store *runs.Store, key runs.ChainKey) (replay.SafeguardChain, error) {
+func LoadSafeguardChain(ctx context.Context, store SafeguardReader, key runs.ChainKey) (replay.SafeguardChain, error) {
 	src, err := store.SafeguardSource(ctx, key)
 	if err != nil {
 		return replay.SafeguardChain{}, err
@@ -51,14 +51,14 @@ func LoadSafeguardChain(ctx context.Context, store *runs.Store, key runs.ChainKe
 // LoadSafeguardRun loads every chain of a run the lab evaluates (runs.SafeguardChains), with
 // the chain key of each chain ref. Chains with no memory (a writer that failed everywhere)
 // are left out and counted in skipped.
-func LoadSafeguardRun(ctx context.Context, store *runs.Store, runID string) (chains []replay.SafeguardChain, keys map[string]runs.ChainKey, skipped int, err error) {
+func LoadSafeguardRun(ctx context.Context, store SafeguardReader, runID string) (chains []replay.SafeguardChain, keys map[string]runs.ChainKey, skipped int, err error) {
 	return LoadSafeguardRunProgress(ctx, store, runID, nil)
 }
 
 // LoadSafeguardRunProgress is LoadSafeguardRun reporting before each chain it reads (done of
 // total chains) when progress is set, and stopping between chains once ctx is done: reading
 // a run's chains can take longer than the built-in executor's trials.
-func LoadSafeguardRunProgress(ctx context.Context, store *runs.Store, runID string, progress func(done, total int)) (chains []replay.SafeguardChain, keys map[string]runs.ChainKey, skipped int, err error) {
+func LoadSafeguardRunProgress(ctx context.Context, store SafeguardReader, runID string, progress func(done, total int)) (chains []replay.SafeguardChain, keys map[string]runs.ChainKey, skipped int, err error) {
 	rows, err := store.SafeguardChains(ctx, runID)
 	if err != nil {
 		return nil, nil, 0, err
@@ -161,7 +161,7 @@ func armInput(key runs.ChainKey, batch string, a *replay.SafeguardArm, writtenMe
 }
 
 // SaveSafeguards stores each evaluated chain of a run (keys from LoadSafeguardRun).
-func SaveSafeguards(store *runs.Store, keys map[string]runs.ChainKey, blocks replay.TrialBlocks) func(ctx context.Context, ev *replay.ChainEvaluation) error {
+func SaveSafeguards(store SafeguardSaver, keys map[string]runs.ChainKey, blocks replay.TrialBlocks) func(ctx context.Context, ev *replay.ChainEvaluation) error {
 	return func(ctx context.Context, ev *replay.ChainEvaluation) error {
 		key, ok := keys[ev.ChainRef]
 		if !ok {
@@ -172,7 +172,7 @@ func SaveSafeguards(store *runs.Store, keys map[string]runs.ChainKey, blocks rep
 }
 
 // StoredSafeguardTable rebuilds the run table from the stored lab results of a run.
-func StoredSafeguardTable(ctx context.Context, store *runs.Store, runID string) ([]engine.SafeguardRow, []replay.SafeguardChainSummary, error) {
+func StoredSafeguardTable(ctx context.Context, store SafeguardResults, runID string) ([]engine.SafeguardRow, []replay.SafeguardChainSummary, error) {
 	stored, err := store.SafeguardRun(ctx, runID)
 	if err != nil {
 		return nil, nil, err

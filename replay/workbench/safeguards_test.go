@@ -1,4 +1,4 @@
-package rerunstore_test
+package workbench_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/safeguards"
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 
 	_ "modernc.org/sqlite"
@@ -73,7 +73,7 @@ func sourceAuthorityGate(t *testing.T) []engine.Policy {
 func evaluateRun(t *testing.T, store *runs.Store, runID string, policies []engine.Policy) *replay.SafeguardRunResult {
 	t.Helper()
 	ctx := context.Background()
-	chains, keys, skipped, err := rerunstore.LoadSafeguardRun(ctx, store, runID)
+	chains, keys, skipped, err := workbench.LoadSafeguardRun(ctx, store, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func evaluateRun(t *testing.T, store *runs.Store, runID string, policies []engin
 		t.Fatalf("%d chains, %d skipped; want 30 and 0", len(chains), skipped)
 	}
 	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, SafeguardArmSettings: builtinArms(policies, chains[0].Domain, 20260821),
-		Workers: 2, Save: rerunstore.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)})
+		Workers: 2, Save: workbench.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestSafeguardLabBuiltinRun(t *testing.T) {
 		}
 	}
 	// The stored results give the same table without recomputing.
-	stored, _, err := rerunstore.StoredSafeguardTable(context.Background(), store, runID)
+	stored, _, err := workbench.StoredSafeguardTable(context.Background(), store, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestSafeguardLabBuiltinRun(t *testing.T) {
 
 // The scripted writer's extra_record_wrong_issuer fault invents a record citing a turn whose
 // speaker cannot grant (replay/faults.go): the gate removes that record from every gated
-// version, for the reason FORMAT.md 8.1 names, and with it every false authority it alone
+// version, for the reason docs/FORMATS.md 8.1 names, and with it every false authority it alone
 // formed.
 func TestSourceAuthorityGateStopsWrongIssuerRecords(t *testing.T) {
 	for _, domain := range []string{"procurement", "cybersecurity", "finance"} {
@@ -205,7 +205,7 @@ func gateStopsWrongIssuer(t *testing.T, domain string) {
 	store, runID, _ := domainRun(t, domain, "one_shot_typed", "incremental_typed")
 	ctx := context.Background()
 	gate := sourceAuthorityGate(t)
-	chains, _, _, err := rerunstore.LoadSafeguardRun(ctx, store, runID)
+	chains, _, _, err := workbench.LoadSafeguardRun(ctx, store, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestSafeguardStorageReplaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := rerunstore.LoadSafeguardChain(ctx, store, row.Key)
+	ch, err := workbench.LoadSafeguardChain(ctx, store, row.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestSafeguardStorageReplaces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := store.SaveSafeguards(ctx, rerunstore.SafeguardBatchOf(row.Key, ev, replay.TrialsAtEveryBlock)); err != nil {
+		if err := store.SaveSafeguards(ctx, workbench.SafeguardBatchOf(row.Key, ev, replay.TrialsAtEveryBlock)); err != nil {
 			t.Fatal(err)
 		}
 		if first == nil {
@@ -365,7 +365,7 @@ func TestSafeguardStorageReplaces(t *testing.T) {
 	}
 }
 
-// The event-sourcing row (FORMAT.md 8.2): a built-in run holding bounded_event_sourced_typed
+// The event-sourcing row (docs/FORMATS.md 8.2): a built-in run holding bounded_event_sourced_typed
 // beside incremental_typed gives a row pairing the two by case and writer run. It needs the
 // event-sourced writer condition (the events branch); a build without it skips.
 func TestSafeguardLabEventSourcingRow(t *testing.T) {
@@ -377,12 +377,12 @@ func TestSafeguardLabEventSourcingRow(t *testing.T) {
 	store, runID, _ := scriptedWorkspace(t, replay.ScriptedRun{Domain: "procurement", Corpus: replay.BuiltinCorpus, Conditions: conditions,
 		Seed: 20260821, Version: "test", Concurrency: 2})
 	gate := sourceAuthorityGate(t)
-	chains, keys, _, err := rerunstore.LoadSafeguardRun(ctx, store, runID)
+	chains, keys, _, err := workbench.LoadSafeguardRun(ctx, store, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains, SafeguardArmSettings: builtinArms(gate, chains[0].Domain, 20260821),
-		Workers: 2, Save: rerunstore.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)})
+		Workers: 2, Save: workbench.SaveSafeguards(store, keys, replay.TrialsAtFinalBlock)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +399,7 @@ func TestSafeguardLabEventSourcingRow(t *testing.T) {
 	if got := countsOf(*es); got != want || es.Condition != replay.IncrementalTypedCondition {
 		t.Fatalf("event-sourcing row %s: got %#v, want %#v", es.Condition, got, want)
 	}
-	stored, _, err := rerunstore.StoredSafeguardTable(ctx, store, runID)
+	stored, _, err := workbench.StoredSafeguardTable(ctx, store, runID)
 	if err != nil || !reflect.DeepEqual(stored, res.Table) {
 		t.Fatalf("stored table differs (%v)", err)
 	}

@@ -1,4 +1,4 @@
-package rerunstore
+package workbench
 
 import (
 	"encoding/json"
