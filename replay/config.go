@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ealscope/ealscope/runs/rundir"
+	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -162,6 +164,9 @@ func validateModel(path, name string, r rawModel) (Model, error) {
 	if !strings.HasPrefix(*r.BaseURL, "http://") && !strings.HasPrefix(*r.BaseURL, "https://") {
 		return m, fmt.Errorf("%s: must be an http:// or https:// URL, got %q", key("base_url"), *r.BaseURL)
 	}
+	if err := checkBaseURL(*r.BaseURL); err != nil {
+		return m, fmt.Errorf("%s: %v", key("base_url"), err)
+	}
 	m.BaseURL = *r.BaseURL
 	if r.Model == nil || strings.TrimSpace(*r.Model) == "" {
 		return m, fmt.Errorf("%s: required", key("model"))
@@ -174,7 +179,8 @@ func validateModel(path, name string, r rawModel) (Model, error) {
 		m.APIKeyEnv = *r.APIKeyEnv
 	}
 	if r.Temperature != nil {
-		if *r.Temperature < 0 || *r.Temperature > 2 {
+		// Written so NaN fails too: every comparison with NaN is false.
+		if !(*r.Temperature >= 0 && *r.Temperature <= 2) {
 			return m, fmt.Errorf("%s: must be between 0 and 2, got %v", key("temperature"), *r.Temperature)
 		}
 		m.Temperature = *r.Temperature
@@ -192,6 +198,10 @@ func validateModel(path, name string, r rawModel) (Model, error) {
 func setPositive[T int | float64](dst, v *T, key string) error {
 	if v == nil {
 		return nil
+	}
+	if f := float64(*v); math.IsNaN(f) || math.IsInf(f, 0) {
+		// NaN passes every comparison and an infinite timeout never fires.
+		return fmt.Errorf("%s: must be a finite number, got %v", key, *v)
 	}
 	if *v <= 0 {
 		return fmt.Errorf("%s: must be positive, got %v", key, *v)
@@ -219,4 +229,18 @@ func (c *Config) Lookup(name string) (Model, error) {
 		hint = "configured: " + strings.Join(known, ", ")
 	}
 	return Model{}, fmt.Errorf("%s: models.%s: no such model entry (%s)", file, name, hint)
+}
+
+// checkBaseURL refuses a base URL carrying credentials: Go would send "user:password@" as
+// Basic auth to the endpoint, which may echo it, and the URL itself is written into run
+// manifests. Keys belong in the environment variable api_key_env names.
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("not a URL: %v", err)
+	}
+	if u.User != nil {
+		return fmt.Errorf("must not hold credentials (user:password@ in %s://%s@...): put the key in an environment variable and name it with api_key_env", u.Scheme, Redacted)
+	}
+	return nil
 }

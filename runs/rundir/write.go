@@ -37,13 +37,16 @@ type Writer struct {
 	mu       sync.Mutex
 	files    map[string]*artifactFile
 	manifest map[string]any
+	// journal is the locked JournalFile Commit appends to (nil once finished).
+	journal *os.File
 }
 
 type artifactFile struct {
-	f    *os.File
-	buf  *bufio.Writer
-	hash hash.Hash
-	rows int
+	f     *os.File
+	buf   *bufio.Writer
+	hash  hash.Hash
+	rows  int
+	bytes int64
 }
 
 // Create starts a new run directory; the directory must not exist or be empty. The manifest
@@ -59,8 +62,13 @@ func Create(dir string, manifest map[string]any) (*Writer, error) {
 	for k, v := range manifest {
 		w.manifest[k] = v
 	}
+	var err error
+	if w.journal, err = openJournal(dir); err != nil {
+		return nil, err
+	}
 	w.manifest["status"] = StatusRunning
 	if err := w.writeManifest(); err != nil {
+		w.closeJournal()
 		return nil, err
 	}
 	return w, nil
@@ -88,6 +96,7 @@ func (w *Writer) Append(name string, rows ...any) error {
 		}
 		af.hash.Write(line)
 		af.rows++
+		af.bytes += int64(len(line))
 	}
 	return nil
 }
@@ -106,6 +115,7 @@ func (w *Writer) AppendRaw(name string, line []byte) error {
 	}
 	af.hash.Write(line)
 	af.rows++
+	af.bytes += int64(len(line))
 	return nil
 }
 
@@ -167,7 +177,11 @@ func (w *Writer) Finish(status string, extra map[string]any) error {
 	for k, v := range extra {
 		w.manifest[k] = v
 	}
-	return w.writeManifest()
+	if err := w.writeManifest(); err != nil {
+		return err
+	}
+	w.closeJournal()
+	return nil
 }
 
 func (w *Writer) writeManifest() error {
