@@ -66,6 +66,7 @@ func TestSIGKILLedRunResumes(t *testing.T) {
 			var mu sync.Mutex
 			var child *exec.Cmd
 			calls := 0
+			exited := make(chan struct{})
 			killer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				mu.Lock()
 				calls++
@@ -73,6 +74,8 @@ func TestSIGKILLedRunResumes(t *testing.T) {
 				mu.Unlock()
 				if n >= killAt {
 					child.Process.Kill() // SIGKILL: no deferred code, no flush
+					// No answer may reach the child before the signal does.
+					<-exited
 					return
 				}
 				srv.handle(w, r)
@@ -85,7 +88,9 @@ func TestSIGKILLedRunResumes(t *testing.T) {
 				t.Fatal(err)
 			}
 			mu.Unlock()
-			if err := child.Wait(); err == nil || child.ProcessState.String() != "signal: killed" {
+			err := child.Wait()
+			close(exited)
+			if err == nil || child.ProcessState.String() != "signal: killed" {
 				t.Fatalf("child ended with %v, not killed", err)
 			}
 			before := srv.hits()
