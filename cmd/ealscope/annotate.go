@@ -90,7 +90,7 @@ func readStateFile(path string, stdin io.Reader) (any, error) {
 	}
 	tree, err := pyjson.DecodeTree(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not JSON: %w", path, err)
+		return nil, pyjson.FileError(path, data, err)
 	}
 	return tree, nil
 }
