@@ -106,3 +106,30 @@ func TestOneLineLimitForCorpora(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestStateFromStdinIsBounded: annotate set --state - reads stdin within the file limit
+// (here a small one): an endless stream ends in the limit's error after limit+1 bytes.
+func TestStateFromStdinIsBounded(t *testing.T) {
+	endless := &countingZeros{}
+	_, err := readStateInput("-", endless, 1<<20)
+	if err == nil || err.Error() != "stdin: input larger than the limit of 1048576 bytes" {
+		t.Fatalf("endless stdin: %v", err)
+	}
+	if endless.n > 1<<20+64<<10 {
+		t.Errorf("read %d bytes of stdin for a limit of 1 MiB", endless.n)
+	}
+	if _, err := readStateInput("-", strings.NewReader(`{"schema_version": "3", "authorizations": []}`), 1<<20); err != nil {
+		t.Errorf("a small state on stdin: %v", err)
+	}
+}
+
+// countingZeros is an endless stream of spaces that counts what was read.
+type countingZeros struct{ n int }
+
+func (z *countingZeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	z.n += len(p)
+	return len(p), nil
+}
