@@ -294,7 +294,12 @@ func responseJSON(r engine.Response) string {
 	if r.ProviderError != "" {
 		pe = &r.ProviderError
 	}
-	return jsonText(map[string]any{"provider_error": pe, "text": r.Text, "tool_calls": calls, "finish_reason": r.FinishReason, "model": r.Model})
+	out := map[string]any{"provider_error": pe, "text": r.Text, "tool_calls": calls, "finish_reason": r.FinishReason, "model": r.Model}
+	if len(r.Redactions) > 0 {
+		// What ealscope removed from the reply before storing it (docs/RELIABILITY.md).
+		out["redactions"] = r.Redactions
+	}
+	return jsonText(out)
 }
 
 func optText(s string) any {

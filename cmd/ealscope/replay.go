@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -206,6 +207,19 @@ type replayJSON struct {
 	OracleReason string `json:"oracle_reason"`
 	RequestHash  string `json:"request_hash"`
 	LatencyMS    int64  `json:"latency_ms"`
+	// Redactions are the reply's fields from which credentials were removed before storing.
+	Redactions json.RawMessage `json:"redactions,omitempty"`
+}
+
+// responseRedactions is the "redactions" member of a stored response ("" when none).
+func responseRedactions(resp json.RawMessage) json.RawMessage {
+	var r struct {
+		Redactions json.RawMessage `json:"redactions"`
+	}
+	if json.Unmarshal(resp, &r) != nil || string(r.Redactions) == "null" {
+		return nil
+	}
+	return r.Redactions
 }
 
 // attributionJSON is the issue's attribution row shape (EAL-Bench's names).
@@ -235,6 +249,7 @@ func replayOutput(rs []runs.Replay, as []runs.ReplayAttribution) replayDoc {
 			ReplayID: r.ReplayID, CaseID: r.CaseID, ConditionID: r.ConditionID, WriterRunID: r.WriterRunID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
 			MemoryVariant: r.MemoryVariant, MemoryContentHash: r.MemoryContentHash, Executor: r.Executor, Seed: r.Seed,
 			Outcome: r.Outcome, OracleReason: r.OracleReason, RequestHash: r.RequestHash, LatencyMS: r.LatencyMS,
+			Redactions: responseRedactions(r.Response),
 		})
 	}
 	attribution := make([]attributionJSON, 0, len(as))
