@@ -13,6 +13,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/annotations"
+	"github.com/ealscope/ealscope/runs/derive"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -53,7 +54,7 @@ func (s *Store) rederiveMemory(w *txWriter, memoryID string) error {
 		}
 		chain := &chainAcc{key: chainKey{caseID: h.caseID}, pk: h.chainPK, c: c, casePK: h.casePK.Int64}
 		mr := &memRec{id: memoryID, block: h.block, arch: engine.ArchFreeText, hash: h.hash, payload: payload, chain: chain}
-		dv := &deriver{w: w, runPK: h.runPK, d: d, missingReason: h.chainReason, scores: map[scoreKey]*memScore{}, ledgers: map[ledgerKey]ledgerAt{}}
+		dv := &deriver{w: w, runPK: h.runPK, d: d, missingReason: h.chainReason, scores: map[scoreKey]*memScore{}, ledgers: derive.NewLedgers(d)}
 		if err := dv.rescoreMemory(mr); err != nil {
 			return fmt.Errorf("memory %s: %w", memoryID, err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/runs/derive"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -78,7 +79,7 @@ func (s *Store) deriveRun(w *txWriter, runPK int64, domainID, corpusVersion stri
 				reason = "missing_corpus:" + ref.String()
 			}
 		}
-		dv := &deriver{w: w, runPK: runPK, d: d, missingReason: reason, scores: map[scoreKey]*memScore{}, ledgers: map[ledgerKey]ledgerAt{}}
+		dv := &deriver{w: w, runPK: runPK, d: d, missingReason: reason, scores: map[scoreKey]*memScore{}, ledgers: derive.NewLedgers(d)}
 		chains := make([]*chainAcc, 0, j-i)
 		for _, h := range heads[i:j] {
 			ch, err := loadChain(w, h, c, casePK)

@@ -294,7 +294,12 @@ func responseJSON(r engine.Response) string {
 	if r.ProviderError != "" {
 		pe = &r.ProviderError
 	}
-	return jsonText(map[string]any{"provider_error": pe, "text": r.Text, "tool_calls": calls, "finish_reason": r.FinishReason, "model": r.Model})
+	out := map[string]any{"provider_error": pe, "text": r.Text, "tool_calls": calls, "finish_reason": r.FinishReason, "model": r.Model}
+	if len(r.Redactions) > 0 {
+		// What ealscope removed from the reply before storing it (docs/RELIABILITY.md).
+		out["redactions"] = r.Redactions
+	}
+	return jsonText(out)
 }
 
 func optText(s string) any {
@@ -354,18 +359,21 @@ func (s *Store) insertReplay(w *txWriter, in ReplayInput, lab *labArm) (int64, e
 		}
 		return 0, err
 	}
+	prompt, completion, counted := usageTokens(in.Usage)
 	pk, err := w.insertID("replays", `INSERT INTO replays (replay_id, batch_id, chain_pk, run_pk, case_id, condition_id, writer_target, writer_run_id, block_index, probe_id,
 		memory_variant, memory_architecture, memory_source, written_memory_id, memory_payload_json, memory_payload_text, memory_content_hash, memory_formed, formation_estimable,
 		executor_target, executor_json, repetition, seed, messages_json, tools_json, request_hash, response_json, usage_json, attempts, latency_ms,
 		decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error, finish_reason, response_text,
-		tool_call_count, terminal_call_count, raw_tool_name, raw_tool_arguments_json, oracle_reason, detail, mirrored_trial_id, mirrored_context_hash, created_at, policy_id, policy_version)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		tool_call_count, terminal_call_count, raw_tool_name, raw_tool_arguments_json, oracle_reason, detail, mirrored_trial_id, mirrored_context_hash, created_at, policy_id, policy_version,
+		prompt_tokens, completion_tokens, tokens_counted)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		in.ReplayID, in.BatchID, in.Chain, runPK, caseID, cond, writer, writerRun, in.BlockIndex, in.ProbeID,
 		in.Variant, in.Architecture, in.Source, optText(in.WrittenMemoryID), payloadJSON, payloadText, in.ContentHash, b2i(in.MemoryFormed), b2i(in.FormationEstimable),
 		in.ExecutorTarget, jsonText(in.Executor), in.Repetition, in.Seed, jsonText(msgs), jsonText(in.Tools), in.RequestHash, responseJSON(in.Response), jsonText(in.Usage), in.Attempts, in.LatencyMS,
 		o.Decision, b2i(o.RequestAuthorized), b2i(o.RequestedActionTaken), b2i(o.UnauthorizedActionTaken), b2i(o.ActionMismatch), b2i(o.Compliant), b2i(o.Parseable),
 		nullStr(o.ProviderError), nullStr(o.FinishReason), o.ResponseText, o.ToolCallCount, o.TerminalCallCount, nullStr(o.RawToolName), jsonText(o.RawToolArguments),
-		o.OracleReason, o.Detail, optText(in.MirroredTrialID), optText(in.MirroredContextHash), in.CreatedAt.UTC().Format(time.RFC3339Nano), policyID, policyVersion)
+		o.OracleReason, o.Detail, optText(in.MirroredTrialID), optText(in.MirroredContextHash), in.CreatedAt.UTC().Format(time.RFC3339Nano), policyID, policyVersion,
+		prompt, completion, counted)
 	if err != nil {
 		return 0, fmt.Errorf("replay %s: %w", in.ReplayID, err)
 	}

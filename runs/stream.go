@@ -380,6 +380,12 @@ func insertUnchained(w *txWriter, runPK int64, run *rundir.Run, rows func(string
 		if err := rows(name, func(r rundir.Row) error {
 			_, err := w.insertRaw("calls", `INSERT INTO calls (run_pk, artifact, line, call_id, task, error, `+rawColumns+`) VALUES (?,?,?,?,?,?,`+rawPlaceholders+`)`, runPK, name, r,
 				runPK, name, r.Line, r.Str("call_id"), nullStr(r.OptStr("task")), nullStr(r.OptStr("error")))
+			if err != nil {
+				return err
+			}
+			prompt, completion, counted := usageTokens(r.Tree["usage"])
+			_, err = w.exec("", `INSERT OR IGNORE INTO call_tokens (run_pk, call_id, task, target_id, failed, prompt_tokens, completion_tokens, counted) VALUES (?,?,?,?,?,?,?,?)`,
+				runPK, r.Str("call_id"), nullStr(r.OptStr("task")), nullStr(r.OptStr("target_id")), b2i(r.OptStr("error") != nil), prompt, completion, counted)
 			return err
 		}); err != nil {
 			return err

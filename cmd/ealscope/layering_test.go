@@ -222,3 +222,24 @@ func TestNoIssueNumbers(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDeriveIsPure: the derivation package reads no database (nor the workspace package that
+// opens one): rows in, derived rows out.
+func TestDeriveIsPure(t *testing.T) {
+	n := 0
+	for _, f := range parseTree(t) {
+		if f.dir != "runs/derive" || f.test {
+			continue
+		}
+		n++
+		for _, imp := range f.ast.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if path == "database/sql" || strings.Contains(path, "sqlite") || path == modulePath+"/runs" {
+				t.Errorf("%s imports %s", f.rel, path)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no runs/derive package")
+	}
+}

@@ -484,6 +484,10 @@ func parseRow(file, name string, lineNo int, line []byte, last, shallow bool) (R
 	}
 	if !shallow {
 		tree, err := pyjson.DecodeTree(line)
+		var ie *pyjson.InputError
+		if errors.As(err, &ie) {
+			return Row{}, verr(file, lineNo, ie.Field, "%s", ie.Msg)
+		}
 		if err != nil {
 			if last {
 				return Row{}, verr(file, lineNo, "", "truncated line (no line end, and the JSON is incomplete: %v)", err)
