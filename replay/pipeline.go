@@ -282,7 +282,10 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 				return fmt.Errorf("case %s, condition %s: %w", opts.Cases[specs[i].caseIndex].ID, specs[i].cond.ID, r.err)
 			}
 			if !r.resumed {
-				if err := writeChain(w, r.out); err != nil {
+				if err := writeChain(w, r.out, rs.summary); err != nil {
+					return err
+				}
+				if err := w.Commit(); err != nil {
 					return err
 				}
 				for _, f := range r.out.faults {
@@ -336,6 +339,9 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 		if err != nil || !allPlanned {
 			return finish(endStatus(err), firstErr(err, ctx.Err()))
 		}
+		if err := w.Commit(); err != nil {
+			return finish(rundir.StatusFailed, err)
+		}
 	}
 	var callIDs []any
 	for _, j := range jobs {
@@ -379,10 +385,15 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 			if err := w.AppendRaw(rundir.Calls, r.out.callLine); err != nil {
 				return err
 			}
+			rs.summary.callLine(r.out.callLine)
 			if err := w.AppendRaw(rundir.ModelContexts, r.out.contextLine); err != nil {
 				return err
 			}
 			if err := w.AppendRaw(rundir.Trials, r.out.trialLine); err != nil {
+				return err
+			}
+			// A trial is the unit a run killed hard resumes from (rundir.Recover).
+			if err := w.Commit(); err != nil {
 				return err
 			}
 			rs.summary.trial(todo[i].ev.condition.ID, r.out.outcome)
@@ -407,10 +418,13 @@ func firstErr(errs ...error) error {
 
 // writeChain appends one chain's pre-encoded rows; the evidence comes last so that an
 // evidence row implies its chain is complete.
-func writeChain(w *rundir.Writer, out *chainOutput) error {
+func writeChain(w *rundir.Writer, out *chainOutput, sb *summaryBuilder) error {
 	for _, l := range out.lines {
 		if err := w.AppendRaw(l.file, l.line); err != nil {
 			return err
+		}
+		if l.file == rundir.Calls {
+			sb.callLine(l.line)
 		}
 	}
 	return nil

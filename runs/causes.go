@@ -42,15 +42,27 @@ type ChainWriter struct {
 // ChainWriter reads the writer of a chain from its first memory row (memories_by_chain).
 func (s *Store) ChainWriter(ctx context.Context, key ChainKey) (ChainWriter, error) {
 	var out ChainWriter
-	rows, err := queryAll(ctx, s.db, scanOne[string], `SELECT row_json FROM memories WHERE chain_pk = ? ORDER BY block_index LIMIT 1`, int64(key))
+	type stored struct {
+		line int
+		cols rawCols
+	}
+	rows, err := queryAll(ctx, s.db, func(r rowScanner) (stored, error) {
+		var st stored
+		err := r.Scan(append([]any{&st.line}, st.cols.dest()...)...)
+		return st, err
+	}, `SELECT line, `+rawSelect("memories")+` FROM memories WHERE chain_pk = ? ORDER BY block_index LIMIT 1`, int64(key))
 	if err != nil {
 		return out, err
 	}
 	if len(rows) == 0 {
 		return out, fmt.Errorf("chain %d has no memory: %w", key, ErrNotFound)
 	}
+	raw, err := newRowReader(s.db).bytes(ctx, &rows[0].cols, "memories.jsonl line "+itoa(rows[0].line))
+	if err != nil {
+		return out, err
+	}
 	var row rundir.MemoryArtifact
-	if err := json.Unmarshal([]byte(rows[0]), &row); err != nil {
+	if err := json.Unmarshal(raw, &row); err != nil {
 		return out, fmt.Errorf("chain %d: stored memory row: %w", key, err)
 	}
 	out.EALChainID = row.ChainID

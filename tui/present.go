@@ -22,7 +22,7 @@ func presentRun(r runs.RunSummary) RunSummary {
 		RunID: r.RunID, DomainID: r.DomainID, Study: r.Study, Status: r.Status, StartedAt: r.StartedAt,
 		Source: r.ImportedFrom, Chains: r.Chains, Forming: r.ChainsForming, Trials: r.Trials, TrialsNotEstimable: r.TrialsNotEstimable,
 		Verified: r.Verification == "verified", Incomplete: r.Incomplete,
-		WriterAttempts: r.WriterAttempts, WriterErrors: r.WriterErrors,
+		WriterAttempts: r.WriterAttempts, WriterErrors: r.WriterErrors, WriterTokens: r.WriterTokens, ExecutorTokens: r.ExecutorTokens,
 	}
 }
 

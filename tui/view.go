@@ -24,6 +24,8 @@ type RunSummary struct {
 	Verified, Incomplete bool
 	// WriterAttempts and WriterErrors: a run whose writer failed on every call says so.
 	WriterAttempts, WriterErrors int
+	// WriterTokens and ExecutorTokens: what the run's model calls cost (0: none recorded).
+	WriterTokens, ExecutorTokens int64
 }
 
 // ChainSummary is one row of the chains screen.

@@ -38,7 +38,7 @@ type CLI struct {
 	Demo       demoCmd       `cmd:"" help:"Build the demo run (built-in corpus, no network), import it and open the most instructive chain."`
 	Open       openCmd       `cmd:"" help:"Import run directories (if given) and open the inspector, optionally at an exact chain and block."`
 	Render     renderCmd     `cmd:"" help:"Print one frame of the chain view (or one pane, or a presentation step) to stdout."`
-	Export     exportCmd     `cmd:"" help:"Write a chain's story as Markdown, a self-contained HTML page or SVG frames (one per step)."`
+	Export     exportGroup   `cmd:"" help:"Write a chain's story (Markdown, HTML or SVG frames) or the analysis tables (export tables: Parquet or CSV)."`
 	Replay     replayCmd     `cmd:"" help:"Re-run the executor on a chain's case with written, oracle-exact, edited or file memory; store, score and attribute every arm."`
 	Bench      benchCmd      `cmd:"" help:"Benchmarks: bench import times the import against a plain reference loader."`
 	Annotate   annotateCmd   `cmd:"" help:"Label free-text memories as typed states: the annotation screen, set, agreement, export and import of EAL-Bench annotation child runs."`

@@ -168,6 +168,7 @@ func printRunSummary(w io.Writer, s *replay.Summary) {
 	if len(s.Faults) > 0 {
 		fmt.Fprintf(w, "  injected faults: %s\n", joinCounts(s.Faults, "%s %d", ", "))
 	}
+	printRunModelCalls(w, s.ModelCalls)
 }
 
 // percent is a count's rate as " (12.5%)", or nothing when its denominator is zero.

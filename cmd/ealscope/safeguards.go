@@ -129,13 +129,19 @@ func (c *safeguardsCmd) runRun(ctx context.Context, g *Globals, store *runs.Stor
 		return err
 	}
 	chains, skipped := res.Planned, res.Skipped
+	costs, costErr := store.ModelCallCosts(context.WithoutCancel(ctx), run.RunID)
+	if costErr != nil {
+		return costErr
+	}
 	if c.JSON {
 		err = writeJSON(g.Stdout, runDoc{RunID: run.RunID, Executor: res.Executor, Seed: c.Seed, TrialBlocks: c.Blocks,
-			Chains: len(res.Chains), ChainsPlanned: chains, ChainsWithoutMemory: skipped, Cancelled: res.Cancelled, Bootstrap: bootstrapJSON(), Table: nonNilRows(res.Table)})
+			Chains: len(res.Chains), ChainsPlanned: chains, ChainsWithoutMemory: skipped, Cancelled: res.Cancelled, Bootstrap: bootstrapJSON(), Table: nonNilRows(res.Table),
+			ModelCalls: labCosts(costs)})
 	} else {
 		w := g.text()
 		fmt.Fprintf(w, "run %s: %d chains (%d without memory left out), executor %s, seed %d\n", run.RunID, len(res.Chains), skipped, res.Executor, c.Seed)
 		printTable(w, res.Table)
+		printLabModelCalls(w, costs)
 	}
 	if err != nil {
 		return err
@@ -171,6 +177,19 @@ type runDoc struct {
 	Cancelled           bool                  `json:"cancelled"`
 	Bootstrap           bootstrapDoc          `json:"bootstrap"`
 	Table               []engine.SafeguardRow `json:"table"`
+	// ModelCalls is what the lab's arms on the run cost, per policy and executor.
+	ModelCalls []runs.ModelCallCost `json:"model_calls"`
+}
+
+// labCosts keeps the lab's rows of a run's model costs ([] when none).
+func labCosts(costs []runs.ModelCallCost) []runs.ModelCallCost {
+	out := []runs.ModelCallCost{}
+	for _, c := range costs {
+		if c.Source == "lab" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 type armDoc struct {

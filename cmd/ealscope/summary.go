@@ -127,6 +127,7 @@ func printWorkspaceSummary(out io.Writer, doc runs.SummaryDoc) {
 			shortID(m.MemoryID), dashBool(m.Exact), e, dashBool(m.FormsFalseAuthority), formed, dashStr(m.UnscoredReason))
 	}
 	tw.Flush()
+	printModelCallCosts(out, doc)
 }
 
 // short trims long ids for the table (the JSON form keeps them whole).
