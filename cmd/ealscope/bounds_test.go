@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -132,4 +133,28 @@ func (z *countingZeros) Read(p []byte) (int, error) {
 	}
 	z.n += len(p)
 	return len(p), nil
+}
+
+// TestLineBreaksInFieldsCannotForgeLines: a case id holding a newline (or U+2028) cannot
+// start a line of its own in check's output; table cells keep one row per record.
+func TestLineBreaksInFieldsCannotForgeLines(t *testing.T) {
+	d, _ := domains.Get("procurement")
+	_, data := d.BuiltinCorpus()
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	var c map[string]any
+	if err := json.Unmarshal(first, &c); err != nil {
+		t.Fatal(err)
+	}
+	c["case_id"] = "x\nFORGED ok  all cases valid\u2028FORGED2"
+	line, _ := json.Marshal(c)
+	corpus := writeFile(t, filepath.Join(t.TempDir(), "forged.jsonl"), append(line, '\n'))
+	out, errs, _ := runCLI(t, "check", corpus)
+	for _, l := range strings.Split(out+errs, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "FORGED") {
+			t.Errorf("a forged line reached the output: %q\n%s", l, out)
+		}
+	}
+	if got := cells("a\nb", 3, "c\u2029d"); got[0] != "a b" || got[1] != 3 || got[2] != "c d" {
+		t.Errorf("cells: %q", got)
+	}
 }

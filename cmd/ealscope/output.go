@@ -62,3 +62,15 @@ func openForWriting(g *Globals, path string, open func(string) (*runs.Store, err
 	})
 	return store, nil
 }
+
+// cells sanitises each string argument of a table row as one cell (safetext.Line): a line
+// break inside an id or a message would otherwise end the row and start a line of the
+// file's choosing. Other arguments pass unchanged.
+func cells(args ...any) []any {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = safetext.Line(s)
+		}
+	}
+	return args
+}
