@@ -94,10 +94,15 @@ func fileStem(s Story) string {
 
 // mdEscape backslash-escapes the characters that could start Markdown or HTML syntax inside
 // a paragraph or a table cell (CommonMark allows a backslash before any ASCII punctuation).
+// GFM also turns bare "https://...", "www....", "mailto:..." and e-mail addresses into live
+// links: escaping every ':' and '@', and the '.' after "www", leaves no autolink trigger, so
+// untrusted text never becomes a link (the rendered text is unchanged).
 func mdEscape(s string) string {
 	var b strings.Builder
-	for _, r := range sanitizeLine(s) {
-		if strings.ContainsRune("\\`*_{}[]<>#!|~&$", r) {
+	rs := []rune(sanitizeLine(s))
+	for i, r := range rs {
+		afterWWW := r == '.' && i >= 3 && strings.EqualFold(string(rs[i-3:i]), "www")
+		if strings.ContainsRune("\\`*_{}[]<>#!|~&$:@", r) || afterWWW {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)

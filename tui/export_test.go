@@ -124,6 +124,9 @@ func TestMarkdownEscaping(t *testing.T) {
 		"<script>alert(1)</script>": `\<script\>alert(1)\</script\>`,
 		"a|b *c* [d](e) `f`":        "a\\|b \\*c\\* \\[d\\](e) \\`f\\`",
 		"esc \x1b]0;t\x07 end":      "esc ␛ end",
+		// GFM autolinks: none may survive in untrusted text.
+		"see https://evil.test/x and WWW.evil.test": `see https\://evil.test/x and WWW\.evil.test`,
+		"mail mailto:a@b.test or c@d.test":          `mail mailto\:a\@b.test or c\@d.test`,
 	} {
 		if got := mdEscape(in); got != want {
 			t.Errorf("mdEscape(%q) = %q, want %q", in, got, want)
