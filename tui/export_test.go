@@ -387,3 +387,28 @@ func TestStoryFromReruns(t *testing.T) {
 		t.Errorf("re-run attribution verdict %q (%s)", attr.Verdict, attr.Caption)
 	}
 }
+
+// TestExportNamesFitLongIDs: a 400-character case id (accepted by check, run and import)
+// gives SVG frame names within the file-name limit that can be created, distinct from those
+// of another long id sharing the prefix.
+func TestExportNamesFitLongIDs(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("c", 400)
+	a := fileStem(Story{Chain: ChainKey{CaseID: long + "a", ConditionID: "incremental_typed"}, Block: 3})
+	b := fileStem(Story{Chain: ChainKey{CaseID: long + "b", ConditionID: "incremental_typed"}, Block: 3})
+	if a == b {
+		t.Fatalf("two long ids share the stem %s", a)
+	}
+	for _, stem := range []string{a, b} {
+		name := stem + "-12-" + strings.Repeat("k", 40) + ".svg"
+		if len(name) > 255 {
+			t.Fatalf("name of %d bytes", len(name))
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("<svg/>"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if short := fileStem(Story{Chain: ChainKey{CaseID: "case_1", ConditionID: "faithful_typed", WriterRunID: 2}, Block: 4}); short != "case_1-faithful_typed-run2-block4" {
+		t.Errorf("a short stem changed: %s", short)
+	}
+}
