@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -156,5 +157,37 @@ func TestLineBreaksInFieldsCannotForgeLines(t *testing.T) {
 	}
 	if got := cells("a\nb", 3, "c\u2029d"); got[0] != "a b" || got[1] != 3 || got[2] != "c d" {
 		t.Errorf("cells: %q", got)
+	}
+}
+
+// TestDamagedWorkspaceIsNotWritten: a workspace with a page overwritten is refused when
+// opened for writing (SQLite's quick_check), naming the file, and the import adds nothing.
+func TestDamagedWorkspaceIsNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	runBuiltinCase(t, run)
+	db := filepath.Join(dir, "ws.db")
+	importRun(t, db, run)
+	data, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	if len(data) < 8*page {
+		t.Fatalf("workspace of %d bytes", len(data))
+	}
+	// Garble an interior page of a table or index (not the schema's first page).
+	at := (len(data)/page - 2) * page
+	for i := at + 8; i < at+page; i++ {
+		data[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(db, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run2 := filepath.Join(dir, "run2")
+	runBuiltinCase(t, run2, "--seed", "5")
+	_, errs, code := runCLI(t, "import", "--db", db, run2)
+	if code == 0 || !strings.Contains(errs, db) || !strings.Contains(errs, "the workspace is damaged (SQLite quick_check") {
+		t.Fatalf("import into a damaged workspace: exit %d: %s", code, errs)
 	}
 }

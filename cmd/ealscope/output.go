@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,6 +55,11 @@ func annotateSetError(stateFile, workspace string, err error) error {
 func openForWriting(g *Globals, path string, open func(string) (*runs.Store, error)) (*runs.Store, error) {
 	store, err := open(path)
 	if err != nil {
+		return nil, err
+	}
+	// Writing into a damaged file would bury the damage under new rows.
+	if err := store.CheckIntegrity(context.Background()); err != nil {
+		store.Close()
 		return nil, err
 	}
 	store.SetWriteWait(0, func(waited time.Duration) {
