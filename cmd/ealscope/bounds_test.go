@@ -191,3 +191,18 @@ func TestDamagedWorkspaceIsNotWritten(t *testing.T) {
 		t.Fatalf("import into a damaged workspace: exit %d: %s", code, errs)
 	}
 }
+
+// TestUnsetKeyVariableIsWarned: a model entry whose api_key_env names an unset variable is
+// warned about before any call, naming the key and the variable.
+func TestUnsetKeyVariableIsWarned(t *testing.T) {
+	srv := newChatServer(t)
+	srv.set("act")
+	dir := t.TempDir()
+	cfg := fakeModelConfig(t, srv, dir, 2)
+	t.Setenv("EALSCOPE_REPLAY_TEST_KEY", "")
+	_, errs, code := runCLI(t, "run", "--builtin", "--cases", fieldSurveyKit, "--conditions", "faithful_typed", "--executor", "fake", "--config", cfg,
+		"--max-attempts", "1", "--out", filepath.Join(dir, "run"))
+	if code != 0 || !strings.Contains(errs, "warning: models.fake.api_key_env names EALSCOPE_REPLAY_TEST_KEY, which is not set") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}
