@@ -43,6 +43,13 @@ type Model struct {
 	MaxTokens   int
 	Concurrency int
 	TimeoutS    float64
+	// Replicas are the base URLs calls are spread over (one: BaseURL), each with its own
+	// concurrency limit; BaseURL is the first.
+	Replicas []Replica
+	// RequestsPerMinute and TokensPerMinute bound the model's calls over all replicas (0: no
+	// limit).
+	RequestsPerMinute int
+	TokensPerMinute   int
 }
 
 // APIKey reads the key from the environment now ("" when no variable is configured).
@@ -77,6 +84,7 @@ type rawModel struct {
 	MaxTokens   *int     `toml:"max_tokens"`
 	Concurrency *int     `toml:"concurrency"`
 	TimeoutS    *float64 `toml:"timeout_s"`
+	rawFleet
 }
 
 type rawConfig struct {
@@ -161,16 +169,11 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 func validateModel(path, name string, r rawModel) (Model, error) {
 	key := func(field string) string { return fmt.Sprintf("%s: models.%s.%s", path, name, field) }
 	m := Model{Name: name, Temperature: DefaultTemperature, MaxTokens: DefaultMaxTokens, Concurrency: DefaultConcurrency, TimeoutS: DefaultTimeoutS}
-	if r.BaseURL == nil || strings.TrimSpace(*r.BaseURL) == "" {
-		return m, fmt.Errorf("%s: required", key("base_url"))
+	if r.Replicas == nil {
+		if _, err := checkBaseURL(r.BaseURL, key("base_url")); err != nil {
+			return m, err
+		}
 	}
-	if !strings.HasPrefix(*r.BaseURL, "http://") && !strings.HasPrefix(*r.BaseURL, "https://") {
-		return m, fmt.Errorf("%s: must be an http:// or https:// URL, got %q", key("base_url"), *r.BaseURL)
-	}
-	if err := checkBaseURL(*r.BaseURL); err != nil {
-		return m, fmt.Errorf("%s: %v", key("base_url"), err)
-	}
-	m.BaseURL = *r.BaseURL
 	if r.Model == nil || strings.TrimSpace(*r.Model) == "" {
 		return m, fmt.Errorf("%s: required", key("model"))
 	}
@@ -193,7 +196,10 @@ func validateModel(path, name string, r rawModel) (Model, error) {
 		setPositive(&m.Concurrency, r.Concurrency, key("concurrency")),
 		setPositive(&m.TimeoutS, r.TimeoutS, key("timeout_s")),
 	)
-	return m, err
+	if err != nil {
+		return m, err
+	}
+	return m, validateFleet(key, r.BaseURL, r.rawFleet, &m)
 }
 
 // setPositive sets *dst to the configured *v, which must be above 0; a nil v (the key is
@@ -237,10 +243,10 @@ func (c *Config) Lookup(name string) (Model, error) {
 	return Model{}, fmt.Errorf("%s: models.%s: no such model entry (%s)", file, name, hint)
 }
 
-// checkBaseURL refuses a base URL carrying credentials: Go would send "user:password@" as
+// checkURLCredentials refuses a base URL carrying credentials: Go would send "user:password@" as
 // Basic auth to the endpoint, which may echo it, and the URL itself is written into run
 // manifests. Keys belong in the environment variable api_key_env names.
-func checkBaseURL(raw string) error {
+func checkURLCredentials(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return fmt.Errorf("not a URL: %v", err)

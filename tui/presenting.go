@@ -37,9 +37,9 @@ type storyLoadedMsg struct {
 	err   error
 }
 
-func loadStoryCmd(store StoryStore, rer Rerunner, key ChainKey, block int) tea.Cmd {
+func loadStoryCmd(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey, block int) tea.Cmd {
 	return func() tea.Msg {
-		data, err := LoadStory(context.Background(), store, rer, key, block)
+		data, err := LoadStory(ctx, store, rer, key, block)
 		if err != nil {
 			return storyLoadedMsg{key: key, err: err}
 		}
@@ -47,7 +47,9 @@ func loadStoryCmd(store StoryStore, rer Rerunner, key ChainKey, block int) tea.C
 	}
 }
 
-func (s presentScreen) Init() tea.Cmd { return loadStoryCmd(s.store, s.rer, s.key, s.block) }
+func (s presentScreen) Init() tea.Cmd {
+	return loadStoryCmd(s.c.lifetime(), s.store, s.rer, s.key, s.block)
+}
 
 func (s presentScreen) Update(msg tea.Msg) (presentScreen, tea.Cmd) {
 	switch msg := msg.(type) {

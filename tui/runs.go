@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -21,7 +22,7 @@ func newRunsScreen(c *common, store RunLister) runsScreen {
 	return runsScreen{c: c, store: store}
 }
 
-func (s runsScreen) Init() tea.Cmd { return loadRunsCmd(s.store) }
+func (s runsScreen) Init() tea.Cmd { return loadRunsCmd(s.c.lifetime(), s.store) }
 
 func (s runsScreen) tableH() int { return max(listLayout(s.c.width, s.c.height)-1, 1) }
 
@@ -55,8 +56,19 @@ func (s runsScreen) View() string {
 		return head + "\n" + st.App.Subtle.Render("loading runs…")
 	}
 	cols := []column{{"run", 0}, {"domain", 11}, {"study", 12}, {"started", 20}, {"chains", 6}, {"forming", 7}, {"trials", 7}, {"not est.", 8}, {"status", 34}}
+	// The tokens column appears when some run called a model: the built-in parts cost none.
+	tokens := slices.ContainsFunc(s.runs, func(x RunSummary) bool { return x.WriterTokens+x.ExecutorTokens > 0 })
+	if tokens {
+		cols = slices.Insert(cols, 8, column{"tokens (writer/executor)", 24})
+	}
 	cell := func(r, c int) string {
 		x := s.runs[r]
+		if tokens && c == 8 {
+			return compactCount(x.WriterTokens) + " / " + compactCount(x.ExecutorTokens)
+		}
+		if tokens && c > 8 {
+			c--
+		}
 		switch c {
 		case 0:
 			return sanitizeLine(x.RunID)
@@ -110,6 +122,17 @@ func (s runsScreen) FullHelp() [][]key.Binding {
 		{k.List.Up, k.List.Down, k.List.Top, k.List.Bottom, k.List.HalfDown, k.List.HalfUp},
 		{k.List.Open, k.Global.Command, k.Global.Help, k.Global.Quit, k.Global.ForceQuit},
 	}
+}
+
+// compactCount is a token count as 950, 12.3k or 4.5M.
+func compactCount(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
 }
 
 // emptyWorkspaceText says how to fill a workspace with nothing in it.

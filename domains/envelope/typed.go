@@ -7,7 +7,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// ProfileSpec is a domain's typed memory schema over the common envelope (FORMAT.md 4.2,
+// ProfileSpec is a domain's typed memory schema over the common envelope (docs/FORMATS.md 4.2,
 // toolkit AuthorizationProfileBase / AuthorizationMemoryProfileBase): pydantic strict mode
 // with extra="forbid", every key required.
 type ProfileSpec struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// The typed memory is the writer-facing flat schema "5" (FORMAT.md 4.2): each mandate is one
+// The typed memory is the writer-facing flat schema "5" (docs/FORMATS.md 4.2): each mandate is one
 // flat object whose list fields are strings joined by " | " and whose supersedes is "none"
 // for no predecessor. The nested canonical form (records with a scope object) is accepted too
 // and converted to flat, as EAL-Bench's parse_typed does.

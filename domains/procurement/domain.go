@@ -227,7 +227,7 @@ func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(transa
 
 var _ engine.ActionClock = Domain{}
 
-// ActionTime implements engine.ActionClock: the request's ActionTime (FORMAT.md 3).
+// ActionTime implements engine.ActionClock: the request's ActionTime (docs/FORMATS.md 3).
 func (Domain) ActionTime(request any) (string, bool) {
 	r, ok := adapt.Value[Transaction](request)
 	return r.ActionTime, ok

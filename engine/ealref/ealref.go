@@ -31,7 +31,7 @@ func Dir(t testing.TB, skipping string) string {
 }
 
 // GateCasesFile is EAL-Bench's cited-source authority gate run on the three shared cases
-// (FORMAT.md 8.1; the data folder's README.md describes it).
+// (docs/FORMATS.md 8.1; the data folder's README.md describes it).
 const GateCasesFile = "source_authority_gate__shared_cases.json"
 
 // GateRow is one memory of GateCasesFile with EAL-Bench's verdict on it: the gate's result

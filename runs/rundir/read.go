@@ -22,6 +22,10 @@ type Row struct {
 	// Raw is the line as written (without its line end): stored verbatim, so nothing is
 	// re-encoded on import.
 	Raw []byte
+	// RawSHA256 is Raw's sha256 when Hashed (ImportRows computes it on its parser workers:
+	// the importer keeps it with each stored row, and the single writer need not hash).
+	RawSHA256 [32]byte
+	Hashed    bool
 }
 
 // Str reads a string field ("" when absent or not a string).

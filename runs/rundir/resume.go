@@ -63,6 +63,14 @@ func Reopen(run *Run, keep func(name string, row Row) bool) (*Writer, error) {
 		h.Write(kept.Bytes())
 		w.files[name] = &artifactFile{f: f, buf: bufio.NewWriterSize(f, 1<<16), hash: h, rows: count, bytes: int64(kept.Len())}
 	}
+	for name, e := range run.Entries {
+		if !strings.HasSuffix(e.Path, ".jsonl") {
+			if w.whole == nil {
+				w.whole = map[string]FileEntry{}
+			}
+			w.whole[name] = e
+		}
+	}
 	for _, name := range run.Missing {
 		return nil, fmt.Errorf("%s: listed file %s is missing; cannot resume", run.Dir, name)
 	}

@@ -172,7 +172,7 @@ func (r *Run) ImportRows(name string, fn func(Row) error) error {
 					return Row{}, r.changed(name, fmt.Sprintf("line %d no longer parses as a JSON object", no))
 				}
 			}
-			return Row{Line: no, Tree: m, Raw: raw}, nil
+			return Row{Line: no, Tree: m, Raw: raw, RawSHA256: sha256.Sum256(raw), Hashed: true}, nil
 		}, func(l pipeLine, row Row, perr error) error {
 			if err := countRow(); err != nil {
 				return err

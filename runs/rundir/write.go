@@ -37,6 +37,8 @@ type Writer struct {
 	mu       sync.Mutex
 	files    map[string]*artifactFile
 	manifest map[string]any
+	// whole are files written whole (not JSONL artifacts), listed with their sha256.
+	whole map[string]FileEntry
 	// journal is the locked JournalFile Commit appends to (nil once finished).
 	journal *os.File
 }
@@ -132,6 +134,22 @@ func (w *Writer) file(name string) (*artifactFile, error) {
 	return af, nil
 }
 
+// AddFile writes a file that is not a JSONL artifact (an audience sidecar) into the run
+// directory, atomically, and lists it in the manifest as files.<name> with its sha256.
+func (w *Writer) AddFile(name, path string, data []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := WriteFileAtomic(filepath.Join(w.dir, path), data); err != nil {
+		return err
+	}
+	if w.whole == nil {
+		w.whole = map[string]FileEntry{}
+	}
+	sum := sha256.Sum256(data)
+	w.whole[name] = FileEntry{Path: path, SHA256: hex.EncodeToString(sum[:])}
+	return nil
+}
+
 // Set records a manifest key (written at the next status change).
 func (w *Writer) Set(key string, value any) {
 	w.mu.Lock()
@@ -171,6 +189,9 @@ func (w *Writer) Finish(status string, extra map[string]any) error {
 		counts[name] = af.rows
 	}
 	w.files = map[string]*artifactFile{}
+	for name, e := range w.whole {
+		files[name] = e
+	}
 	w.manifest["files"] = files
 	w.manifest["counts"] = counts
 	w.manifest["status"] = status
