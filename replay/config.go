@@ -70,6 +70,9 @@ type Config struct {
 	Keys map[string][]string
 	// Theme is "dark", "light" or "" (ask the terminal).
 	Theme string
+	// Notice, when set, hears of a model entry that Lookup returns whose api_key_env names
+	// a variable that is unset or empty: its calls would go without a key and fail one by one.
+	Notice func(msg string)
 }
 
 // rawModel mirrors the TOML shape; pointers tell "absent" from "zero".
@@ -219,6 +222,9 @@ func setPositive[T int | float64](dst, v *T, key string) error {
 // Lookup returns the named model entry, or an error naming the file and key.
 func (c *Config) Lookup(name string) (Model, error) {
 	if m, ok := c.Models[name]; ok {
+		if m.APIKeyEnv != "" && os.Getenv(m.APIKeyEnv) == "" && c.Notice != nil {
+			c.Notice(fmt.Sprintf("warning: models.%s.api_key_env names %s, which is not set: calls to %s will be sent without a key", name, m.APIKeyEnv, name))
+		}
 		return m, nil
 	}
 	file := c.Path

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -132,4 +134,75 @@ func (z *countingZeros) Read(p []byte) (int, error) {
 	}
 	z.n += len(p)
 	return len(p), nil
+}
+
+// TestLineBreaksInFieldsCannotForgeLines: a case id holding a newline (or U+2028) cannot
+// start a line of its own in check's output; table cells keep one row per record.
+func TestLineBreaksInFieldsCannotForgeLines(t *testing.T) {
+	d, _ := domains.Get("procurement")
+	_, data := d.BuiltinCorpus()
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	var c map[string]any
+	if err := json.Unmarshal(first, &c); err != nil {
+		t.Fatal(err)
+	}
+	c["case_id"] = "x\nFORGED ok  all cases valid\u2028FORGED2"
+	line, _ := json.Marshal(c)
+	corpus := writeFile(t, filepath.Join(t.TempDir(), "forged.jsonl"), append(line, '\n'))
+	out, errs, _ := runCLI(t, "check", corpus)
+	for _, l := range strings.Split(out+errs, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "FORGED") {
+			t.Errorf("a forged line reached the output: %q\n%s", l, out)
+		}
+	}
+	if got := cells("a\nb", 3, "c\u2029d"); got[0] != "a b" || got[1] != 3 || got[2] != "c d" {
+		t.Errorf("cells: %q", got)
+	}
+}
+
+// TestDamagedWorkspaceIsNotWritten: a workspace with a page overwritten is refused when
+// opened for writing (SQLite's quick_check), naming the file, and the import adds nothing.
+func TestDamagedWorkspaceIsNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	runBuiltinCase(t, run)
+	db := filepath.Join(dir, "ws.db")
+	importRun(t, db, run)
+	data, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	if len(data) < 8*page {
+		t.Fatalf("workspace of %d bytes", len(data))
+	}
+	// Garble an interior page of a table or index (not the schema's first page).
+	at := (len(data)/page - 2) * page
+	for i := at + 8; i < at+page; i++ {
+		data[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(db, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run2 := filepath.Join(dir, "run2")
+	runBuiltinCase(t, run2, "--seed", "5")
+	_, errs, code := runCLI(t, "import", "--db", db, run2)
+	if code == 0 || !strings.Contains(errs, db) || !strings.Contains(errs, "the workspace is damaged (SQLite quick_check") {
+		t.Fatalf("import into a damaged workspace: exit %d: %s", code, errs)
+	}
+}
+
+// TestUnsetKeyVariableIsWarned: a model entry whose api_key_env names an unset variable is
+// warned about before any call, naming the key and the variable.
+func TestUnsetKeyVariableIsWarned(t *testing.T) {
+	srv := newChatServer(t)
+	srv.set("act")
+	dir := t.TempDir()
+	cfg := fakeModelConfig(t, srv, dir, 2)
+	t.Setenv("EALSCOPE_REPLAY_TEST_KEY", "")
+	_, errs, code := runCLI(t, "run", "--builtin", "--cases", fieldSurveyKit, "--conditions", "faithful_typed", "--executor", "fake", "--config", cfg,
+		"--max-attempts", "1", "--out", filepath.Join(dir, "run"))
+	if code != 0 || !strings.Contains(errs, "warning: models.fake.api_key_env names EALSCOPE_REPLAY_TEST_KEY, which is not set") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
 }
