@@ -195,13 +195,6 @@ func EvaluateAudienceRun(ctx context.Context, chains []SafeguardChain, truths ma
 // runAudienceArm assembles one arm's context and runs the executor behind it.
 func runAudienceArm(ctx context.Context, ex Executor, ch SafeguardChain, arm AudienceArm, in engine.MemoryInput, probe engine.Probe, seed int64) (AudienceContext, error) {
 	c := AudienceContext{Arm: arm.Name}
-	if arm.Policy != nil {
-		g, err := arm.Policy.Memory.TransformMemory(in)
-		if err != nil {
-			return c, err
-		}
-		c.Records = g.Records
-	}
 	tr, ok, err := RunTrial(ctx, ex, TrialSpec{Domain: ch.Domain, Case: ch.Case, Probe: probe, Evidence: in.Evidence, OracleBlock: in.Block,
 		Tools: engine.ToolsTree(ch.Domain), Seed: seed, CallID: pyjson.StableID64("call", "audience", ch.ChainRef, arm.Name, in.Request.ID, strconv.FormatInt(seed, 10)),
 		Policy: arm.Policy, Condition: ch.Condition, Versions: in.Versions, AudienceRequest: in.Request})
@@ -212,6 +205,10 @@ func runAudienceArm(ctx context.Context, ex Executor, ch SafeguardChain, arm Aud
 		return c, ctx.Err()
 	}
 	c.Outcome = tr.Outcome
+	if tr.Gated != nil {
+		// The policy's own decisions on the memory the executor was shown.
+		c.Records = tr.Gated.Records
+	}
 	return c, nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ealscope/ealscope/runs/rundir"
+	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -68,6 +70,9 @@ type Config struct {
 	Keys map[string][]string
 	// Theme is "dark", "light" or "" (ask the terminal).
 	Theme string
+	// Notice, when set, hears of a model entry that Lookup returns whose api_key_env names
+	// a variable that is unset or empty: its calls would go without a key and fail one by one.
+	Notice func(msg string)
 }
 
 // rawModel mirrors the TOML shape; pointers tell "absent" from "zero".
@@ -180,7 +185,8 @@ func validateModel(path, name string, r rawModel) (Model, error) {
 		m.APIKeyEnv = *r.APIKeyEnv
 	}
 	if r.Temperature != nil {
-		if *r.Temperature < 0 || *r.Temperature > 2 {
+		// Written so NaN fails too: every comparison with NaN is false.
+		if !(*r.Temperature >= 0 && *r.Temperature <= 2) {
 			return m, fmt.Errorf("%s: must be between 0 and 2, got %v", key("temperature"), *r.Temperature)
 		}
 		m.Temperature = *r.Temperature
@@ -202,6 +208,10 @@ func setPositive[T int | float64](dst, v *T, key string) error {
 	if v == nil {
 		return nil
 	}
+	if f := float64(*v); math.IsNaN(f) || math.IsInf(f, 0) {
+		// NaN passes every comparison and an infinite timeout never fires.
+		return fmt.Errorf("%s: must be a finite number, got %v", key, *v)
+	}
 	if *v <= 0 {
 		return fmt.Errorf("%s: must be positive, got %v", key, *v)
 	}
@@ -212,6 +222,9 @@ func setPositive[T int | float64](dst, v *T, key string) error {
 // Lookup returns the named model entry, or an error naming the file and key.
 func (c *Config) Lookup(name string) (Model, error) {
 	if m, ok := c.Models[name]; ok {
+		if m.APIKeyEnv != "" && os.Getenv(m.APIKeyEnv) == "" && c.Notice != nil {
+			c.Notice(fmt.Sprintf("warning: models.%s.api_key_env names %s, which is not set: calls to %s will be sent without a key", name, m.APIKeyEnv, name))
+		}
 		return m, nil
 	}
 	file := c.Path
@@ -228,4 +241,18 @@ func (c *Config) Lookup(name string) (Model, error) {
 		hint = "configured: " + strings.Join(known, ", ")
 	}
 	return Model{}, fmt.Errorf("%s: models.%s: no such model entry (%s)", file, name, hint)
+}
+
+// checkURLCredentials refuses a base URL carrying credentials: Go would send "user:password@" as
+// Basic auth to the endpoint, which may echo it, and the URL itself is written into run
+// manifests. Keys belong in the environment variable api_key_env names.
+func checkURLCredentials(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("not a URL: %v", err)
+	}
+	if u.User != nil {
+		return fmt.Errorf("must not hold credentials (user:password@ in %s://%s@...): put the key in an environment variable and name it with api_key_env", u.Scheme, Redacted)
+	}
+	return nil
 }

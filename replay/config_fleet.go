@@ -25,13 +25,17 @@ type rawFleet struct {
 	TokensPerMinute   *int         `toml:"tokens_per_minute"`
 }
 
-// checkBaseURL refuses a base URL that is not an http(s) URL; key names it in the error.
+// checkBaseURL refuses a base URL that is not an http(s) URL or that carries credentials; key
+// names it in the error.
 func checkBaseURL(u *string, key string) (string, error) {
 	if u == nil || strings.TrimSpace(*u) == "" {
 		return "", fmt.Errorf("%s: required", key)
 	}
 	if !strings.HasPrefix(*u, "http://") && !strings.HasPrefix(*u, "https://") {
 		return "", fmt.Errorf("%s: must be an http:// or https:// URL, got %q", key, *u)
+	}
+	if err := checkURLCredentials(*u); err != nil {
+		return "", fmt.Errorf("%s: %v", key, err)
 	}
 	return *u, nil
 }

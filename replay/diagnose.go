@@ -32,6 +32,7 @@ type CaseIndex struct {
 type indexedCase struct {
 	domain engine.Domain
 	c      *engine.Case
+	cache  *cause.Cache
 }
 
 // LoadCaseIndex reads corpus files (any domain's form; the domain is told from the content).
@@ -56,7 +57,7 @@ func LoadCaseIndex(paths []string) (*CaseIndex, error) {
 			return nil, err
 		}
 		for _, c := range cases {
-			idx.cases[d.ID()+"\x00"+c.ID] = indexedCase{domain: d, c: c}
+			idx.cases[d.ID()+"\x00"+c.ID] = indexedCase{domain: d, c: c, cache: cause.NewCache(c)}
 		}
 		idx.files = append(idx.files, p)
 	}
@@ -68,7 +69,7 @@ func (x *CaseIndex) Add(d engine.Domain, c *engine.Case) {
 	if x.cases == nil {
 		x.cases = map[string]indexedCase{}
 	}
-	x.cases[d.ID()+"\x00"+c.ID] = indexedCase{domain: d, c: c}
+	x.cases[d.ID()+"\x00"+c.ID] = indexedCase{domain: d, c: c, cache: cause.NewCache(c)}
 }
 
 // Lookup finds a case.
@@ -273,7 +274,8 @@ func readRow(file string, line int, fs []field) (DiagnosisRow, error) {
 // AttributeRow runs the rules on one row: the case from the index, the probe's request for
 // relevance, the row's request fields, its error block and attempt statuses (no memory).
 func AttributeRow(idx *CaseIndex, file string, line int, r DiagnosisRow) (cause.Attribution, error) {
-	d, c, ok := idx.Lookup(r.Domain, r.CaseID)
+	ic, ok := idx.cases[r.Domain+"\x00"+r.CaseID]
+	d, c := ic.domain, ic.c
 	if !ok {
 		return cause.Attribution{}, rowErr(file, line, "case_id", "case %s (domain %s) is in none of the corpora given (--corpus)", r.CaseID, r.Domain)
 	}
@@ -289,7 +291,7 @@ func AttributeRow(idx *CaseIndex, file string, line int, r DiagnosisRow) (cause.
 		kind = "alternative"
 	}
 	a, err := cause.Attribute(cause.Input{Domain: d, Case: c, Block: r.ErrorBlock, Request: p.Request, RequestFields: r.Request,
-		Probe: p.ID, RequestKind: kind, Attempts: r.AttemptStatuses})
+		Probe: p.ID, RequestKind: kind, Attempts: r.AttemptStatuses, Cache: ic.cache})
 	if err != nil {
 		return a, rowErr(file, line, "", "%v", err)
 	}

@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"context"
-	"io"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -55,6 +54,7 @@ func NewModelClient(m Model, retry RetryPolicy, httpClient *http.Client) *ModelC
 	if httpClient == nil {
 		httpClient = &http.Client{}
 	}
+	httpClient = withoutRedirects(httpClient)
 	if retry.MaxAttempts <= 0 {
 		retry.MaxAttempts = DefaultRetryPolicy().MaxAttempts
 	}
@@ -107,6 +107,9 @@ func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord 
 			c.fleet.release(replica, false, nil)
 			rr, usage, perr := decodeWire(res.body)
 			if perr == nil {
+				// A reply may quote the key it was sent (or any other credential):
+				// nothing downstream (run files, workspace, output) sees the raw text.
+				usage, rec.Redactions = redactResponse(rr, usage, c.model.APIKey())
 				rec.Response, rec.Usage = rr, accountedUsage(req, rr, usage)
 				c.chargeTokens(rec.Usage, estimate)
 				rec.LatencyMS = c.now().Sub(start).Milliseconds()
@@ -201,10 +204,15 @@ func (c *ModelClient) send(ctx context.Context, endpoint string, body []byte, ti
 		return httpResult{}, err
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	if isRedirect(resp.StatusCode) {
+		return httpResult{}, redirectFault(resp, c.model.APIKey())
+	}
+	// The body is read under the same deadline as the request, and never past
+	// MaxResponseBytes: an endpoint streaming without end meets one or the other.
+	raw, err := readCapped(resp.Body, MaxResponseBytes)
 	if err != nil {
 		// A body cut off by the timeout is a timeout, not a broken connection.
-		if ctx.Err() != nil {
+		if _, guard := asProviderFault(err); !guard && ctx.Err() != nil {
 			err = ctx.Err()
 		}
 		return httpResult{}, err

@@ -285,6 +285,9 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 				if err := writeChain(w, r.out, rs.summary); err != nil {
 					return err
 				}
+				if err := w.Commit(); err != nil {
+					return err
+				}
 				for _, f := range r.out.faults {
 					rs.faults[f.Family]++
 					rs.summary.faults[f.Family]++
@@ -336,6 +339,9 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 		if err != nil || !allPlanned {
 			return finish(endStatus(err), firstErr(err, ctx.Err()))
 		}
+		if err := w.Commit(); err != nil {
+			return finish(rundir.StatusFailed, err)
+		}
 	}
 	var callIDs []any
 	for _, j := range jobs {
@@ -384,6 +390,10 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 				return err
 			}
 			if err := w.AppendRaw(rundir.Trials, r.out.trialLine); err != nil {
+				return err
+			}
+			// A trial is the unit a run killed hard resumes from (rundir.Recover).
+			if err := w.Commit(); err != nil {
 				return err
 			}
 			rs.summary.trial(todo[i].ev.condition.ID, r.out.outcome)

@@ -100,7 +100,7 @@ func ParseMemoryText(d engine.MemoryCodec, arch, name, variant string, text []by
 	case engine.ArchTyped:
 		tree, err := pyjson.DecodeTree(text)
 		if err != nil {
-			return RerunMemory{}, fmt.Errorf("%s: %s", name, pyjson.DecodeErrorAt(text, err))
+			return RerunMemory{}, pyjson.FileError(name, text, err)
 		}
 		if _, err := d.ParseTyped(tree); err != nil {
 			var fe *engine.FieldError

@@ -122,6 +122,9 @@ func scoreJob(d engine.DomainIdentity, s Surface, j job, tools []any, tr Trial) 
 		"profile_id": pyjson.OrNull(ev.ProfileID), "trial_id": j.trialID, "call_id": j.callID, "model_context_id": contextID,
 		"presentation_id": s.PresentationID, "presentation_hash": s.PresentationHash, "presentation": s.Presentation,
 	}
+	if len(rec.Redactions) > 0 {
+		core["response_redactions"] = redactionTrees(rec.Redactions)
+	}
 	study := map[string]any{"study_id": StudyID, "job_id": j.jobID, "pressure_id": nil}
 	for k, v := range j.jobMetadata() {
 		study[k] = v

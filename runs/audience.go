@@ -105,12 +105,14 @@ func (s *Store) ensureMultipartyCorpus(w *txWriter, d engine.Domain, version str
 	if version != multiparty.CorpusVersion {
 		return nil
 	}
-	var n int
-	if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM cases WHERE domain_id=? AND corpus_version=?`, d.ID(), version).Scan(&n); err != nil || n > 0 {
-		return err
-	}
 	c, err := multiparty.Builtin(d.ID())
 	if err != nil {
+		return err
+	}
+	// Generated multi-party corpora share the version: the built-in one is present when its
+	// own first case is.
+	var n int
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM cases WHERE domain_id=? AND corpus_version=? AND case_id=?`, d.ID(), version, c.Cases[0].ID).Scan(&n); err != nil || n > 0 {
 		return err
 	}
 	_, err = s.importCorpus(w, c.Name, pyjson.SHA256Hex(c.Data), bytes.NewReader(c.Data), func() ([]byte, error) { return c.Data, nil })

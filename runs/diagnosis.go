@@ -65,7 +65,9 @@ func IsDiagnosisFile(path string) bool {
 	}
 	var head map[string]json.RawMessage
 	if json.Unmarshal(line, &head) != nil {
-		return false
+		// A broken first row that still names both keys is a broken diagnosis file: its own
+		// reader says what is wrong, not "no domain reads this corpus".
+		return bytes.Contains(line, []byte(`"judges"`)) && bytes.Contains(line, []byte(`"error_block"`))
 	}
 	_, j := head["judges"]
 	_, e := head["error_block"]
@@ -94,6 +96,9 @@ func parseDiagnosis(file string, lineNo int, line []byte) (Diagnosis, error) {
 	}
 	if dec.More() {
 		return d, diagErr(file, lineNo, "", "invalid JSON: trailing data after the row")
+	}
+	if dup := firstDuplicateKey(line); dup != "" {
+		return d, diagErr(file, lineNo, dup, "appears twice in the row (which one counts would be a guess)")
 	}
 	get := func(field string, dst any, optional bool) error {
 		raw, ok := row[field]
@@ -131,13 +136,16 @@ func parseDiagnosis(file string, lineNo int, line []byte) (Diagnosis, error) {
 	if wr == nil {
 		return d, diagErr(file, lineNo, "writer_run_id", "null")
 	}
+	if *wr < 0 {
+		return d, diagErr(file, lineNo, "writer_run_id", "must be >= 0, got %d", *wr)
+	}
 	d.WriterRunID = *wr
 	var eb *int
 	if err := get("error_block", &eb, false); err != nil {
 		return d, err
 	}
-	if eb == nil || *eb < 0 {
-		return d, diagErr(file, lineNo, "error_block", "must be a block index (an integer >= 0)")
+	if eb == nil || *eb < 0 || *eb > rundir.MaxBlockIndex {
+		return d, diagErr(file, lineNo, "error_block", "must be a block index (an integer from 0 to %d)", rundir.MaxBlockIndex)
 	}
 	d.ErrorBlock = *eb
 	if err := get("arm", &d.Arm, false); err != nil {
@@ -374,4 +382,53 @@ func (a Agreement) String() string {
 		return fmt.Sprintf("judges %d/%d agree: %s", a.Agree, a.Judges, a.Cause)
 	}
 	return fmt.Sprintf("judges %d/%d: %s", a.Agree, a.Judges, a.Cause)
+}
+
+// firstDuplicateKey is the path of the first key that appears twice in one object of raw
+// ("" when none, or when raw does not decode): encoding/json keeps the last silently.
+func firstDuplicateKey(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var walk func(path string) (string, error)
+	walk = func(path string) (string, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return "", err
+				}
+				k, _ := kt.(string)
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				if seen[k] {
+					return p, nil
+				}
+				seen[k] = true
+				if d, err := walk(p); err != nil || d != "" {
+					return d, err
+				}
+			}
+			_, err = dec.Token()
+			return "", err
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if d, err := walk(fmt.Sprintf("%s[%d]", path, i)); err != nil || d != "" {
+					return d, err
+				}
+			}
+			_, err = dec.Token()
+			return "", err
+		}
+		return "", nil
+	}
+	d, _ := walk("")
+	return d
 }

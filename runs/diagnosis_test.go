@@ -81,6 +81,9 @@ func TestImportDiagnosisBrokenRowStoresNothing(t *testing.T) {
 		{"bad JSON", `{"run": "r1", `, ":3: invalid JSON"},
 		{"missing judge cause", strings.Replace(goodDiagnosisRow, `"cause": "restatement_applied", `, "", 1), ":3: field judges.a.cause: missing"},
 		{"error_block a string", strings.Replace(goodDiagnosisRow, `"error_block": 2`, `"error_block": "2"`, 1), ":3: field error_block: wrong type"},
+		{"error_block 2^62", strings.Replace(goodDiagnosisRow, `"error_block": 2`, `"error_block": 4611686018427387904`, 1), ":3: field error_block: must be a block index (an integer from 0 to 65536)"},
+		{"writer_run_id -7", strings.Replace(goodDiagnosisRow, `"writer_run_id": 0`, `"writer_run_id": -7`, 1), ":3: field writer_run_id: must be >= 0, got -7"},
+		{"duplicate key", strings.Replace(goodDiagnosisRow, `"run": "r1", `, `"run": "r1", "run": "r2", `, 1), ":3: field run: appears twice in the row"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := openStore(t)
@@ -134,5 +137,20 @@ func TestJudgeAgreement(t *testing.T) {
 				t.Fatalf("got %q entered-agree %v, want %q %v", a.String(), a.EnteredAgree, tc.want, tc.enteredAgree)
 			}
 		})
+	}
+}
+
+// TestDiagnosisFileWithABrokenFirstRow: a diagnosis file whose first row is broken is still
+// read as a diagnosis file, so the error is its reader's (line and problem), not "no domain
+// reads this corpus".
+func TestDiagnosisFileWithABrokenFirstRow(t *testing.T) {
+	s, _ := openStore(t)
+	path := filepath.Join(t.TempDir(), "diag.jsonl")
+	if err := os.WriteFile(path, []byte(goodDiagnosisRow+" trailing\n"+goodDiagnosisRow+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Import(context.Background(), []string{path}, ImportOptions{})
+	if err == nil || !strings.Contains(err.Error(), path+":1: invalid JSON") || strings.Contains(err.Error(), "no domain reads") {
+		t.Fatalf("error %v", err)
 	}
 }

@@ -183,7 +183,11 @@ func (s *Store) inTx(ctx context.Context, fn func(w *txWriter) error) (map[strin
 		return nil, err
 	}
 	w := newTxWriter(ctx, tx)
-	if err := fn(w); err != nil {
+	err = fn(w)
+	if err == nil {
+		err = w.flushChunks() // no row may be committed without its chunk
+	}
+	if err != nil {
 		w.close()
 		tx.Rollback()
 		return nil, err

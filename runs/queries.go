@@ -435,10 +435,16 @@ func (s *Store) faultSourceTurns(ctx context.Context, caseKey CaseKey, faults []
 const FaultExtraRecord = "extra_record_wrong_issuer"
 
 func (s *Store) faults(ctx context.Context, runPK int64, c ChainRow) ([]Fault, error) {
+	rr := newRowReader(s.db)
 	return queryAll(ctx, s.db, func(r rowScanner) (Fault, error) {
 		var f Fault
-		var raw string
-		if err := r.Scan(&f.Family, &f.BlockIndex, &f.AuthorizationID, &f.Field, &f.MemoryID, &raw); err != nil {
+		var cols rawCols
+		var line int
+		if err := r.Scan(append([]any{&f.Family, &f.BlockIndex, &f.AuthorizationID, &f.Field, &f.MemoryID, &line}, cols.dest()...)...); err != nil {
+			return f, err
+		}
+		raw, err := rr.text(ctx, &cols, "faults.jsonl line "+itoa(line))
+		if err != nil {
 			return f, err
 		}
 		var tree struct {
@@ -448,6 +454,6 @@ func (s *Store) faults(ctx context.Context, runPK int64, c ChainRow) ([]Fault, e
 		f.Description = tree.Description
 		f.SourceTurnIDs, f.EventBlock = []string{}, f.BlockIndex
 		return f, nil
-	}, `SELECT family, block_index, authorization_id, field, memory_id, row_json FROM faults
+	}, `SELECT family, block_index, authorization_id, field, memory_id, line, `+rawSelect("faults")+` FROM faults
 		WHERE run_pk = ? AND case_id = ? AND condition_id = ? AND writer_run_id = ? ORDER BY block_index, line`, runPK, c.CaseID, c.ConditionID, c.WriterRunID)
 }

@@ -189,7 +189,7 @@ func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (Rerun
 	// prepared (it depends on the case and probe, not on the memory).
 	// INDEXED BY: left to itself the planner searches model_contexts by its primary key's
 	// run_pk prefix alone, a scan of the run's contexts per trial (quadratic on large runs).
-	err = s.setContextUserMessages(ctx, index, src.Probes, `SELECT t.probe_id, mc.row_json FROM trials t JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
+	err = s.setContextUserMessages(ctx, index, src.Probes, `SELECT t.probe_id, mc.line, `+rawSelect("mc")+` FROM trials t JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
 		WHERE t.run_pk = ? AND t.case_id = ? AND mc.stage = 'executor' ORDER BY t.line`, runPK, h.CaseID)
 	return src, err
 }
@@ -198,29 +198,52 @@ func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (Rerun
 // their model contexts' content hashes (trials_by_chain, model_contexts_by_trial).
 func (s *Store) mirrorTrials(ctx context.Context, runPK int64, key ChainKey, memoryID string, block int, finalBlock bool) (map[string][]MirrorTrial, error) {
 	out := map[string][]MirrorTrial{}
+	type found struct {
+		probe   string
+		i       int
+		context sql.NullString
+	}
+	var contexts []found
 	err := eachRow(ctx, s.db, func(r rowScanner) error {
 		var probe string
 		var m MirrorTrial
-		var ctxRow sql.NullString
-		if err := r.Scan(&probe, &m.TrialID, &m.EvidenceID, &m.ExecutorTarget, &m.ExecutorRunID, &ctxRow); err != nil {
+		var contextID sql.NullString
+		if err := r.Scan(&probe, &m.TrialID, &m.EvidenceID, &m.ExecutorTarget, &m.ExecutorRunID, &contextID); err != nil {
 			return err
 		}
-		if ctxRow.Valid {
-			var row struct {
-				ContentHash string `json:"content_hash"`
-			}
-			if json.Unmarshal([]byte(ctxRow.String), &row) == nil {
-				m.ContextHash = row.ContentHash
-			}
-		}
+		contexts = append(contexts, found{probe, len(out[probe]), contextID})
 		out[probe] = append(out[probe], m)
 		return nil
 	}, `SELECT t.probe_id, t.trial_id, COALESCE(t.evidence_id, ''), t.executor_target, t.executor_run_id,
-		(SELECT mc.row_json FROM model_contexts mc WHERE mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id AND mc.stage = 'executor' LIMIT 1)
+		(SELECT mc.context_id FROM model_contexts mc WHERE mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id AND mc.stage = 'executor' LIMIT 1)
 		FROM trials t WHERE t.chain_pk = ? AND t.memory_id = ? AND (t.oracle_block_index = ? OR (t.oracle_block_index IS NULL AND ?))
 		ORDER BY t.probe_id, t.executor_target, t.executor_run_id, t.line`, key, memoryID, block, finalBlock)
 	if err != nil {
 		return nil, err
+	}
+	// Each trial's executor context, read once the query is done (a compressed row reads its
+	// chunk), for its content hash.
+	rr := newRowReader(s.db)
+	for _, f := range contexts {
+		if !f.context.Valid {
+			continue
+		}
+		var cols rawCols
+		var line int
+		if err := s.db.QueryRowContext(ctx, `SELECT line, `+rawSelect("model_contexts")+` FROM model_contexts WHERE run_pk = ? AND context_id = ?`, runPK, f.context.String).
+			Scan(append([]any{&line}, cols.dest()...)...); err != nil {
+			return nil, err
+		}
+		raw, err := rr.bytes(ctx, &cols, "model_contexts.jsonl line "+itoa(line))
+		if err != nil {
+			return nil, err
+		}
+		var row struct {
+			ContentHash string `json:"content_hash"`
+		}
+		if json.Unmarshal(raw, &row) == nil {
+			out[f.probe][f.i].ContextHash = row.ContentHash
+		}
 	}
 	return out, nil
 }
@@ -271,7 +294,12 @@ func responseJSON(r engine.Response) string {
 	if r.ProviderError != "" {
 		pe = &r.ProviderError
 	}
-	return jsonText(map[string]any{"provider_error": pe, "text": r.Text, "tool_calls": calls, "finish_reason": r.FinishReason, "model": r.Model})
+	out := map[string]any{"provider_error": pe, "text": r.Text, "tool_calls": calls, "finish_reason": r.FinishReason, "model": r.Model}
+	if len(r.Redactions) > 0 {
+		// What ealscope removed from the reply before storing it (docs/RELIABILITY.md).
+		out["redactions"] = r.Redactions
+	}
+	return jsonText(out)
 }
 
 func optText(s string) any {

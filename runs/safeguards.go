@@ -98,7 +98,7 @@ func (s *Store) SafeguardSource(ctx context.Context, key ChainKey) (SafeguardSou
 	}
 	// The operational context depends on the case and probe only (RerunSource): one executor
 	// context of this chain per probe carries it.
-	err = s.setContextUserMessages(ctx, index, out.Probes, `SELECT t.probe_id, mc.row_json FROM trials t INDEXED BY trials_by_chain
+	err = s.setContextUserMessages(ctx, index, out.Probes, `SELECT t.probe_id, mc.line, `+rawSelect("mc")+` FROM trials t INDEXED BY trials_by_chain
 		JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
 		WHERE t.chain_pk = ? AND mc.stage = 'executor' ORDER BY t.probe_id, t.line`, key)
 	return out, err

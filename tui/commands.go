@@ -165,7 +165,7 @@ func (s *chainScreen) pageKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		}
 	case paneProbes:
 		if ok {
-			s.probe = clamp(s.probe+pageStep(d, half, 3), 0, max(len(b.Probes)-1, 0))
+			s.moveProbeCursor(b, s.probe+pageStep(d, half, 3))
 		}
 	case paneMemory:
 		if ok {

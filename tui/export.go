@@ -3,6 +3,8 @@ package tui
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 )
@@ -81,23 +83,39 @@ func StoryFrames(ctx context.Context, store StoryStore, rer Rerunner, key ChainK
 	return out, nil
 }
 
-// fileStem names the export after the chain, keeping only characters safe in a file name.
+// maxStemBytes bounds an export's file-name stem: file systems refuse names past 255 bytes,
+// and the SVG frames add "-NN-<step kind>.svg" to it.
+const maxStemBytes = 160
+
+// fileStem names the export after the chain, keeping only characters safe in a file name. A
+// stem past maxStemBytes (ids are not bounded) keeps its start and ends in a hash of the
+// whole name, so it fits and two long ids still get two names.
 func fileStem(s Story) string {
 	name := fmt.Sprintf("%s-%s-run%d-block%d", s.Chain.CaseID, s.Chain.ConditionID, s.Chain.WriterRunID, s.Block)
-	return strings.Map(func(r rune) rune {
+	stem := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
 			return r
 		}
 		return '_'
 	}, name)
+	if len(stem) <= maxStemBytes {
+		return stem
+	}
+	sum := sha256.Sum256([]byte(name))
+	return stem[:maxStemBytes-17] + "-" + hex.EncodeToString(sum[:8])
 }
 
 // mdEscape backslash-escapes the characters that could start Markdown or HTML syntax inside
 // a paragraph or a table cell (CommonMark allows a backslash before any ASCII punctuation).
+// GFM also turns bare "https://...", "www....", "mailto:..." and e-mail addresses into live
+// links: escaping every ':' and '@', and the '.' after "www", leaves no autolink trigger, so
+// untrusted text never becomes a link (the rendered text is unchanged).
 func mdEscape(s string) string {
 	var b strings.Builder
-	for _, r := range sanitizeLine(s) {
-		if strings.ContainsRune("\\`*_{}[]<>#!|~&$", r) {
+	rs := []rune(sanitizeLine(s))
+	for i, r := range rs {
+		afterWWW := r == '.' && i >= 3 && strings.EqualFold(string(rs[i-3:i]), "www")
+		if strings.ContainsRune("\\`*_{}[]<>#!|~&$:@", r) || afterWWW {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)

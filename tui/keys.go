@@ -172,6 +172,9 @@ func (k *KeyMap) actions() map[string]*key.Binding {
 // ctrl+c cannot be unbound from force_quit: it is the one exit that must always work.
 func (k *KeyMap) Remap(overrides map[string][]string) error {
 	acts := k.actions()
+	if err := remapConflicts(acts, overrides); err != nil {
+		return err
+	}
 	for _, name := range slices.Sorted(maps.Keys(overrides)) {
 		keys := overrides[name]
 		b, ok := acts[name]
@@ -200,4 +203,40 @@ func (k *KeyMap) ActionNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// remapConflicts refuses a [keys] table that names one action twice (by its short and its
+// qualified name) or gives one key to two actions of the same pane (or one to a global
+// action and any other): either way one of the two bindings would silently never fire.
+// Unknown actions are left to Remap's own error.
+func remapConflicts(acts map[string]*key.Binding, overrides map[string][]string) error {
+	qualified := map[*key.Binding]string{}
+	for name, b := range acts {
+		if strings.Contains(name, ".") {
+			qualified[b] = name
+		}
+	}
+	type use struct{ group, name string }
+	named := map[*key.Binding]string{}
+	byKey := map[string][]use{}
+	for _, name := range slices.Sorted(maps.Keys(overrides)) {
+		b, ok := acts[name]
+		if !ok {
+			continue
+		}
+		if prev, dup := named[b]; dup {
+			return fmt.Errorf("keys.%s and keys.%s both remap %s", prev, name, qualified[b])
+		}
+		named[b] = name
+		group, _, _ := strings.Cut(qualified[b], ".")
+		for _, k := range slices.Compact(slices.Sorted(slices.Values(overrides[name]))) {
+			for _, u := range byKey[k] {
+				if u.group == group || u.group == "global" || group == "global" {
+					return fmt.Errorf("keys.%s and keys.%s both use %q", u.name, name, k)
+				}
+			}
+			byKey[k] = append(byKey[k], use{group, name})
+		}
+	}
+	return nil
 }

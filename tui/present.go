@@ -258,13 +258,14 @@ func loadBlock(ctx context.Context, store ChainReader, d ChainDetail, block int)
 	}
 	probes, perr := store.ProbesAt(ctx, d.Summary.Key.ID, block)
 	bd := presentBlock(b, turns, mem, probes, perr)
-	bd.ActiveFaults = activeFaults(d.Faults, bd)
 	k := d.Summary.Key
 	ds, err := store.Diagnoses(ctx, k.CaseID, k.ConditionID, int64(k.WriterRunID), block)
 	if err != nil {
 		return BlockDetail{}, err
 	}
-	bd.Judges = presentDiagnoses(diagnosesOfChain(ds, d))
+	mine := diagnosesOfChain(ds, d)
+	bd.Judges = presentDiagnoses(mine)
+	bd.Why = loadWhy(ctx, store, d, bd, mine)
 	return bd, nil
 }
 

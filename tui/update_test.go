@@ -346,3 +346,25 @@ func TestLinkIsShellSafe(t *testing.T) {
 		t.Errorf("notice %q does not show the copied %q", m.notice, link)
 	}
 }
+
+// TestRemapConflictsAreRefused: one action named twice, or one key given to two actions
+// of a pane (or to a global action and another), is an error naming both entries.
+func TestRemapConflictsAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		keys map[string][]string
+		want string
+	}{
+		{map[string][]string{"next_block": {"x"}, "chain.next_block": {"y"}}, "keys.chain.next_block and keys.next_block both remap chain.next_block"},
+		{map[string][]string{"chain.next_block": {"x"}, "chain.prev_block": {"x"}}, `both use "x"`},
+		{map[string][]string{"global.quit": {"z"}, "chain.next_block": {"z"}}, `keys.chain.next_block and keys.global.quit both use "z"`},
+	} {
+		k := DefaultKeyMap()
+		if err := k.Remap(c.keys); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.keys, err, c.want)
+		}
+	}
+	k := DefaultKeyMap()
+	if err := k.Remap(map[string][]string{"chain.next_block": {"x"}, "list.open": {"x"}}); err != nil {
+		t.Errorf("one key in two panes: %v", err)
+	}
+}

@@ -165,8 +165,9 @@ type BlockDetail struct {
 	Probes   []ProbeRow
 	// ProbesErr explains an empty probes pane (for example a missing corpus).
 	ProbesErr string
-	// ActiveFaults are the scripted writer's faults still in the memory at this block.
-	ActiveFaults []ScriptedFault
+	// Why is the cause attribution of the block's false-authority failures (nil: none forms
+	// here, or the store cannot attribute).
+	Why *WhyView
 	// Judges are the imported judges' diagnoses that say the error entered at this block.
 	Judges []JudgesLine
 }

@@ -43,11 +43,11 @@ func printCheck(g *Globals, r domains.CheckReport) {
 	valid := 0
 	for _, c := range r.Cases {
 		if !c.Valid {
-			fmt.Fprintf(tw, "INVALID\t%s\t%s\n", c.CaseID, *c.Error)
+			fmt.Fprintf(tw, "INVALID\t%s\t%s\n", cells(c.CaseID, *c.Error)...)
 			continue
 		}
 		valid++
-		fmt.Fprintf(tw, "ok\t%s\t(line %d, %d probes)\n", c.CaseID, c.Line, len(c.Probes))
+		fmt.Fprintf(tw, "ok\t%s\t(line %d, %d probes)\n", cells(c.CaseID, c.Line, len(c.Probes))...)
 		for _, p := range c.Probes {
 			verdict := "denied"
 			if p.Authorized {
@@ -57,7 +57,7 @@ func printCheck(g *Globals, r domains.CheckReport) {
 			if p.Authorized != (p.RequestScope == "in_scope") {
 				flag = "  ! verdict contradicts the probe's scope"
 			}
-			fmt.Fprintf(tw, "\t  %s\t%s\t%s\t%s%s\n", p.ProbeID, p.RequestScope, verdict, p.Reason, flag)
+			fmt.Fprintf(tw, "\t  %s\t%s\t%s\t%s%s\n", cells(p.ProbeID, p.RequestScope, verdict, p.Reason, flag)...)
 		}
 	}
 	tw.Flush()

@@ -45,11 +45,12 @@ func layerOf(rel string) int {
 
 // upwardTestImports are the test imports allowed to reach above their package's layer: the
 // engine's policy and reducer tests take real built-in cases from the domain registry (and
-// the PPMF trust test one rule name of the domains' shared toolkit).
+// its multi-party corpora; the PPMF trust test one rule name of the domains' shared toolkit).
 var upwardTestImports = map[string]bool{
-	"engine/safeguards -> domains":          true,
-	"engine/safeguards -> domains/envelope": true,
-	"engine/eventsource -> domains":         true,
+	"engine/safeguards -> domains":            true,
+	"engine/safeguards -> domains/envelope":   true,
+	"engine/safeguards -> domains/multiparty": true,
+	"engine/eventsource -> domains":           true,
 }
 
 // goFile is one parsed Go file of the repository.
@@ -220,5 +221,26 @@ func TestNoIssueNumbers(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDeriveIsPure: the derivation package reads no database (nor the workspace package that
+// opens one): rows in, derived rows out.
+func TestDeriveIsPure(t *testing.T) {
+	n := 0
+	for _, f := range parseTree(t) {
+		if f.dir != "runs/derive" || f.test {
+			continue
+		}
+		n++
+		for _, imp := range f.ast.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if path == "database/sql" || strings.Contains(path, "sqlite") || path == modulePath+"/runs" {
+				t.Errorf("%s imports %s", f.rel, path)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no runs/derive package")
 	}
 }

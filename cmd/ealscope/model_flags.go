@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 )
@@ -35,6 +36,7 @@ func (f modelCallFlags) openForRerun(g *Globals, db string) (*replay.Config, *ru
 	if err != nil {
 		return nil, nil, err
 	}
+	cfg.Notice = func(msg string) { fmt.Fprintln(g.textErr(), "ealscope: "+msg) }
 	store, err := openForWriting(g, db, runs.OpenExisting)
 	if err != nil {
 		return nil, nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,9 +57,26 @@ func openForWriting(g *Globals, path string, open func(string) (*runs.Store, err
 	if err != nil {
 		return nil, err
 	}
+	// Writing into a damaged file would bury the damage under new rows.
+	if err := store.CheckIntegrity(context.Background()); err != nil {
+		store.Close()
+		return nil, err
+	}
 	store.SetWriteWait(0, func(waited time.Duration) {
 		fmt.Fprintf(g.textErr(), "ealscope: waiting for another process writing to %s (%s so far, giving up after %s)\n",
 			store.Path(), waited.Round(time.Second), runs.DefaultWriteWait)
 	})
 	return store, nil
+}
+
+// cells sanitises each string argument of a table row as one cell (safetext.Line): a line
+// break inside an id or a message would otherwise end the row and start a line of the
+// file's choosing. Other arguments pass unchanged.
+func cells(args ...any) []any {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = safetext.Line(s)
+		}
+	}
+	return args
 }

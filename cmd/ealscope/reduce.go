@@ -36,7 +36,7 @@ func (c *reduceCmd) Run(g *Globals) error {
 	}
 	tree, err := pyjson.DecodeTree(raw)
 	if err != nil {
-		return fmt.Errorf("%s: %s", c.Batch, pyjson.DecodeErrorAt(raw, err))
+		return pyjson.FileError(c.Batch, raw, err)
 	}
 	batch, err := eventsource.ParseBatchFile(tree)
 	if err != nil {

@@ -87,6 +87,7 @@ func (r *runCmd) run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
+	cfg.Notice = func(msg string) { fmt.Fprintln(g.textErr(), "ealscope: "+msg) }
 	retry := replay.DefaultRetryPolicy()
 	retry.MaxAttempts = r.MaxAttempts
 	progress := newProgress(g.Stderr)

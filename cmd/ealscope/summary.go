@@ -86,8 +86,8 @@ func printWorkspaceSummary(out io.Writer, doc runs.SummaryDoc) {
 	var withErrors []runs.SummaryRun
 	for _, r := range doc.Runs {
 		e := r.Estimable
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", r.RunID, r.DomainID, r.Study, r.Status, r.Metrics.Trials, notEstimableCell(e.NotEstimable),
-			countText(e.AuthorizedUse), countText(e.UnauthorizedSubmission), countText(e.InvalidOrNoAction), r.RescoreDisagreements, joinCounts(r.Decisions, "%s=%d", " "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", cells(r.RunID, r.DomainID, r.Study, r.Status, r.Metrics.Trials, notEstimableCell(e.NotEstimable),
+			countText(e.AuthorizedUse), countText(e.UnauthorizedSubmission), countText(e.InvalidOrNoAction), r.RescoreDisagreements, joinCounts(r.Decisions, "%s=%d", " "))...)
 		if e.NotEstimable > 0 {
 			withErrors = append(withErrors, r)
 		}
@@ -97,8 +97,8 @@ func printWorkspaceSummary(out io.Writer, doc runs.SummaryDoc) {
 		fmt.Fprintln(out, "rates above leave out the not-estimable (provider-error) trials; EAL-Bench's, which keep them in the denominators:")
 		for _, r := range withErrors {
 			m := r.Metrics
-			fmt.Fprintf(out, "  %s: authorized use %s, unauthorized submission %s, invalid/no action %s, provider error %s\n", r.RunID,
-				countText(m.AuthorizedUse), countText(m.UnauthorizedSubmission), countText(m.InvalidOrNoAction), countText(m.ProviderError))
+			fmt.Fprintf(out, "  %s: authorized use %s, unauthorized submission %s, invalid/no action %s, provider error %s\n", cells(r.RunID,
+				countText(m.AuthorizedUse), countText(m.UnauthorizedSubmission), countText(m.InvalidOrNoAction), countText(m.ProviderError))...)
 		}
 	}
 	fmt.Fprintln(out)
@@ -106,8 +106,8 @@ func printWorkspaceSummary(out io.Writer, doc runs.SummaryDoc) {
 	tw = tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\tcase\tcondition\twriter\twriter run\tarchitecture\tfirst false authority\tunauthorized actions\tmemory-induced")
 	for _, c := range doc.Chains {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\n", c.RunID, c.CaseID, c.ConditionID, dashStr(c.Writer), c.WriterRunID, c.Architecture,
-			dashInt(c.FirstFalseAuthorityBlock), c.UnauthorizedActions, c.AttributedMemoryInduced)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\n", cells(c.RunID, c.CaseID, c.ConditionID, dashStr(c.Writer), c.WriterRunID, c.Architecture,
+			dashInt(c.FirstFalseAuthorityBlock), c.UnauthorizedActions, c.AttributedMemoryInduced)...)
 	}
 	tw.Flush()
 	fmt.Fprintln(out)
@@ -123,8 +123,8 @@ func printWorkspaceSummary(out io.Writer, doc runs.SummaryDoc) {
 		if formed == "" {
 			formed = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.RunID, m.CaseID, m.ConditionID, dashStr(m.Writer), m.BlockIndex, m.Architecture,
-			shortID(m.MemoryID), dashBool(m.Exact), e, dashBool(m.FormsFalseAuthority), formed, dashStr(m.UnscoredReason))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cells(m.RunID, m.CaseID, m.ConditionID, dashStr(m.Writer), m.BlockIndex, m.Architecture,
+			shortID(m.MemoryID), dashBool(m.Exact), e, dashBool(m.FormsFalseAuthority), formed, dashStr(m.UnscoredReason))...)
 	}
 	tw.Flush()
 	printModelCallCosts(out, doc)

@@ -175,7 +175,7 @@ func StrictScope(spec ScopeSpec, minItems, maxItems int) func(path string, v any
 				}
 				out[f.Name] = l
 			case ScopeInt:
-				n, err := engine.ClampedInt(fp, m[f.Name])
+				n, err := engine.Int(fp, m[f.Name])
 				r.Set(err)
 				out[f.Name] = n
 			}

@@ -153,7 +153,7 @@ func parseFlatRecord(path string, v any) (*envelope.Record, error) {
 		if r.Err != nil {
 			break
 		}
-		n, err := engine.ClampedInt(p(f), m[f])
+		n, err := engine.Int(p(f), m[f])
 		r.Set(err)
 		rec.Scope[f] = n
 	}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sort"
 	"sync"
 
 	"github.com/ealscope/ealscope/domains"
@@ -78,8 +79,18 @@ func Generate(domainID string, n int, seed uint64, distractors func(i int) int, 
 	if _, document := d.(engine.CaseFileWriter); document {
 		out.Name = name[:len(name)-1]
 	}
+	_, document := d.(engine.CaseFileWriter)
+	if !document && !keep {
+		if err := out.streamSidecar(d, data, audience.GenOptions{Seed: seed, Distractors: distractors}); err != nil {
+			return nil, err
+		}
+		if w != nil {
+			_, err = w.Write(data)
+		}
+		return out, err
+	}
 	var cases []*engine.Case
-	if _, document := d.(engine.CaseFileWriter); document {
+	if document {
 		if cases, err = d.ParseCorpus(out.Name, data); err != nil {
 			return nil, err
 		}
@@ -144,4 +155,48 @@ func Builtin(domainID string) (*Corpus, error) {
 		}
 	})
 	return b.c, b.err
+}
+
+// streamSidecar makes the sidecar of a large line corpus one case at a time, checking each
+// entry by the strict reader against its case, so the parsed cases are never held together.
+func (out *Corpus) streamSidecar(d engine.Domain, data []byte, opts audience.GenOptions) error {
+	f := &audience.File{Name: SidecarName(out.Name), DomainID: d.ID(), CorpusVersion: CorpusVersion, Cases: map[string]*audience.Entry{}}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	i := 0
+	for sc.Scan() {
+		cs, err := d.ParseCorpus(out.Name, sc.Bytes())
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			e, err := audience.GenerateEntry(d, c, i, opts)
+			if err != nil {
+				return err
+			}
+			one := &audience.File{Name: f.Name, DomainID: f.DomainID, CorpusVersion: f.CorpusVersion, Cases: map[string]*audience.Entry{c.ID: e}, Order: []string{c.ID}}
+			b, err := audience.Encode(one)
+			if err != nil {
+				return err
+			}
+			back, err := audience.Parse(f.Name, b)
+			if err == nil {
+				_, err = audience.Bind(back, d, []*engine.Case{c})
+			}
+			if err != nil {
+				return fmt.Errorf("generated sidecar entry does not read back: %w", err)
+			}
+			f.Cases[c.ID] = e
+			f.Order = append(f.Order, c.ID)
+			i++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	sort.Strings(f.Order)
+	var err error
+	out.Sidecar = f
+	out.SidecarData, err = audience.Encode(f)
+	return err
 }

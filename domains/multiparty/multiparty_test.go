@@ -32,3 +32,20 @@ func TestBuiltinCorporaBindAndCoverScenarios(t *testing.T) {
 		t.Logf("%s: %d cases, scenarios %v, sidecar %d bytes", id, len(c.Cases), seen, len(c.SidecarData))
 	}
 }
+
+// TestStreamedSidecarMatchesWhole: the sidecar of a corpus made without keeping its cases is
+// byte for byte the one made with them.
+func TestStreamedSidecarMatchesWhole(t *testing.T) {
+	cycle := func(i int) int { return DistractorCycle[i%len(DistractorCycle)] }
+	a, err := Generate("procurement", 20, 3, cycle, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Generate("procurement", 20, 3, cycle, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a.SidecarData) != string(b.SidecarData) {
+		t.Fatal("streamed sidecar differs from the whole one")
+	}
+}

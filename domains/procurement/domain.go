@@ -38,8 +38,17 @@ func (Domain) ParseEach(name string, data []byte) []engine.ParsedCase {
 			continue
 		}
 		pc := engine.ParsedCase{Line: i + 1}
-		c, err := ParseCase(line)
+		var c *Case
+		var err error
+		if len(line) > engine.MaxLineBytes {
+			err = engine.LineTooLong(name, i+1)
+		} else {
+			c, err = ParseCase(line)
+		}
 		switch {
+		case err != nil && len(line) > engine.MaxLineBytes:
+			out = append(out, engine.ParsedCase{Line: i + 1, Err: err})
+			continue
 		case err != nil:
 			pc.Err = fmt.Errorf("%s:%d: %w", name, i+1, err)
 			pc.CaseID = caseIDOf(line)

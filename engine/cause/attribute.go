@@ -28,7 +28,13 @@ func Attribute(in Input) (Attribution, error) {
 	if in.Block < 0 || in.Block > in.Case.LastBlock() {
 		return Attribution{}, fmt.Errorf("cause: block %d is outside case %s (0..%d)", in.Block, in.Case.ID, in.Case.LastBlock())
 	}
-	lv, err := newLedgerView(in.Domain, in.Case, in.Block)
+	var lv *ledgerView
+	var err error
+	if in.Cache.usable(in.Case) {
+		lv, err = in.Cache.ledger(in.Domain, in.Case, in.Block)
+	} else {
+		lv, err = newLedgerView(in.Domain, in.Case, in.Block)
+	}
 	if err != nil {
 		return Attribution{}, fmt.Errorf("cause: case %s: %w", in.Case.ID, err)
 	}

@@ -62,6 +62,8 @@ type Input struct {
 	Before, After []engine.Record
 	// HaveBefore says there was a memory version before the block (Before may be empty).
 	HaveBefore bool
+	// Cache, when set (for this case), keeps turn and ledger readings across failures.
+	Cache *Cache
 }
 
 // Evidence is one reason a turn is ranked.

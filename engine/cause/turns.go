@@ -18,6 +18,7 @@ type turnInfo struct {
 	ownAction   bool
 	relay       bool
 	m           *mentions
+	cache       *Cache
 }
 
 // history indexes the turns of blocks 0..through.
@@ -76,6 +77,9 @@ func newHistory(in Input, through int, requestLeaves []Value) *history {
 }
 
 func (t *turnInfo) mentions() *mentions {
+	if t.m == nil && t.cache != nil {
+		t.m = t.cache.mentionsOf(t.turn.ID, t.turn.Content)
+	}
 	if t.m == nil {
 		m := readMentions(t.turn.Content)
 		t.m = &m

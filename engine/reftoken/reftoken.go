@@ -6,6 +6,7 @@ package reftoken
 import (
 	"regexp"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -27,7 +28,49 @@ type cl100k struct{ codec tokenizer.Codec }
 
 func (cl100k) Name() string { return CL100K }
 
+// maxCountChunk bounds the text one BPE call sees. Byte-pair encoding of one long piece
+// costs far more than linear time and memory (a 20 MiB word took 69 s and 790 MiB), so a
+// long text is counted chunk by chunk, cut where cl100k's pre-tokenizer starts a new piece
+// anyway (before a space that follows a non-space and precedes a letter), which leaves the
+// count exact. Only a single piece longer than the chunk (no such cut in 64 KiB: a hostile
+// input, never prose) is cut, every 128 bytes, where the count is then approximate.
+const maxCountChunk = 64 << 10
+
 func (c cl100k) Count(text string) int {
+	n, start, lastCut := 0, 0, 0
+	for i := 1; i < len(text); i++ {
+		if text[i] == ' ' && i+1 < len(text) && isASCIILetter(text[i+1]) && !isSpaceByte(text[i-1]) {
+			lastCut = i
+		}
+		if i-start < maxCountChunk {
+			continue
+		}
+		cut := lastCut
+		if cut <= start {
+			// No piece starts in the chunk: one piece longer than any prose word, whose
+			// BPE cost grows with its length, so it is counted in short slices.
+			cut = start + maxPieceBytes
+			for cut > start+1 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+		}
+		n += c.count(text[start:cut])
+		start = cut
+	}
+	return n + c.count(text[start:])
+}
+
+// maxPieceBytes is the slice an over-long piece is counted in (cl100k's longest token is
+// far shorter, so ordinary text never meets it).
+const maxPieceBytes = 128
+
+func isASCIILetter(b byte) bool { return (b|0x20) >= 'a' && (b|0x20) <= 'z' }
+
+func isSpaceByte(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f'
+}
+
+func (c cl100k) count(text string) int {
 	n, err := c.codec.Count(text)
 	if err != nil {
 		// cl100k encodes every valid string; an error here means the vocabulary is broken,
@@ -47,7 +90,20 @@ var fallbackPattern = regexp.MustCompile(`[\p{L}\p{N}_]+|[^\p{L}\p{N}_\s\x0b\x1c
 
 func (regexFallback) Name() string { return RegexFallbackV1 }
 
-func (regexFallback) Count(text string) int { return len(fallbackPattern.FindAllStringIndex(text, -1)) }
+// Count walks the matches one at a time: collecting them all first costs a slice entry per
+// token (100 MB for a 20 MiB input).
+func (regexFallback) Count(text string) int {
+	n := 0
+	for len(text) > 0 {
+		loc := fallbackPattern.FindStringIndex(text)
+		if loc == nil {
+			break
+		}
+		n++
+		text = text[max(loc[1], 1):]
+	}
+	return n
+}
 
 var (
 	tokenizerOnce sync.Once

@@ -110,6 +110,12 @@ func TestAudienceAdmissionProperties(t *testing.T) {
 		for _, p := range []AudienceParams{{}, {Disposition: DispositionSuppress}, {Identity: IdentityQuarantine}} {
 			ds := AdmitItems(rules, c, block, viewers, items, p)
 			for i, d := range ds {
+				for _, src := range items[i].Sources {
+					// Unknown and future sources fail closed.
+					if turn, ok := c.Turn(src); d.Kept && (!ok || turn.BlockIndex > block) {
+						t.Fatalf("history %d: item %s admitted with source %s unknown or after block %d", h, d.ID, src, block)
+					}
+				}
 				if !d.Kept {
 					continue
 				}

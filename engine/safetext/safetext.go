@@ -171,8 +171,9 @@ func stringBody(s string) int {
 // row.
 func Line(s string) string {
 	s = Text(s)
-	if strings.ContainsAny(s, "\n\t") {
-		s = strings.NewReplacer("\r\n", " ", "\n", " ", "\t", " ").Replace(s)
+	// U+2028 and U+2029 are line breaks to some terminals and every editor.
+	if strings.ContainsAny(s, "\n\t\u2028\u2029") {
+		s = strings.NewReplacer("\r\n", " ", "\n", " ", "\t", " ", "\u2028", " ", "\u2029", " ").Replace(s)
 	}
 	return s
 }

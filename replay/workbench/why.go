@@ -17,7 +17,7 @@ import (
 
 // WhyStore is what explaining a workspace chain's failure reads.
 type WhyStore interface {
-	SafeguardSource(ctx context.Context, key runs.ChainKey) (runs.SafeguardSource, error)
+	WhySource(ctx context.Context, key runs.ChainKey) (runs.SafeguardSource, error)
 	AttemptStatuses(ctx context.Context, key runs.ChainKey) (map[int][]string, error)
 	ChainWriter(ctx context.Context, key runs.ChainKey) (runs.ChainWriter, error)
 }
@@ -55,11 +55,12 @@ type WhyChain struct {
 	attempts map[int][]string
 	writer   runs.ChainWriter
 	key      runs.ChainKey
+	cache    *cause.Cache
 }
 
 // LoadWhyChain reads a chain's case, memories, attempt statuses and writer.
 func LoadWhyChain(ctx context.Context, store WhyStore, key runs.ChainKey) (*WhyChain, error) {
-	src, err := store.SafeguardSource(ctx, key)
+	src, err := store.WhySource(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +72,7 @@ func LoadWhyChain(ctx context.Context, store WhyStore, key runs.ChainKey) (*WhyC
 	if err != nil {
 		return nil, err
 	}
-	return &WhyChain{src: src, attempts: att, writer: w, key: key}, nil
+	return &WhyChain{src: src, attempts: att, writer: w, key: key, cache: cause.NewCache(src.Case)}, nil
 }
 
 // FirstFalse is the chain's first false-authority block (-1: none).
@@ -143,7 +144,7 @@ func (wc *WhyChain) Explain(q WhyQuery) (Why, error) {
 		return out, err
 	}
 	in := cause.Input{Domain: d, Case: c, Block: out.Block, Request: p.Request, Probe: p.ID, RequestKind: "submitted",
-		Attempts: wc.attempts[out.Block], HaveMemory: true, Before: before, After: after, HaveBefore: haveBefore}
+		Attempts: wc.attempts[out.Block], HaveMemory: true, Before: before, After: after, HaveBefore: haveBefore, Cache: wc.cache}
 	a, err := cause.Attribute(in)
 	if err != nil {
 		return out, err
@@ -177,3 +178,6 @@ func (wc *WhyChain) ablate(a *cause.Attribution, block int, p engine.Probe, top 
 	a.Confirm()
 	return fmt.Sprintf("scripted writer re-run without each of the first %d ranked turns", min(top, len(a.Causes)))
 }
+
+// Turn finds a turn of the chain's case.
+func (wc *WhyChain) Turn(id string) (engine.Turn, bool) { return wc.src.Case.Turn(id) }

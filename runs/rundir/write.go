@@ -39,13 +39,16 @@ type Writer struct {
 	manifest map[string]any
 	// whole are files written whole (not JSONL artifacts), listed with their sha256.
 	whole map[string]FileEntry
+	// journal is the locked JournalFile Commit appends to (nil once finished).
+	journal *os.File
 }
 
 type artifactFile struct {
-	f    *os.File
-	buf  *bufio.Writer
-	hash hash.Hash
-	rows int
+	f     *os.File
+	buf   *bufio.Writer
+	hash  hash.Hash
+	rows  int
+	bytes int64
 }
 
 // Create starts a new run directory; the directory must not exist or be empty. The manifest
@@ -61,8 +64,13 @@ func Create(dir string, manifest map[string]any) (*Writer, error) {
 	for k, v := range manifest {
 		w.manifest[k] = v
 	}
+	var err error
+	if w.journal, err = openJournal(dir); err != nil {
+		return nil, err
+	}
 	w.manifest["status"] = StatusRunning
 	if err := w.writeManifest(); err != nil {
+		w.closeJournal()
 		return nil, err
 	}
 	return w, nil
@@ -90,6 +98,7 @@ func (w *Writer) Append(name string, rows ...any) error {
 		}
 		af.hash.Write(line)
 		af.rows++
+		af.bytes += int64(len(line))
 	}
 	return nil
 }
@@ -108,6 +117,7 @@ func (w *Writer) AppendRaw(name string, line []byte) error {
 	}
 	af.hash.Write(line)
 	af.rows++
+	af.bytes += int64(len(line))
 	return nil
 }
 
@@ -188,7 +198,11 @@ func (w *Writer) Finish(status string, extra map[string]any) error {
 	for k, v := range extra {
 		w.manifest[k] = v
 	}
-	return w.writeManifest()
+	if err := w.writeManifest(); err != nil {
+		return err
+	}
+	w.closeJournal()
+	return nil
 }
 
 func (w *Writer) writeManifest() error {

@@ -1,4 +1,4 @@
-package safeguards
+package multiparty_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/domains/multiparty"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/engine/safeguards"
 )
 
 // TestAudienceBoundNotApplicableWithoutSidecar: without a sidecar, or without a request, the
@@ -24,7 +25,7 @@ func TestAudienceBoundNotApplicableWithoutSidecar(t *testing.T) {
 	recs, _ := d.Replay(c, c.LastBlock())
 	ev := engine.Evidence{Kind: engine.MemoryEvidence, Payload: d.TypedPayload(recs)}
 	req := engine.AudienceRequest{ID: "r", ProbeID: c.Probes[0].ID, Principal: "x", Channel: "y"}
-	_, err = AudienceBound().Memory.TransformMemory(engine.MemoryInput{Domain: d, Case: c, Block: c.LastBlock(), Evidence: ev, Request: &req})
+	_, err = safeguards.AudienceBound().Memory.TransformMemory(engine.MemoryInput{Domain: d, Case: c, Block: c.LastBlock(), Evidence: ev, Request: &req})
 	if !errors.Is(err, engine.ErrNotApplicable) {
 		t.Fatalf("no sidecar: %v, want not applicable", err)
 	}
@@ -35,13 +36,13 @@ func TestAudienceBoundNotApplicableWithoutSidecar(t *testing.T) {
 	mc := mp.Cases[0]
 	recs, _ = d.Replay(mc, mc.LastBlock())
 	ev = engine.Evidence{Kind: engine.MemoryEvidence, Payload: d.TypedPayload(recs)}
-	if _, err := AudienceBound().Memory.TransformMemory(engine.MemoryInput{Domain: d, Case: mc, Block: mc.LastBlock(), Evidence: ev}); !errors.Is(err, engine.ErrNotApplicable) {
+	if _, err := safeguards.AudienceBound().Memory.TransformMemory(engine.MemoryInput{Domain: d, Case: mc, Block: mc.LastBlock(), Evidence: ev}); !errors.Is(err, engine.ErrNotApplicable) {
 		t.Fatalf("no request: %v, want not applicable", err)
 	}
 	kept := map[string]int{}
 	for _, r := range mc.Audience.Requests[:2] {
 		r := r
-		g, err := AudienceBound().Memory.TransformMemory(engine.MemoryInput{Domain: d, Case: mc, Block: mc.LastBlock(), Evidence: ev, Request: &r})
+		g, err := safeguards.AudienceBound().Memory.TransformMemory(engine.MemoryInput{Domain: d, Case: mc, Block: mc.LastBlock(), Evidence: ev, Request: &r})
 		if err != nil {
 			t.Fatal(err)
 		}
