@@ -2,6 +2,8 @@ package rundir
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,4 +38,22 @@ func TestLongIntegersInRows(t *testing.T) {
 	if _, ok := shallowTree(Memories, bytes.TrimSpace(data[3:])); ok {
 		t.Error("the shallow parser accepted an over-long integer")
 	}
+}
+
+// TestSymlinkLoopsAreNamed: a listed file or a manifest that is a symlink loop is refused
+// naming it (EvalSymlinks' own error names nothing).
+func TestSymlinkLoopsAreNamed(t *testing.T) {
+	dir := fixtureCopy(t)
+	os.Remove(filepath.Join(dir, "trials.jsonl"))
+	if err := os.Symlink("trials.jsonl", filepath.Join(dir, "trials.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(dir, Options{})
+	wantErr(t, err, ManifestFile, "files.trials", `path "trials.jsonl" cannot be resolved`, "symlink loop")
+	os.Remove(filepath.Join(dir, ManifestFile))
+	if err := os.Symlink(ManifestFile, filepath.Join(dir, ManifestFile)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(dir, Options{})
+	wantErr(t, err, filepath.Join(dir, ManifestFile), "cannot be resolved", "symlink loop")
 }

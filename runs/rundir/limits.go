@@ -137,7 +137,7 @@ func confinedManifest(realDir string) (string, error) {
 			}
 			return "", verr(p, 0, "", "missing: a run directory needs %s", ManifestFile)
 		}
-		return "", err
+		return "", verr(p, 0, "", "cannot be resolved: %v (a symlink loop?)", err)
 	}
 	if resolved != p && !strings.HasPrefix(resolved, realDir+string(filepath.Separator)) {
 		return "", verr(p, 0, "", "a symlink out of the run directory (to %s): the manifest must be inside the run it describes", resolved)

@@ -157,7 +157,7 @@ func Open(dir string, opts Options) (*Run, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, verr(absDir, 0, "", "no such run directory")
 		}
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, verr(absDir, 0, "", "cannot be resolved: %v (a symlink loop?)", err)
 	}
 	if st, err := os.Stat(realDir); err != nil {
 		return nil, err
@@ -437,7 +437,8 @@ func safePath(realDir, manifestPath, name, p string) (string, error) {
 			}
 			return full, nil
 		}
-		return "", err
+		// EvalSymlinks names no path in its errors ("EvalSymlinks: too many links").
+		return "", verr(manifestPath, 0, field, "path %q cannot be resolved: %v (a symlink loop?)", p, err)
 	}
 	if resolved != realDir && !strings.HasPrefix(resolved, realDir+string(filepath.Separator)) {
 		return "", verr(manifestPath, 0, field, "path %q is a symlink out of the run directory (to %s)", p, resolved)
