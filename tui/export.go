@@ -164,8 +164,8 @@ func storyMarkdown(s Story, runID string) []byte {
 				b.WriteString("\n")
 			}
 			if p := st.Probe; p != nil {
-				fmt.Fprintf(&b, "- probe: `%s` (%s %s)\n- ledger at block %d: %s\n- memory at block %d: %s\n- **! FALSE AUTHORITY**: the memory grants what the ledger denies\n\n",
-					strings.ReplaceAll(p.ProbeID, "`", "'"), mdEscape(p.Scope), mdEscape(p.Dimension), s.Block, grantText(p.AuthorizedNow), s.Block, mdEscape(memoryGrantText(p)))
+				fmt.Fprintf(&b, "- probe: `%s` (%s %s)\n- ledger at block %d: %s\n- memory at block %d: %s\n- **%s**\n\n",
+					strings.ReplaceAll(p.ProbeID, "`", "'"), mdEscape(p.Scope), mdEscape(p.Dimension), s.Block, grantText(p.AuthorizedNow), s.Block, mdEscape(memoryGrantText(p)), mdEscape(probeFormsLine(p, s.Block)))
 			}
 		case StepAction, StepExact:
 			writeArmTable(&b, st)

@@ -74,8 +74,9 @@ table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid %s;padding:.
 				b.WriteString("</table>\n")
 			}
 			if p := st.Probe; p != nil {
-				fmt.Fprintf(&b, "<ul><li>probe <code>%s</code> (%s %s)</li><li>ledger at block %d: <span class=\"%s\">%s</span></li><li>memory at block %d: %s</li><li class=\"bad\">! FALSE AUTHORITY: the memory grants what the ledger denies</li></ul>\n",
-					e(p.ProbeID), e(p.Scope), e(p.Dimension), s.Block, grantClass(p.AuthorizedNow), grantText(p.AuthorizedNow), s.Block, e(memoryGrantText(p)))
+				fmt.Fprintf(&b, "<ul><li>probe <code>%s</code> (%s %s)</li><li>ledger at block %d: <span class=\"%s\">%s</span></li><li>memory at block %d: %s</li><li class=\"%s\">%s</li></ul>\n",
+					e(p.ProbeID), e(p.Scope), e(p.Dimension), s.Block, grantClass(p.AuthorizedNow), grantText(p.AuthorizedNow), s.Block, e(memoryGrantText(p)),
+					map[bool]string{true: "bad", false: "ok"}[p.Forms != nil && *p.Forms], e(probeFormsLine(p, s.Block)))
 			}
 		case StepAction, StepExact:
 			b.WriteString(htmlArmTable(st, e))

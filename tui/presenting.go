@@ -320,6 +320,15 @@ func memoryDiffLines(st *Styles, s StoryStep, w int) ([]string, int) {
 	return lines, max(focus, 0)
 }
 
+// probeFormsLine says whether the story's probe forms false authority at the story's block
+// (shared with the exports).
+func probeFormsLine(p *ProbeRow, block int) string {
+	if p.Forms != nil && *p.Forms {
+		return "! FALSE AUTHORITY: the memory grants what the ledger denies"
+	}
+	return fmt.Sprintf("no false authority for this probe at block %d", block)
+}
+
 func verdictText(st *Styles, grant bool) string {
 	if grant {
 		return st.Chain.Granted.Render("✓ grant")
@@ -355,8 +364,12 @@ func falseAuthorityLines(st *Styles, story Story, s StoryStep, w int) []string {
 		if p.MemoryAuthorized != nil {
 			mem = verdictText(st, *p.MemoryAuthorized)
 		}
-		lines = append(lines, "  memory at block "+fmt.Sprint(story.Block)+"   "+mem, "",
-			"  "+st.Chain.Forms.Render("! FALSE AUTHORITY: the memory grants what the ledger denies"))
+		lines = append(lines, "  memory at block "+fmt.Sprint(story.Block)+"   "+mem, "")
+		if p.Forms != nil && *p.Forms {
+			lines = append(lines, "  "+st.Chain.Forms.Render(probeFormsLine(p, story.Block)))
+		} else {
+			lines = append(lines, "  "+st.App.Subtle.Render(probeFormsLine(p, story.Block)))
+		}
 		if p.MemoryReason != "" {
 			lines = append(lines, "", st.App.Subtle.Render("  memory: "+p.MemoryReason))
 		}

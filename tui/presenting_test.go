@@ -126,7 +126,7 @@ func TestStoryWithoutFalseAuthority(t *testing.T) {
 	if st == nil || st.Block != 0 {
 		t.Fatalf("story at block 0 did not load: %+v %v", st, m.present.err)
 	}
-	if b := m.chain.blocks[0]; storyProbe(b) != nil {
+	if b := m.chain.blocks[0]; storyProbe(b, StoryData{}) != nil {
 		t.Skip("block 0 of the fixture chain already forms")
 	}
 	if len(st.Steps) != 3 || st.Steps[2].Probe != nil || !strings.Contains(st.Steps[2].Caption, "grants nothing") && !strings.Contains(st.Steps[2].Caption, "No memory") {

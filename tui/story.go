@@ -125,6 +125,11 @@ type StoryData struct {
 	// Replays and ReplayAttribution are the chain's live re-runs (`r` in the chain view).
 	Replays           []runs.Replay
 	ReplayAttribution []runs.ReplayAttribution
+	// FinalProbes are the probes at the chain's last block, whose memory the run's trials read;
+	// ProbeID is the probe whose failure is memory-induced ("" when none is), which the story
+	// follows.
+	FinalProbes []ProbeRow
+	ProbeID     string
 }
 
 // StoryStore is what LoadStory reads: the chain view's queries and the chain list.
@@ -150,8 +155,18 @@ func LoadStory(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey
 	if len(d.Blocks) == 0 {
 		return StoryData{}, fmt.Errorf("chain %s · %s has no blocks", key.CaseID, key.ConditionID)
 	}
+	last := len(d.Blocks) - 1
+	finalRows, ferr := store.ProbesAt(ctx, key.ID, last)
+	final := presentBlock(BlockSummary{}, nil, nil, finalRows, ferr).Probes
+	induced, forms, err := earliestForming(ctx, store, key.ID, memoryInducedProbes(final), len(d.Blocks))
+	if err != nil {
+		return StoryData{}, err
+	}
 	if block < 0 {
 		block = max(d.Summary.FirstFalseAuthority, 0)
+		if forms >= 0 {
+			block = forms
+		}
 	}
 	if block >= len(d.Blocks) {
 		return StoryData{}, fmt.Errorf("block %d does not exist: this chain has blocks 0..%d", block, len(d.Blocks)-1)
@@ -160,7 +175,7 @@ func LoadStory(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey
 	if err != nil {
 		return StoryData{}, err
 	}
-	data := StoryData{Detail: d, Block: bd}
+	data := StoryData{Detail: d, Block: bd, FinalProbes: final, ProbeID: induced}
 	for _, cond := range []string{engine.ExactRepairCondition, "faithful_typed"} {
 		rows, err := store.Chains(ctx, runs.ChainFilter{RunID: d.Summary.Key.RunID, CaseID: d.Summary.Key.CaseID, Condition: cond})
 		if err != nil {
@@ -195,18 +210,18 @@ func buildStory(data StoryData) Story {
 	st := Story{Chain: d.Summary.Key, Block: b.Index, BlockTitle: sanitizeLine(b.Title), LastBlock: len(d.Blocks) - 1,
 		FirstFalse: d.Summary.FirstFalseAuthority}
 	st.Steps = append(st.Steps, turnStep(d, b), memoryStep(b))
-	probe := storyProbe(b)
+	probe := storyProbe(b, data)
 	name := ""
 	if probe != nil {
 		name = sanitizeLine(shortProbe(d.Summary.Key.CaseID, probe.ProbeID))
 	}
-	st.Steps = append(st.Steps, falseAuthorityStep(b, probe, name))
+	st.Steps = append(st.Steps, falseAuthorityStep(b, probe, name, finalMemoryNote(data, b.Index, probeID(probe), name)))
 	if probe == nil {
 		return st
 	}
 	written := writtenArm(data, *probe)
 	exact := exactArm(data, *probe, written)
-	st.Steps = append(st.Steps, actionStep(name, written), exactStep(name, written, exact), attributionStep(data, *probe, name, written, exact))
+	st.Steps = append(st.Steps, actionStep(data, *probe, name, written), exactStep(name, written, exact), attributionStep(data, *probe, name, written, exact))
 	return st
 }
 
@@ -441,32 +456,6 @@ func textDiffRows(prev, cur string) []DiffRow {
 	return out
 }
 
-// storyProbe is the probe the story follows: one the memory forms false authority for,
-// preferring one whose trial is attributed to memory, then one with an unauthorized action.
-func storyProbe(b BlockDetail) *ProbeRow {
-	var best *ProbeRow
-	rank := -1
-	for i := range b.Probes {
-		p := &b.Probes[i]
-		if p.Forms == nil || !*p.Forms {
-			continue
-		}
-		r := 0
-		for _, t := range p.Trials {
-			switch {
-			case t.Attributed != nil && *t.Attributed:
-				r = max(r, 2)
-			case t.Unauthorized:
-				r = max(r, 1)
-			}
-		}
-		if r > rank {
-			best, rank = p, r
-		}
-	}
-	return best
-}
-
 // shortProbe drops the case id a probe id starts with ("time_out" for
 // "<case>_time_out"), as the probes pane does.
 func shortProbe(caseID, id string) string {
@@ -476,7 +465,16 @@ func shortProbe(caseID, id string) string {
 	return id
 }
 
-func falseAuthorityStep(b BlockDetail, p *ProbeRow, name string) StoryStep {
+func probeID(p *ProbeRow) string {
+	if p == nil {
+		return ""
+	}
+	return p.ProbeID
+}
+
+// falseAuthorityStep shows the ledger rows the memory contradicts and the probe it grants;
+// final says what the final memory does for the probe when the story's block is an earlier one.
+func falseAuthorityStep(b BlockDetail, p *ProbeRow, name, final string) StoryStep {
 	s := StoryStep{Kind: StepFalseAuthority, Title: "The false authority"}
 	for _, r := range b.Fidelity {
 		if len(r.Errors) == 0 {
@@ -514,6 +512,12 @@ func falseAuthorityStep(b BlockDetail, p *ProbeRow, name string) StoryStep {
 	cp.ReasonNow, cp.MemoryReason = sanitizeLine(p.ReasonNow), sanitizeLine(p.MemoryReason)
 	s.Probe = &cp
 	s.Caption = fmt.Sprintf("The memory grants %s, which the ledger denies at block %d.", name, b.Index)
+	if cp.Forms == nil || !*cp.Forms {
+		s.Caption = fmt.Sprintf("At block %d the memory %s.", b.Index, formsPhrase(&cp, name))
+	}
+	if final != "" {
+		s.Caption += " " + final
+	}
 	// The row that matters is one of the record the memory grants the probe through
 	// ("authorized:<id>"): move that record's overgranting rows to the front.
 	if granting, ok := strings.CutPrefix(cp.MemoryReason, "authorized:"); ok {
