@@ -177,17 +177,15 @@ func (s chainsScreen) View() string {
 	if !s.ready {
 		return head + "\n" + st.App.Subtle.Render("loading chains…")
 	}
-	cols := []column{{"case", 0}, {"condition", 17}, {"run", 3}, {"mems", 4}, {"writer", 10}, {"flags", 22}}
-	caseW := s.c.width
-	for _, c := range cols {
-		caseW -= c.width + 1
-	}
+	// Case ids share their corpus prefix: a narrow column cuts them in the middle. Flags and
+	// counts are never cut.
+	cols := []column{{title: "case", mid: true, grow: true, min: 12}, {title: "condition", min: 9}, {title: "run", keep: true},
+		{title: "mems", keep: true}, {title: "writer", min: 6}, {title: "flags", keep: true}}
 	cell := func(r, c int) string {
 		x := s.all[s.shown[r]]
 		switch c {
 		case 0:
-			// Case ids share their corpus prefix: a narrow column keeps the distinctive end.
-			return keepEnd(sanitizeLine(x.Key.CaseID), caseW)
+			return sanitizeLine(x.Key.CaseID)
 		case 1:
 			return sanitizeLine(x.Key.ConditionID)
 		case 2:
@@ -198,7 +196,7 @@ func (s chainsScreen) View() string {
 			if x.Writer == "" {
 				return "—" // conditions without a writer (empty memory, full history)
 			}
-			return keepEnd(sanitizeLine(x.Writer), 10)
+			return sanitizeLine(x.Writer)
 		}
 		return chainFlags(x)
 	}

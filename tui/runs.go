@@ -54,7 +54,9 @@ func (s runsScreen) View() string {
 	if !s.ready {
 		return head + "\n" + st.App.Subtle.Render("loading runs…")
 	}
-	cols := []column{{"run", 0}, {"domain", 11}, {"study", 12}, {"started", 20}, {"chains", 6}, {"forming", 7}, {"trials", 7}, {"not est.", 8}, {"status", 34}}
+	cols := []column{{title: "run", mid: true, min: 12}, {title: "domain", keep: true}, {title: "writer → executor", mid: true, min: 12},
+		{title: "study", min: 6}, {title: "started", keep: true}, {title: "chains", keep: true}, {title: "forming", keep: true},
+		{title: "trials", keep: true}, {title: "not est.", keep: true}, {title: "status", grow: true, min: 12}}
 	cell := func(r, c int) string {
 		x := s.runs[r]
 		switch c {
@@ -63,16 +65,21 @@ func (s runsScreen) View() string {
 		case 1:
 			return sanitizeLine(x.DomainID)
 		case 2:
-			return sanitizeLine(x.Study)
+			if x.Writers == "" && x.Executors == "" {
+				return "—"
+			}
+			return sanitizeLine(orDash(x.Writers) + " → " + orDash(x.Executors))
 		case 3:
-			return sanitizeLine(x.StartedAt)
+			return sanitizeLine(x.Study)
 		case 4:
-			return fmt.Sprint(x.Chains)
+			return sanitizeLine(x.StartedAt)
 		case 5:
-			return fmt.Sprint(x.Forming)
+			return fmt.Sprint(x.Chains)
 		case 6:
-			return fmt.Sprint(x.Trials)
+			return fmt.Sprint(x.Forming)
 		case 7:
+			return fmt.Sprint(x.Trials)
+		case 8:
 			// Provider errors are counted apart: they are no decision (see counts.go).
 			if x.TrialsNotEstimable == 0 {
 				return "-"
@@ -118,4 +125,11 @@ func emptyWorkspaceText(st *Styles) string {
 		"  ealscope demo                     build and import a scripted demo run\n" +
 		"  ealscope import RUN_DIR           import an EAL-Bench or ealscope run directory\n" +
 		"  ealscope run --out DIR            make a run, then import it")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
 }

@@ -456,13 +456,10 @@ func textDiffRows(prev, cur string) []DiffRow {
 	return out
 }
 
-// shortProbe drops the case id a probe id starts with ("time_out" for
-// "<case>_time_out"), as the probes pane does.
+// shortProbe shows a probe by the part of its id that differs within its case
+// ("time_shift_inside" for "probe_<case>_time_shift_inside"), as the probes pane does.
 func shortProbe(caseID, id string) string {
-	if short := strings.TrimPrefix(id, caseID+"_"); short != "" {
-		return short
-	}
-	return id
+	return caseLocalID(caseID, id)
 }
 
 func probeID(p *ProbeRow) string {
