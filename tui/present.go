@@ -160,7 +160,9 @@ func presentBlock(b BlockSummary, turns []runs.Turn, mem *runs.MemoryVersion, pr
 // requestFields flattens a probe request's top-level fields into sanitised (name, value) rows.
 func requestFields(raw json.RawMessage) [][2]string {
 	var v any
-	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil || v == nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // 100000000, not 1e+08
+	if len(raw) == 0 || dec.Decode(&v) != nil || v == nil {
 		return nil
 	}
 	var out [][2]string

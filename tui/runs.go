@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -54,9 +55,10 @@ func (s runsScreen) View() string {
 	if !s.ready {
 		return head + "\n" + st.App.Subtle.Render("loading runs…")
 	}
-	cols := []column{{title: "run", mid: true, min: 12}, {title: "domain", keep: true}, {title: "writer → executor", mid: true, min: 12},
-		{title: "study", min: 6}, {title: "started", keep: true}, {title: "chains", keep: true}, {title: "forming", keep: true},
-		{title: "trials", keep: true}, {title: "not est.", keep: true}, {title: "status", grow: true, min: 12}}
+	// The counts and the domain are never cut; the study yields first, then the long names.
+	cols := []column{{title: "run", mid: true, min: 8}, {title: "domain", keep: true}, {title: "writer → executor", mid: true, min: 8},
+		{title: "study", min: 6, yield: true}, {title: "started", min: 10}, {title: "chains", keep: true}, {title: "forming", keep: true},
+		{title: "trials", keep: true}, {title: "not est.", keep: true}, {title: "status", grow: true, min: 10}}
 	cell := func(r, c int) string {
 		x := s.runs[r]
 		switch c {
@@ -72,7 +74,7 @@ func (s runsScreen) View() string {
 		case 3:
 			return sanitizeLine(x.Study)
 		case 4:
-			return sanitizeLine(x.StartedAt)
+			return sanitizeLine(startedText(x.StartedAt))
 		case 5:
 			return fmt.Sprint(x.Chains)
 		case 6:
@@ -96,7 +98,7 @@ func (s runsScreen) View() string {
 		if x.WriterAttempts > 0 && x.WriterErrors == x.WriterAttempts {
 			v = fmt.Sprintf("! WRITER FAILED on all %d calls", x.WriterAttempts)
 		}
-		return sanitizeLine(x.Status) + " " + v
+		return v + " · " + sanitizeLine(x.Status)
 	}
 	if len(s.runs) == 0 {
 		return head + "\n\n" + emptyWorkspaceText(st)
@@ -132,4 +134,14 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// startedText is a run's start to the minute, in UTC ("2026-12-02 08:16Z"); text that is not
+// an RFC 3339 time stays as it is.
+func startedText(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format("2006-01-02 15:04Z")
 }
