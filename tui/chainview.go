@@ -293,6 +293,12 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 	out := []diffLine{{head, false}}
 	switch s.base {
 	case basePrevious:
+		if m.BlockIndex != b.Index && m.BlockIndex >= 0 {
+			// The writer changed nothing here: the version shown was written at an earlier
+			// block, and its own change is that block's, not this one's.
+			out = append(out, diffLine{st.Chain.Exact.Render(fmt.Sprintf("= no change at block %d: still the version written at block %d", b.Index, m.BlockIndex)), false})
+			b.Previous = m
+		}
 		if b.Previous != nil && b.Previous.ContentHash == m.ContentHash && m.ContentHash != "" {
 			out = append(out, diffLine{st.App.Subtle.Render("(same as the previous version)"), false})
 		}

@@ -33,7 +33,8 @@ pre{font:15px/1.4 ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anyw
 .turn.cause{border-left-color:%s;font-weight:bold}
 .add{color:%s;font-weight:bold}.del{color:%s}.chg{color:%s;font-weight:bold}.same{color:%s}
 .bad{color:%s;font-weight:bold}.good{color:%s}
-table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid %s;padding:.25em .6em;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:.6em 0;display:block;overflow-x:auto}td,th{border:1px solid %s;padding:.25em .6em;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td:first-child{white-space:nowrap;overflow-wrap:normal}
 .legend{border:1px solid %s;padding:.4em .8em}.legend span{margin-right:1.2em}
 </style>
 </head>

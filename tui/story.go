@@ -301,7 +301,11 @@ func memoryStep(b BlockDetail) StoryStep {
 	}
 	s.MemoryHead = fmt.Sprintf("%s · %s · %s · %s", sanitizeLine(shortID(m.MemoryID)), sanitizeLine(m.Architecture), state, score)
 	s.TextDiff = m.Architecture != "typed"
-	s.Diff = memoryDiff(b.Previous, m)
+	prev := b.Previous
+	if m.BlockIndex != b.Index && m.BlockIndex >= 0 {
+		prev = m // unchanged here: the version's own change belongs to the block that wrote it
+	}
+	s.Diff = memoryDiff(prev, m)
 	added, dropped, changed := 0, 0, 0
 	var record byte // the op of the record the field rows belong to
 	for _, r := range s.Diff {
@@ -322,7 +326,7 @@ func memoryStep(b BlockDetail) StoryStep {
 		}
 	}
 	switch {
-	case b.Previous == nil:
+	case prev == nil:
 		s.Caption = fmt.Sprintf("Block %d: the writer's first version (%s).", b.Index, state)
 	case added+dropped+changed == 0:
 		s.Caption = fmt.Sprintf("Block %d: the memory is unchanged (%s).", b.Index, state)
