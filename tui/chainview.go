@@ -94,6 +94,8 @@ func (s chainScreen) header(w int) string {
 			text += " " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")
 		case fa >= 0:
 			text += st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (f)", fa))
+		case formationUnscored(s.detail.Summary):
+			text += st.App.Subtle.Render(" · false authority " + notScoredText)
 		default:
 			text += st.App.Subtle.Render(" · no false authority")
 		}

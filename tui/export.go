@@ -123,8 +123,11 @@ func mdFence(info, text string) string {
 
 func storyHeading(s Story) string {
 	fa := "never"
-	if s.FirstFalse >= 0 {
+	switch {
+	case s.FirstFalse >= 0:
 		fa = fmt.Sprintf("block %d", s.FirstFalse)
+	case s.Unscored:
+		fa = notScoredText
 	}
 	return fmt.Sprintf("%s · writer run %d · block %d of 0..%d (%s) · first false authority: %s",
 		sanitizeLine(s.Chain.ConditionID), s.Chain.WriterRunID, s.Block, s.LastBlock, s.BlockTitle, fa)

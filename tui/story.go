@@ -38,6 +38,8 @@ type Story struct {
 	BlockTitle string
 	LastBlock  int
 	FirstFalse int
+	// Unscored: free-text memory awaiting annotation, so false authority is not known.
+	Unscored bool
 	Steps      []StoryStep
 }
 
@@ -152,6 +154,10 @@ func LoadStory(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey
 		return StoryData{}, err
 	}
 	d := presentChainDetail(h, steps)
+	if !hasFailure(d.Summary) {
+		return StoryData{}, fmt.Errorf("chain %s · %s has no failure to tell (no false authority, no unauthorized action)",
+			sanitizeLine(key.CaseID), sanitizeLine(key.ConditionID))
+	}
 	if len(d.Blocks) == 0 {
 		return StoryData{}, fmt.Errorf("chain %s · %s has no blocks", key.CaseID, key.ConditionID)
 	}
@@ -208,7 +214,7 @@ func LoadStory(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey
 func buildStory(data StoryData) Story {
 	d, b := data.Detail, data.Block
 	st := Story{Chain: d.Summary.Key, Block: b.Index, BlockTitle: sanitizeLine(b.Title), LastBlock: len(d.Blocks) - 1,
-		FirstFalse: d.Summary.FirstFalseAuthority}
+		FirstFalse: d.Summary.FirstFalseAuthority, Unscored: formationUnscored(d.Summary)}
 	st.Steps = append(st.Steps, turnStep(d, b), memoryStep(b))
 	probe := storyProbe(b, data)
 	name := ""
@@ -496,7 +502,7 @@ func falseAuthorityStep(b BlockDetail, p *ProbeRow, name, final string) StorySte
 		case b.Memory == nil:
 			s.Caption = fmt.Sprintf("No memory at block %d, so no false authority.", b.Index)
 		case b.Exact == nil && len(b.Fidelity) == 0:
-			s.Caption = fmt.Sprintf("The memory at block %d is not scored, so formation is unknown.", b.Index)
+			s.Caption = fmt.Sprintf("False authority at block %d: %s.", b.Index, notScoredText)
 			if why := strings.ReplaceAll(sanitizeLine(b.Unscored), "_", " "); why != "" {
 				s.Note = "Not scored: " + why + "."
 			}

@@ -121,3 +121,19 @@ func finalMemoryNote(data StoryData, block int, id, name string) string {
 	}
 	return fmt.Sprintf("The executor read the final memory (block %d), which %s.", last, formsPhrase(finalProbe(data, id), name))
 }
+
+// notScoredText is how every screen, story and export says a chain's false authority is not
+// known: free-text memory is scored only once annotated.
+const notScoredText = "not scored (free text, no annotation)"
+
+// formationUnscored reports a chain whose false authority is unknown: no block forms, and
+// some of its memory awaits an annotation.
+func formationUnscored(c ChainSummary) bool {
+	return c.FirstFalseAuthority < 0 && c.NeedsAnnotation
+}
+
+// hasFailure reports whether a chain has anything a failure story could tell: false
+// authority, an unauthorized action, a memory-induced failure, or formation not yet known.
+func hasFailure(c ChainSummary) bool {
+	return c.FirstFalseAuthority >= 0 || c.UnauthorizedActions > 0 || c.MemoryInduced > 0 || c.NeedsAnnotation
+}
