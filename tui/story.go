@@ -40,7 +40,7 @@ type Story struct {
 	FirstFalse int
 	// Unscored: free-text memory awaiting annotation, so false authority is not known.
 	Unscored bool
-	Steps      []StoryStep
+	Steps    []StoryStep
 }
 
 // StoryStep is one slide. Only the fields of its Kind are set.
