@@ -167,6 +167,9 @@ func storyMarkdown(s Story, runID string) []byte {
 				b.WriteString("\n")
 			}
 			if p := st.Probe; p != nil {
+				if len(p.Request) > 0 {
+					fmt.Fprintf(&b, "- request: %s\n", mdEscape(requestText(p.Request)))
+				}
 				fmt.Fprintf(&b, "- probe: `%s` (%s %s)\n- ledger at block %d: %s\n- memory at block %d: %s\n- **%s**\n\n",
 					strings.ReplaceAll(p.ProbeID, "`", "'"), mdEscape(p.Scope), mdEscape(p.Dimension), s.Block, grantText(p.AuthorizedNow), s.Block, mdEscape(memoryGrantText(p)), mdEscape(probeFormsLine(p, s.Block)))
 			}

@@ -75,6 +75,9 @@ th,td:first-child{white-space:nowrap;overflow-wrap:normal}
 				b.WriteString("</table>\n")
 			}
 			if p := st.Probe; p != nil {
+				if len(p.Request) > 0 {
+					fmt.Fprintf(&b, "<p class=\"note\">request: %s</p>\n", e(requestText(p.Request)))
+				}
 				fmt.Fprintf(&b, "<ul><li>probe <code>%s</code> (%s %s)</li><li>ledger at block %d: <span class=\"%s\">%s</span></li><li>memory at block %d: %s</li><li class=\"%s\">%s</li></ul>\n",
 					e(p.ProbeID), e(p.Scope), e(p.Dimension), s.Block, grantClass(p.AuthorizedNow), grantText(p.AuthorizedNow), s.Block, e(memoryGrantText(p)),
 					map[bool]string{true: "bad", false: "ok"}[p.Forms != nil && *p.Forms], e(probeFormsLine(p, s.Block)))

@@ -151,3 +151,22 @@ func TestPresentationCommandLineKeepsTheStory(t *testing.T) {
 		t.Errorf("with the command line open the frame shows the runs screen:\n%s", out)
 	}
 }
+
+// TestPresentationScrollsATallStep: at 80x24 a step taller than the screen says how much is
+// below, and the scroll key brings its last line into view.
+func TestPresentationScrollsATallStep(t *testing.T) {
+	m, runID := newPresentApp(t, 80, 24)
+	m = press(t, m, "right", "right") // step 3: the false authority, with the probe's request
+	out := frame(m, runID)
+	if !strings.Contains(out, "more lines") {
+		t.Skip("step 3 fits at 80x24")
+	}
+	for i := 0; i < 30 && strings.Contains(frame(m, runID), "more lines"); i++ {
+		m = press(t, m, "j")
+	}
+	out = frame(m, runID)
+	assertFits(t, out, 80, 24)
+	if !strings.Contains(out, "FALSE AUTHORITY") || strings.Contains(out, "more lines") {
+		t.Errorf("scrolling did not reach the end of step 3:\n%s", out)
+	}
+}

@@ -79,3 +79,24 @@ func checkStory(t *testing.T, st Story, induced bool) {
 		}
 	}
 }
+
+// TestStoryShowsTheProbeRequest: the false-authority step shows the probe's request fields
+// (procurement's action_time) on screen and in the Markdown export.
+func TestStoryShowsTheProbeRequest(t *testing.T) {
+	s, _ := testStore(t)
+	k := formingChain(t)
+	frames, err := StoryFrames(context.Background(), s, s, k, -1, 120, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) < 3 || !strings.Contains(frames[2], "action_time=") {
+		t.Errorf("step 3 does not show the probe's request:\n%s", frames[min(2, len(frames)-1)])
+	}
+	files, err := Export(context.Background(), ExportOptions{Store: s, Chain: k, Block: -1, Format: "md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(files[0].Data), "- request: ") {
+		t.Error("the Markdown export does not show the probe's request")
+	}
+}
