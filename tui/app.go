@@ -137,6 +137,9 @@ func New(opts Options) (Model, error) {
 			runID = opts.Start.Chain.RunID
 		}
 		m.chains = newChainsScreen(c, opts.Store, RunSummary{RunID: runID})
+		if opts.Start.Chain != nil {
+			m.chains.selectChain(opts.Start.Chain.ID)
+		}
 		m.stack = append(m.stack, screenChains)
 	}
 	if opts.Start.Chain != nil {

@@ -97,7 +97,10 @@ func (s chainScreen) ledgerTable(b BlockDetail, w int) (out []diffLine, starts, 
 		ends = append(ends, len(out))
 	}
 	if len(b.Fidelity) > 0 && !s.ledger.all {
-		out = append(out, diffLine{st.App.Subtle.Render(ansi.Truncate("  j/k row · enter expands the full values · y copies the row", w, "…")), false})
+		k := s.c.keys
+		hint := fmt.Sprintf("  %s/%s row · %s expands the full values · %s copies the row", k.Chain.Down.Help().Key, k.Chain.Up.Help().Key,
+			k.List.Open.Help().Key, k.Chain.Copy.Help().Key)
+		out = append(out, diffLine{st.App.Subtle.Render(ansi.Truncate(hint, w, "…")), false})
 	}
 	return out, starts, ends
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/ealscope/ealscope/runs"
 	"sort"
 	"strings"
 
@@ -25,6 +26,23 @@ type chainsScreen struct {
 	saved  string
 	sortBy int
 	ready  bool
+	// pending is a chain to put the cursor on once the list has loaded (the chain the program
+	// started on, or one opened from elsewhere), so that back from it lands on its row.
+	pending runs.ChainKey
+}
+
+// selectChain puts the cursor on a chain's row, now or once the list has loaded.
+func (s *chainsScreen) selectChain(id runs.ChainKey) {
+	if !s.ready {
+		s.pending = id
+		return
+	}
+	for i, j := range s.shown {
+		if s.all[j].Key.ID == id {
+			s.cur.set(i, len(s.shown), s.tableH())
+			return
+		}
+	}
 }
 
 // chainSortKeys are the sortable columns, in the order `o` cycles through them.
@@ -53,6 +71,10 @@ func (s chainsScreen) Update(msg tea.Msg) (chainsScreen, tea.Cmd) {
 		}
 		s.all, s.ready = msg.chains, true
 		s.refresh()
+		if s.pending != 0 {
+			s.selectChain(s.pending)
+			s.pending = 0
+		}
 	case tea.KeyPressMsg:
 		if s.filter.active {
 			// The list filters as you type; esc puts back the filter from before the edit.

@@ -93,7 +93,7 @@ func (s chainScreen) header(w int) string {
 		case fa >= 0 && s.block == fa:
 			text += " " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")
 		case fa >= 0:
-			text += st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (f)", fa))
+			text += st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (%s)", fa, s.c.keys.Chain.FirstFalse.Help().Key))
 		case formationUnscored(s.detail.Summary):
 			text += st.App.Subtle.Render(" · false authority " + notScoredText)
 		default:

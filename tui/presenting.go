@@ -39,17 +39,21 @@ type storyLoadedMsg struct {
 	err   error
 }
 
-func loadStoryCmd(store StoryStore, rer Rerunner, key ChainKey, block int) tea.Cmd {
+func loadStoryCmd(store StoryStore, rer Rerunner, key ChainKey, block int, keys StoryKeys) tea.Cmd {
 	return func() tea.Msg {
 		data, err := LoadStory(context.Background(), store, rer, key, block)
 		if err != nil {
 			return storyLoadedMsg{key: key, err: err}
 		}
+		data.Keys = keys
 		return storyLoadedMsg{key: key, story: buildStory(data)}
 	}
 }
 
-func (s presentScreen) Init() tea.Cmd { return loadStoryCmd(s.store, s.rer, s.key, s.block) }
+func (s presentScreen) Init() tea.Cmd {
+	k := s.c.keys.Chain
+	return loadStoryCmd(s.store, s.rer, s.key, s.block, StoryKeys{Rerun: k.Rerun.Help().Key, Annotate: k.Annotate.Help().Key})
+}
 
 func (s presentScreen) Update(msg tea.Msg) (presentScreen, tea.Cmd) {
 	switch msg := msg.(type) {

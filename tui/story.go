@@ -132,7 +132,16 @@ type StoryData struct {
 	// follows.
 	FinalProbes []ProbeRow
 	ProbeID     string
+	// Keys names the chain view's keys the story's notes mention (the key map's, remapped or
+	// not); empty fields read as the defaults.
+	Keys StoryKeys
 }
+
+// StoryKeys are the keys a story's notes tell the reader to press.
+type StoryKeys struct{ Rerun, Annotate string }
+
+func (k StoryKeys) rerun() string    { return firstNonEmpty(k.Rerun, "r") }
+func (k StoryKeys) annotate() string { return firstNonEmpty(k.Annotate, "a") }
 
 // StoryStore is what LoadStory reads: the chain view's queries and the chain list.
 type StoryStore interface {
@@ -221,13 +230,19 @@ func buildStory(data StoryData) Story {
 	if probe != nil {
 		name = sanitizeLine(shortProbe(d.Summary.Key.CaseID, probe.ProbeID))
 	}
-	st.Steps = append(st.Steps, falseAuthorityStep(b, probe, name, finalMemoryNote(data, b.Index, probeID(probe), name)))
+	fa := falseAuthorityStep(b, probe, name, finalMemoryNote(data, b.Index, probeID(probe), name))
+	fa.Note = strings.ReplaceAll(fa.Note, "(a in the chain view)", "("+data.Keys.annotate()+" in the chain view)")
+	st.Steps = append(st.Steps, fa)
 	if probe == nil {
 		return st
 	}
 	written := writtenArm(data, *probe)
 	exact := exactArm(data, *probe, written)
-	st.Steps = append(st.Steps, actionStep(data, *probe, name, written), exactStep(name, written, exact), attributionStep(data, *probe, name, written, exact))
+	steps := []StoryStep{actionStep(data, *probe, name, written), exactStep(name, written, exact), attributionStep(data, *probe, name, written, exact)}
+	for i := range steps {
+		steps[i].Note = strings.ReplaceAll(steps[i].Note, "Press r ", "Press "+data.Keys.rerun()+" ")
+	}
+	st.Steps = append(st.Steps, steps...)
 	return st
 }
 
