@@ -499,6 +499,7 @@ func (m Model) runCommand(line string) (tea.Model, tea.Cmd) {
 			m.err = err
 			return m, nil
 		}
+		m.chain.notice = "" // "match 2/14" belonged to the search, not to the block asked for
 		cmd := m.chain.setBlock(n)
 		return m, cmd
 	case "replay", "rerun":
