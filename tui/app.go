@@ -312,6 +312,10 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 	}
 	if m.cmdline.active {
+		if msg.String() == "tab" { // complete the command's name
+			m.cmdline.value = completeCommand(m.cmdline.value)
+			return m, nil
+		}
 		if m.cmdline.update(msg) == inputSubmitted {
 			return m.runCommand(m.cmdline.value)
 		}
@@ -441,7 +445,8 @@ func (m Model) statusLine() string {
 	var s string
 	switch {
 	case m.cmdline.active:
-		return m.cmdline.view()
+		// The commands that match what is typed so far, so ':' alone lists them all.
+		return m.cmdline.view() + st.App.Subtle.Render("   "+strings.Join(matchingCommands(m.cmdline.value), " · ")+" (tab completes)")
 	case m.err != nil:
 		return st.App.Error.Render("! " + sanitizeLine(m.err.Error()))
 	case m.notice != "":
@@ -534,7 +539,7 @@ func (m Model) runCommand(line string) (tea.Model, tea.Cmd) {
 		m.notice = "copied: " + link
 		return m, tea.SetClipboard(link)
 	}
-	m.err = fmt.Errorf("unknown command :%s (try :block N, :case ID, :replay, :safeguards, :link, :q)", sanitizeLine(f[0]))
+	m.err = fmt.Errorf("unknown command :%s (try %s)", sanitizeLine(f[0]), strings.Join(matchingCommands(""), ", "))
 	return m, nil
 }
 
