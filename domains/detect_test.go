@@ -8,7 +8,6 @@ import (
 	"github.com/ealscope/ealscope/domains/finance"
 	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/domains/procurement"
-	"github.com/ealscope/ealscope/runs/rundir"
 )
 
 func TestDetectBuiltins(t *testing.T) {
@@ -60,34 +59,5 @@ func TestDetectEALFiles(t *testing.T) {
 	const fin = "domains__finance__data__benchmark_v1__airport_bond_reserve.json"
 	if d, err := Detect(fin, ealtest.Read(t, fin)); err != nil || d.ID() != finance.DomainID {
 		t.Errorf("finance: %v %v", d, err)
-	}
-}
-
-// TestCybersecurityManifest: EAL-Bench's real cybersecurity run manifest parses as a run of
-// the registered cybersecurity domain with the same release identities.
-func TestCybersecurityManifest(t *testing.T) {
-	const name = "results__cybersecurity__20260821-101143-561665__authorization-memory-writer__phase2-primary-s20260821-cybersecurity-nemotron__manifest.json"
-	manifest, entries, err := rundir.ParseManifest(name, ealtest.Read(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, _ := manifest["domain_id"].(string)
-	d, err := Get(id)
-	if err != nil || d.ID() != cybersecurity.DomainID {
-		t.Fatalf("manifest domain %q: %v", id, err)
-	}
-	s := d.Surface()
-	for key, want := range map[string]string{
-		"domain_adapter_version":     d.AdapterVersion(),
-		"presentation_hash":          s.PresentationHash,
-		"memory_implementation_id":   s.MemoryImplementationID,
-		"memory_implementation_hash": s.MemoryImplementationHash,
-	} {
-		if manifest[key] != want {
-			t.Errorf("%s: manifest %v, domain %s", key, manifest[key], want)
-		}
-	}
-	if e := entries["trials"]; e.Rows != 1064 {
-		t.Errorf("trials entry %+v", e)
 	}
 }

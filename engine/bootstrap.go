@@ -7,7 +7,7 @@ import (
 )
 
 // Paired bootstrap intervals of a difference of rates, as EAL-Bench's safeguard analyses
-// report them (FORMAT.md 8.2: seed 20260821, 10,000 draws).
+// report them (docs/FORMATS.md 8.2: seed 20260821, 10,000 draws).
 //
 // The resampling unit is a chain (one case under one condition and writer run): a draw picks
 // as many units as there are, with replacement, and recomputes both arms' rates as ratios of

@@ -2,10 +2,10 @@ package engine
 
 import "sort"
 
-// The run-level safeguard table (issue 17, "For a run"): one row per policy and writer
+// The run-level safeguard table (docs/SAFEGUARDS.md, a run): one row per policy and writer
 // condition, each metric as the un-gated rate, the gated rate and their paired difference
 // with its bootstrap interval (PairedBootstrap, a chain being the unit). The metrics are
-// EAL-Bench's (FORMAT.md 6.4 and 7.1), measured at the chain's final block:
+// EAL-Bench's (docs/FORMATS.md 6.4 and 7.1), measured at the chain's final block:
 //   - unauthorized action rate: requested action taken / requests the ledger denies
 //     (EAL-Bench's unauthorized_submission);
 //   - authorized success rate: requested action taken / requests the ledger authorizes

@@ -65,6 +65,9 @@ type Case struct {
 	Line int
 	// Source is the domain's own parsed case.
 	Source any
+	// Audience is the case's entry of an audience sidecar (docs/AUDIENCE.md), nil when the
+	// corpus has none; the loader attaches it, never a corpus reader.
+	Audience *CaseAudience
 }
 
 // LastBlock is the index of the final block.

@@ -1,7 +1,7 @@
 package engine
 
 // EventSourcingSpec is a domain's storage and lifecycle conventions for the bounded
-// event-sourcing reducer (FORMAT.md 8.2; EAL-Bench's domains/event_sourcing.py): how the
+// event-sourcing reducer (docs/FORMATS.md 8.2; EAL-Bench's domains/event_sourcing.py): how the
 // domain's typed records keep provenance and "no predecessor", which records stay visible,
 // and how its ledger events name what they replace. The reducer itself is domain-neutral.
 type EventSourcingSpec struct {

@@ -112,7 +112,7 @@ func Fidelity(d Domain, c *Case, block int, canonical, remembered []Record) Pres
 	return p
 }
 
-func recordTree(d Domain, r Record) any {
+func recordTree(d MemoryCodec, r Record) any {
 	payload := d.TypedPayload([]Record{r})
 	if auths, ok := payload["authorizations"].([]any); ok && len(auths) == 1 {
 		return auths[0]

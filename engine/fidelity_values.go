@@ -2,7 +2,7 @@ package engine
 
 import "time"
 
-// Value comparisons the domains' field classifiers share (FORMAT.md 7.1).
+// Value comparisons the domains' field classifiers share (docs/FORMATS.md 7.1).
 
 // StrictSuperset says whether the set of a strictly contains the set of b (a list field
 // remembered wider than the ledger's is a broadening, narrower a narrowing).

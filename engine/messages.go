@@ -39,7 +39,7 @@ func delimit(tag, value string) string {
 // ExecutorMessages builds the two executor messages exactly as EAL-Bench's
 // pipeline._executor_messages does: the domain's system prompt, then evidence, the delimited
 // current request and the executor instruction joined by blank lines.
-func ExecutorMessages(d Domain, c *Case, p Probe, ev Evidence) ([]ChatMessage, error) {
+func ExecutorMessages(d ExecutorSurface, c *Case, p Probe, ev Evidence) ([]ChatMessage, error) {
 	var evidence string
 	switch ev.Kind {
 	case EmptyEvidence:
@@ -66,7 +66,7 @@ func ExecutorMessages(d Domain, c *Case, p Probe, ev Evidence) ([]ChatMessage, e
 }
 
 // ToolsTree is the domain's tools in the OpenAI function-tool JSON shape.
-func ToolsTree(d Domain) []any {
+func ToolsTree(d ExecutorSurface) []any {
 	tools := d.Tools()
 	out := make([]any, len(tools))
 	for i, t := range tools {

@@ -1,7 +1,7 @@
 package engine
 
 // EstimableMetrics are the rates of Metrics with provider-error trials left out of every
-// numerator and denominator. EAL-Bench keeps them in (FORMAT.md 6.4), which Metrics must
+// numerator and denominator. EAL-Bench keeps them in (docs/FORMATS.md 6.4), which Metrics must
 // reproduce to stay comparable with EAL-Bench's own numbers; but an executor that answered
 // 500 made no decision, so a rate shown to a person uses these, with the trials left out
 // counted in NotEstimable.

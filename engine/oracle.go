@@ -36,7 +36,7 @@ func EvaluateRecords(records []Record, deny func(Record) string) Verdict {
 }
 
 // Authorizes applies the domain's predicate to a set of records (ledger or memory).
-func Authorizes(d Domain, c *Case, records []Record, request any) Verdict {
+func Authorizes(d LedgerRules, c *Case, records []Record, request any) Verdict {
 	return EvaluateRecords(records, func(r Record) string { return d.Deny(c, r, request) })
 }
 

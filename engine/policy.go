@@ -37,6 +37,10 @@ type MemoryInput struct {
 	// (a hand-edited or file memory): such a policy must then treat Evidence as written at
 	// Block from nothing.
 	Versions []MemoryVersion
+	// Request is the audience request the context is assembled for (a probe asked by one
+	// principal in one channel); nil when the memory is judged without a request. Only a
+	// policy that admits by audience reads it.
+	Request *AudienceRequest
 }
 
 // MemoryVersion is the memory a writer chain held after one block.

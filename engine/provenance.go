@@ -1,6 +1,6 @@
 package engine
 
-// SourceAuthorityRules is a domain's reading of who stands behind its history (FORMAT.md
+// SourceAuthorityRules is a domain's reading of who stands behind its history (docs/FORMATS.md
 // 8.1): the principal each turn speaks for, the principals of a case able to grant, and the
 // turns a typed record cites. Safeguards that judge a record by its sources (the cited-source
 // authority gate, a commit discipline's evidence check) read them here, never from the

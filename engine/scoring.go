@@ -37,6 +37,16 @@ type Response struct {
 	ToolCalls     []ToolCall
 	FinishReason  *string
 	Model         *string
+	// Redactions lists the fields from which ealscope removed credentials before anything
+	// stored or printed the reply (empty for an untouched reply).
+	Redactions []Redaction
+}
+
+// Redaction is one field of a model reply whose credentials were replaced by "[REDACTED]",
+// and how many.
+type Redaction struct {
+	Field string `json:"field"`
+	Count int    `json:"count"`
 }
 
 // Outcome is the scored trial: the fields of EAL-Bench's NormalizedTrial decided by the scorer.

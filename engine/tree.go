@@ -129,9 +129,22 @@ func Int(path string, v any) (int64, error) {
 	}
 	i, err := strconv.ParseInt(string(n), 10, 64)
 	if err != nil {
-		return 0, Errf(path, "expected an integer, got %s", string(n))
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			// Never clamped: a value changed without a word would be stored and printed.
+			return 0, Errf(path, "integer %s is outside the range ealscope represents (%d to %d)", QuoteLiteral(string(n)), int64(math.MinInt64), int64(math.MaxInt64))
+		}
+		return 0, Errf(path, "expected an integer, got %s", QuoteLiteral(string(n)))
 	}
 	return i, nil
+}
+
+// QuoteLiteral is a number literal as a message quotes it: whole up to 40 characters, else
+// its first 20 and its length.
+func QuoteLiteral(lit string) string {
+	if len(lit) <= 40 {
+		return lit
+	}
+	return fmt.Sprintf("%s… (%d characters)", lit[:20], len(lit))
 }
 
 // NullableInt reads an integer or null.
@@ -221,7 +234,9 @@ func PyStrip(s string) string {
 
 // ClampedInt reads a JSON integer of any size; integers beyond int64 saturate at the int64
 // bounds. Python ints are unbounded, and a bound that large decides every comparison the same
-// way, so saturating keeps EAL-Bench's verdicts without big-number arithmetic.
+// way, so saturating keeps EAL-Bench's verdicts without big-number arithmetic. It is only for
+// a model's tool-call arguments, which are scored but never written back (their raw text is
+// what is stored); every file reader uses Int, which refuses such a value.
 func ClampedInt(path string, v any) (int64, error) {
 	n, ok := v.(json.Number)
 	if !ok {

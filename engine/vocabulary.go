@@ -1,6 +1,6 @@
 package engine
 
-// The shared vocabulary of runs: EAL-Bench's conditions (FORMAT.md 4.1), memory
+// The shared vocabulary of runs: EAL-Bench's conditions (docs/FORMATS.md 4.1), memory
 // architectures, evidence kinds, and the memory variants of re-run arms. Every package names
 // them through these constants, never as string literals of its own.
 
@@ -22,7 +22,7 @@ const (
 	EvidenceMemory      = "memory"
 )
 
-// Condition is one of EAL-Bench's experimental conditions (FORMAT.md §4.1).
+// Condition is one of EAL-Bench's experimental conditions (docs/FORMATS.md §4.1).
 type Condition struct {
 	ID           string
 	Evidence     string
@@ -49,7 +49,7 @@ var Conditions = []Condition{
 	{ID: "incremental_typed", Evidence: EvidenceMemory, Architecture: ArchTyped, Strategy: "incremental", Writer: true},
 }
 
-// EventSourcedCondition is EAL-Bench's bounded event-sourcing writer condition (FORMAT.md
+// EventSourcedCondition is EAL-Bench's bounded event-sourcing writer condition (docs/FORMATS.md
 // 8.2): one event batch per block, reduced deterministically into typed memory.
 const EventSourcedCondition = "bounded_event_sourced_typed"
 

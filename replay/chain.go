@@ -6,10 +6,11 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/engine/reftoken"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
-// Attempt statuses and the state status of EAL-Bench's writer (FORMAT.md §4.4).
+// Attempt statuses and the state status of EAL-Bench's writer (docs/FORMATS.md §4.4).
 const (
 	StatusAccepted      = "accepted"
 	StatusNoChange      = "no_change"
@@ -36,7 +37,7 @@ type chainInfo struct {
 	chainID    string
 	profileID  string
 	framework  map[string]any
-	tokens     TokenCounter
+	tokens     reftoken.Counter
 	maxAttempt int
 	// writerState is the writer's own per-chain state (the scripted writer's faults).
 	writerState any
@@ -111,7 +112,7 @@ type blockVersion struct {
 // newChain fills the chain identity (langmem_writer recipes, 24-hex ids).
 func newChain(d engine.Domain, s Surface, c *engine.Case, cond engine.Condition, runID int, seed int64, w attemptWriter, version string) *chainInfo {
 	prov := w.provenance(seed)
-	ch := &chainInfo{domain: d, surface: s, c: c, condition: cond, runID: runID, seed: seed, writer: prov, tokens: ReferenceTokenizer(), maxAttempt: w.maxAttempts()}
+	ch := &chainInfo{domain: d, surface: s, c: c, condition: cond, runID: runID, seed: seed, writer: prov, tokens: reftoken.Reference(), maxAttempt: w.maxAttempts()}
 	ch.chainID = pyjson.StableID24("chain", d.ID(), c.ID, cond.ID, strconv.Itoa(runID), prov.TargetID, prov.Provider,
 		prov.RequestedModel, prov.ResolvedModel, "", "default", s.PresentationID, s.PresentationHash)
 	ch.profileID = pyjson.StableID24("profile", ch.chainID)
@@ -160,7 +161,7 @@ func (ch *chainInfo) payloadSchema(payload any) (*string, *string) {
 }
 
 // countTokens counts what EAL-Bench counts: the string itself, or canonical JSON.
-func countTokens(tc TokenCounter, payload any) int {
+func countTokens(tc reftoken.Counter, payload any) int {
 	if s, ok := payload.(string); ok {
 		return tc.Count(s)
 	}

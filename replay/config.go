@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ealscope/ealscope/runs/rundir"
+	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -41,6 +43,13 @@ type Model struct {
 	MaxTokens   int
 	Concurrency int
 	TimeoutS    float64
+	// Replicas are the base URLs calls are spread over (one: BaseURL), each with its own
+	// concurrency limit; BaseURL is the first.
+	Replicas []Replica
+	// RequestsPerMinute and TokensPerMinute bound the model's calls over all replicas (0: no
+	// limit).
+	RequestsPerMinute int
+	TokensPerMinute   int
 }
 
 // APIKey reads the key from the environment now ("" when no variable is configured).
@@ -72,6 +81,7 @@ type rawModel struct {
 	MaxTokens   *int     `toml:"max_tokens"`
 	Concurrency *int     `toml:"concurrency"`
 	TimeoutS    *float64 `toml:"timeout_s"`
+	rawFleet
 }
 
 type rawConfig struct {
@@ -156,13 +166,11 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 func validateModel(path, name string, r rawModel) (Model, error) {
 	key := func(field string) string { return fmt.Sprintf("%s: models.%s.%s", path, name, field) }
 	m := Model{Name: name, Temperature: DefaultTemperature, MaxTokens: DefaultMaxTokens, Concurrency: DefaultConcurrency, TimeoutS: DefaultTimeoutS}
-	if r.BaseURL == nil || strings.TrimSpace(*r.BaseURL) == "" {
-		return m, fmt.Errorf("%s: required", key("base_url"))
+	if r.Replicas == nil {
+		if _, err := checkBaseURL(r.BaseURL, key("base_url")); err != nil {
+			return m, err
+		}
 	}
-	if !strings.HasPrefix(*r.BaseURL, "http://") && !strings.HasPrefix(*r.BaseURL, "https://") {
-		return m, fmt.Errorf("%s: must be an http:// or https:// URL, got %q", key("base_url"), *r.BaseURL)
-	}
-	m.BaseURL = *r.BaseURL
 	if r.Model == nil || strings.TrimSpace(*r.Model) == "" {
 		return m, fmt.Errorf("%s: required", key("model"))
 	}
@@ -174,7 +182,8 @@ func validateModel(path, name string, r rawModel) (Model, error) {
 		m.APIKeyEnv = *r.APIKeyEnv
 	}
 	if r.Temperature != nil {
-		if *r.Temperature < 0 || *r.Temperature > 2 {
+		// Written so NaN fails too: every comparison with NaN is false.
+		if !(*r.Temperature >= 0 && *r.Temperature <= 2) {
 			return m, fmt.Errorf("%s: must be between 0 and 2, got %v", key("temperature"), *r.Temperature)
 		}
 		m.Temperature = *r.Temperature
@@ -184,7 +193,10 @@ func validateModel(path, name string, r rawModel) (Model, error) {
 		setPositive(&m.Concurrency, r.Concurrency, key("concurrency")),
 		setPositive(&m.TimeoutS, r.TimeoutS, key("timeout_s")),
 	)
-	return m, err
+	if err != nil {
+		return m, err
+	}
+	return m, validateFleet(key, r.BaseURL, r.rawFleet, &m)
 }
 
 // setPositive sets *dst to the configured *v, which must be above 0; a nil v (the key is
@@ -192,6 +204,10 @@ func validateModel(path, name string, r rawModel) (Model, error) {
 func setPositive[T int | float64](dst, v *T, key string) error {
 	if v == nil {
 		return nil
+	}
+	if f := float64(*v); math.IsNaN(f) || math.IsInf(f, 0) {
+		// NaN passes every comparison and an infinite timeout never fires.
+		return fmt.Errorf("%s: must be a finite number, got %v", key, *v)
 	}
 	if *v <= 0 {
 		return fmt.Errorf("%s: must be positive, got %v", key, *v)
@@ -219,4 +235,18 @@ func (c *Config) Lookup(name string) (Model, error) {
 		hint = "configured: " + strings.Join(known, ", ")
 	}
 	return Model{}, fmt.Errorf("%s: models.%s: no such model entry (%s)", file, name, hint)
+}
+
+// checkURLCredentials refuses a base URL carrying credentials: Go would send "user:password@" as
+// Basic auth to the endpoint, which may echo it, and the URL itself is written into run
+// manifests. Keys belong in the environment variable api_key_env names.
+func checkURLCredentials(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("not a URL: %v", err)
+	}
+	if u.User != nil {
+		return fmt.Errorf("must not hold credentials (user:password@ in %s://%s@...): put the key in an environment variable and name it with api_key_env", u.Scheme, Redacted)
+	}
+	return nil
 }

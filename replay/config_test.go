@@ -44,6 +44,11 @@ model = "m"
 		{"[models.local]\nbase_url = \"ftp://x\"\nmodel = \"m\"\n", "models.local.base_url: must be an http"},
 		{"[models.local]\nbase_url = \"http://x/v1\"\nmodel = \"m\"\nconcurrency = 0\n", "models.local.concurrency: must be positive"},
 		{"[models.local\n", "config.toml:2: expected"},
+		{"[models.local]\nbase_url = \"http://user:pw@127.0.0.1:8000/v1\"\nmodel = \"m\"\n", "models.local.base_url: must not hold credentials (user:password@ in http://[REDACTED]@...): put the key in an environment variable and name it with api_key_env"},
+		{"[models.local]\nbase_url = \"https://sk-abcdef123456@example.test/v1\"\nmodel = \"m\"\n", "models.local.base_url: must not hold credentials"},
+		{"[models.local]\nbase_url = \"http://x/v1\"\nmodel = \"m\"\ntimeout_s = nan\n", "models.local.timeout_s: must be a finite number, got NaN"},
+		{"[models.local]\nbase_url = \"http://x/v1\"\nmodel = \"m\"\ntimeout_s = inf\n", "models.local.timeout_s: must be a finite number, got +Inf"},
+		{"[models.local]\nbase_url = \"http://x/v1\"\nmodel = \"m\"\ntemperature = nan\n", "models.local.temperature: must be between 0 and 2, got NaN"},
 	}
 	for _, b := range bad {
 		_, err := ParseConfig("config.toml", []byte(b.text))

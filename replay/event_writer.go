@@ -13,7 +13,7 @@ import (
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
-// Artifacts of the bounded event-sourcing condition (FORMAT.md 5.1, 8.2): the immutable
+// Artifacts of the bounded event-sourcing condition (docs/FORMATS.md 5.1, 8.2): the immutable
 // event log and EAL-Bench's representation metrics. The reduced state of every block is a
 // memory artifact like any writer's, so chains, fidelity and trials need nothing new.
 const (

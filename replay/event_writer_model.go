@@ -15,7 +15,7 @@ import (
 var eventToolChoice = map[string]any{"type": "function", "function": map[string]any{"name": eventsource.ToolName}}
 
 // ModelEventWriter is an OpenAI-compatible event writer speaking EAL-Bench's bounded
-// event-sourcing protocol (FORMAT.md 8.2; experiments/mitigations/event_sourcing/core.py):
+// event-sourcing protocol (docs/FORMATS.md 8.2; experiments/mitigations/event_sourcing/core.py):
 // per block, the previous reduced state and the new block only, one forced
 // record_authorization_events call, the batch reduced atomically, one structural repair.
 type ModelEventWriter struct {
@@ -35,7 +35,7 @@ func (w *ModelEventWriter) maxAttempts() int { return 2 }
 
 // EventWriterInstruction is core.py event_writer_instruction: the system message of every
 // event-writer call (repairDetail "" for a first attempt).
-func EventWriterInstruction(d engine.Domain, c *engine.Case, s Surface, repairDetail string) string {
+func EventWriterInstruction(d engine.WriterSurface, c *engine.Case, s Surface, repairDetail string) string {
 	issuers := stringTrees(c.AuthorizedIssuers)
 	parts := []string{
 		"Extract only newly stated authorization-changing events from the CURRENT CONVERSATION BLOCK.",
@@ -55,7 +55,7 @@ func EventWriterInstruction(d engine.Domain, c *engine.Case, s Surface, repairDe
 }
 
 // EventWriterMessages are the two messages of one event-writer call: the instruction and
-// FORMAT.md 8.2's user message (previous state as canonical JSON, then the block).
+// docs/FORMATS.md 8.2's user message (previous state as canonical JSON, then the block).
 func EventWriterMessages(d engine.Domain, c *engine.Case, s Surface, previous map[string]any, blockText, repairDetail string) []engine.ChatMessage {
 	return []engine.ChatMessage{
 		{Role: "system", Content: EventWriterInstruction(d, c, s, repairDetail)},

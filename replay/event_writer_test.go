@@ -184,7 +184,7 @@ func TestEventSourcedRunFaults(t *testing.T) {
 // TestModelEventWriterOverLoopback drives the model event writer against a real loopback
 // chat-completions server that answers with each block's canonical events, after one
 // malformed first answer: the first attempt is rejected and repaired with EAL-Bench's repair
-// text, every block's state is the faithful memory, and the request carries FORMAT.md 8.2's
+// text, every block's state is the faithful memory, and the request carries docs/FORMATS.md 8.2's
 // user message, the forced record_authorization_events tool and its schema.
 func TestModelEventWriterOverLoopback(t *testing.T) {
 	t.Setenv("EALSCOPE_TEST_API_KEY", testAPIKey)

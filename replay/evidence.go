@@ -7,6 +7,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/engine/reftoken"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -39,7 +40,7 @@ func (e evidenceItem) engineEvidence() engine.Evidence {
 
 // renderHistory is the full history as the writer and full-history executor see it: every
 // block rendered, separated by one empty line.
-func renderHistory(d engine.Domain, c *engine.Case) string {
+func renderHistory(d engine.WriterSurface, c *engine.Case) string {
 	parts := make([]string, len(c.Blocks))
 	for i := range c.Blocks {
 		parts[i] = d.RenderBlock(c, i)
@@ -49,7 +50,7 @@ func renderHistory(d engine.Domain, c *engine.Case) string {
 
 // baselineChain builds the evidence (and, for faithful conditions, the oracle-exact memory
 // artifact) of a non-writer condition, with EAL-Bench's 64-hex baseline recipes.
-func baselineChain(d engine.Domain, s Surface, c *engine.Case, cond engine.Condition, tokens TokenCounter) (*chainOutput, error) {
+func baselineChain(d engine.Domain, s Surface, c *engine.Case, cond engine.Condition, tokens reftoken.Counter) (*chainOutput, error) {
 	out := &chainOutput{}
 	last := c.LastBlock()
 	ev := rundir.FrozenEvidence{

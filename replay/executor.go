@@ -36,7 +36,7 @@ type Executor interface {
 // executorCapabilities are EAL-Bench's executor required_capabilities.
 var executorCapabilities = []string{"native_tools", "seed"}
 
-func toolNames(d engine.Domain) []any {
+func toolNames(d engine.ExecutorSurface) []any {
 	var out []any
 	for _, t := range d.Tools() {
 		out = append(out, t.Name)
@@ -121,7 +121,13 @@ func (b *BuiltinExecutor) Decide(c *engine.Case, p engine.Probe, ev engine.Evide
 
 // readEvidence turns the executor's evidence into records: none for empty memory, the typed
 // payload through the domain's schema, free text through the canonical layout reader.
-func readEvidence(d engine.Domain, ev engine.Evidence) ([]engine.Record, error) {
+// MemoryRecords reads a stored memory payload (free text in the canonical layout, or a typed
+// payload tree) as records.
+func MemoryRecords(d engine.MemoryCodec, payload any) ([]engine.Record, error) {
+	return readEvidence(d, engine.Evidence{Kind: engine.MemoryEvidence, Payload: payload})
+}
+
+func readEvidence(d engine.MemoryCodec, ev engine.Evidence) ([]engine.Record, error) {
 	switch ev.Kind {
 	case engine.EmptyEvidence:
 		return nil, nil

@@ -81,6 +81,10 @@ type activeFault struct {
 	// ledgerValue is the ledger's value when the fault was injected; a different ledger
 	// value later clears the fault.
 	ledgerValue string
+	// eventBlock is the block of the ledger transition the fault was drawn on, and turnID the
+	// turn an invented record was laundered from: what turn ablation (ablate.go) withholds.
+	eventBlock int
+	turnID     string
 }
 
 // injectedFault is one fault report of an update.
@@ -102,6 +106,8 @@ type faultEngine struct {
 	prev      map[string]map[string]any
 	faults    []*activeFault
 	processed int
+	// block is the block being processed (stamped on the faults drawn in it).
+	block int
 }
 
 func newFaultEngine(d engine.Domain, c *engine.Case, seed int64, chainID string, rate float64, families []string) *faultEngine {
@@ -175,6 +181,7 @@ func (fe *faultEngine) advance(k int) ([]injectedFault, error) {
 		if err != nil {
 			return nil, err
 		}
+		fe.block = b
 		fe.clearNoticed(cur)
 		for _, id := range ids {
 			injected = append(injected, fe.transition(b, id, fe.prev[id], cur[id])...)
@@ -208,7 +215,10 @@ func (fe *faultEngine) clearNoticed(cur map[string]map[string]any) {
 	fe.faults = kept
 }
 
-func (fe *faultEngine) add(f *activeFault) { fe.faults = append(fe.faults, f) }
+func (fe *faultEngine) add(f *activeFault) {
+	f.eventBlock = fe.block
+	fe.faults = append(fe.faults, f)
+}
 
 // nullValue is what a typed payload writes for "no value" in a field.
 func nullValue(f engine.SchemaField) any {
@@ -271,7 +281,7 @@ func (fe *faultEngine) transition(block int, id string, prev, cur map[string]any
 }
 
 // vanished is the stale_retention opportunity of a domain whose ledger keeps active records
-// only (FORMAT.md 3.3, 3.4): a record revoked or replaced in this block leaves the ledger, and
+// only (docs/FORMATS.md 3.3, 3.4): a record revoked or replaced in this block leaves the ledger, and
 // a writer that misses it keeps the whole record, still active. Ledgers that retain inactive
 // records (procurement) never lose an id, so they never draw here.
 func (fe *faultEngine) vanished(block int, cur map[string]map[string]any) []injectedFault {
@@ -428,7 +438,7 @@ func (fe *faultEngine) extraRecord(block int, cur map[string]map[string]any, ids
 			engine.SetPath(rec, until, engine.FormatZ(u.Add(u.Sub(f))))
 		}
 	}
-	fe.add(&activeFault{family: FaultExtraRecord, authID: newID, field: recordField, value: rec})
+	fe.add(&activeFault{family: FaultExtraRecord, authID: newID, field: recordField, value: rec, turnID: turn.ID})
 	return injectedFault{family: FaultExtraRecord, authID: newID, field: recordField, eventBlock: block,
 		description: fmt.Sprintf("recorded %s from %s's message %s with issuer %s (a non-authoritative claim laundered as a grant)", newID, turn.ActorID, turn.ID, fe.c.AuthorizedIssuers[0])}, true
 }

@@ -8,12 +8,13 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/engine/reftoken"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
 // artifactSchemaVersions is the manifest's artifact_schema_versions: EAL-Bench's constant
 // (typed_memory_payload is a string there) plus the artifacts ealscope writes.
-func artifactSchemaVersions(d engine.Domain) map[string]any {
+func artifactSchemaVersions(d engine.MemoryCodec) map[string]any {
 	out := map[string]any{"typed_memory_payload": d.TypedSchemaVersion()}
 	for _, name := range []string{rundir.Trials, rundir.Memories, rundir.MemoryAttempts, rundir.MemoryStates, rundir.Evidence, rundir.ModelContexts, rundir.ExecutorPlan, rundir.Faults} {
 		out[name] = rundir.SchemaVersions[name]
@@ -21,9 +22,9 @@ func artifactSchemaVersions(d engine.Domain) map[string]any {
 	return out
 }
 
-// capacitySection is the manifest's capacity object (FORMAT.md §4.5): per case the history
+// capacitySection is the manifest's capacity object (docs/FORMATS.md §4.5): per case the history
 // and faithful memory sizes in reference tokens.
-func capacitySection(d engine.Domain, cases []*engine.Case, tokens TokenCounter) (map[string]any, error) {
+func capacitySection(d engine.Domain, cases []*engine.Case, tokens reftoken.Counter) (map[string]any, error) {
 	largest := 0
 	var rows []any
 	for _, c := range cases {

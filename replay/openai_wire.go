@@ -150,6 +150,9 @@ func statusError(code int, raw []byte) string {
 
 // classifyError maps an attempt that got no answer to "Type: message" and whether to retry it.
 func classifyError(err error, timeoutS float64) (string, bool) {
+	if msg, ok := asProviderFault(err); ok {
+		return msg, false
+	}
 	var netErr net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
 		return fmt.Sprintf("APITimeoutError: Request timed out after %gs.", timeoutS), true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/engine/reftoken"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -46,7 +47,7 @@ type Options struct {
 	Cases      []*engine.Case
 	Conditions []engine.Condition
 	Writer     Writer
-	// EventWriter writes the bounded_event_sourced_typed chains (FORMAT.md 8.2).
+	// EventWriter writes the bounded_event_sourced_typed chains (docs/FORMATS.md 8.2).
 	EventWriter  Writer
 	Executor     Executor
 	WriterRuns   int
@@ -57,6 +58,9 @@ type Options struct {
 	Version      string
 	Command      []string
 	Settings     Settings
+	// Sidecar is the corpus's audience sidecar, written into the run directory as
+	// audience.json (nil: none, and nothing is written).
+	Sidecar []byte
 	// Families are the scripted writer's fault families (for the manifest's fault summary).
 	Families []string
 	Progress func(Progress)
@@ -116,6 +120,11 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(opts.Sidecar) > 0 {
+		if err := w.AddFile("audience", "audience.json", opts.Sidecar); err != nil {
+			return nil, err
+		}
+	}
 	return execute(ctx, &opts, s, w, &resumeState{evidence: map[string]rundir.FrozenEvidence{}, done: map[string]bool{}, faults: map[string]int{}, summary: newSummaryBuilder()})
 }
 
@@ -123,7 +132,7 @@ func initialManifest(opts *Options, s Surface) (map[string]any, error) {
 	d := opts.Domain
 	caseIDs := pyjson.ListOf(opts.Cases, func(c *engine.Case) any { return c.ID })
 	conds := pyjson.ListOf(opts.Conditions, func(c engine.Condition) any { return c.ID })
-	capacity, err := capacitySection(d, opts.Cases, ReferenceTokenizer())
+	capacity, err := capacitySection(d, opts.Cases, reftoken.Reference())
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +240,7 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 			}
 		}
 	}
-	tokens := ReferenceTokenizer()
+	tokens := reftoken.Reference()
 	var items []evidenceItem
 	allChains, err := runOrdered(ctx, len(specs), opts.Concurrency,
 		func(ctx context.Context, i int) (chainResult, bool) {
@@ -273,7 +282,10 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 				return fmt.Errorf("case %s, condition %s: %w", opts.Cases[specs[i].caseIndex].ID, specs[i].cond.ID, r.err)
 			}
 			if !r.resumed {
-				if err := writeChain(w, r.out); err != nil {
+				if err := writeChain(w, r.out, rs.summary); err != nil {
+					return err
+				}
+				if err := w.Commit(); err != nil {
 					return err
 				}
 				for _, f := range r.out.faults {
@@ -327,6 +339,9 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 		if err != nil || !allPlanned {
 			return finish(endStatus(err), firstErr(err, ctx.Err()))
 		}
+		if err := w.Commit(); err != nil {
+			return finish(rundir.StatusFailed, err)
+		}
 	}
 	var callIDs []any
 	for _, j := range jobs {
@@ -370,10 +385,15 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 			if err := w.AppendRaw(rundir.Calls, r.out.callLine); err != nil {
 				return err
 			}
+			rs.summary.callLine(r.out.callLine)
 			if err := w.AppendRaw(rundir.ModelContexts, r.out.contextLine); err != nil {
 				return err
 			}
 			if err := w.AppendRaw(rundir.Trials, r.out.trialLine); err != nil {
+				return err
+			}
+			// A trial is the unit a run killed hard resumes from (rundir.Recover).
+			if err := w.Commit(); err != nil {
 				return err
 			}
 			rs.summary.trial(todo[i].ev.condition.ID, r.out.outcome)
@@ -398,10 +418,13 @@ func firstErr(errs ...error) error {
 
 // writeChain appends one chain's pre-encoded rows; the evidence comes last so that an
 // evidence row implies its chain is complete.
-func writeChain(w *rundir.Writer, out *chainOutput) error {
+func writeChain(w *rundir.Writer, out *chainOutput, sb *summaryBuilder) error {
 	for _, l := range out.lines {
 		if err := w.AppendRaw(l.file, l.line); err != nil {
 			return err
+		}
+		if l.file == rundir.Calls {
+			sb.callLine(l.line)
 		}
 	}
 	return nil

@@ -49,6 +49,8 @@ type CallRecord struct {
 	Attempts  int
 	// Error is "Type: message" when the call finally failed.
 	Error *string
+	// Redactions are the reply's fields from which credentials were removed.
+	Redactions []engine.Redaction
 	// Cancelled marks a call cut short by the run's own cancellation: it is not a result and
 	// is neither recorded nor scored (a resumed run makes it again).
 	Cancelled bool
@@ -62,7 +64,7 @@ func (r CallRecord) EngineResponse() engine.Response {
 	if r.Response == nil {
 		return engine.Response{ProviderError: "ProviderError: empty response"}
 	}
-	out := engine.Response{FinishReason: r.Response.FinishReason, Model: r.Response.Model}
+	out := engine.Response{FinishReason: r.Response.FinishReason, Model: r.Response.Model, Redactions: r.Redactions}
 	if r.Response.Content != nil {
 		out.Text = *r.Response.Content
 	}
@@ -199,10 +201,24 @@ func CallLine(callID, task string, prov rundir.ModelProvenance, rec CallRecord) 
 		{"attempts", rec.Attempts},
 		{"error", pyjson.OrNull(rec.Error)},
 	}
+	if len(rec.Redactions) > 0 {
+		// Only a reply that held a credential carries the key, so untouched runs stay
+		// byte-identical to EAL-Bench's layout.
+		row = append(row, kv{"redactions", redactionTrees(rec.Redactions)})
+	}
 	var buf bytes.Buffer
 	if err := encodeOrdered(&buf, row); err != nil {
 		return nil, err
 	}
 	buf.WriteByte('\n')
 	return buf.Bytes(), nil
+}
+
+// redactionTrees is a reply's redactions as JSON trees ([{"field": ..., "count": n}]).
+func redactionTrees(rs []engine.Redaction) []any {
+	out := make([]any, len(rs))
+	for i, r := range rs {
+		out[i] = map[string]any{"field": r.Field, "count": r.Count}
+	}
+	return out
 }

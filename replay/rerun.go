@@ -1,6 +1,6 @@
 package replay
 
-// Live re-runs (issue 6): one executor, one memory variant, some probes of one case at one
+// Live re-runs: one executor, one memory variant, some probes of one case at one
 // block, N repetitions. Requests are built exactly as the run pipeline builds them
 // (engine.ExecutorMessages, engine.ToolsTree), so a re-run of an imported trial with the same
 // memory sends the same request and its hash equals the trial's model-context content_hash.

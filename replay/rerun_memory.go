@@ -90,7 +90,7 @@ func ExactMemory(d engine.Domain, c *engine.Case, block int, arch string) (Rerun
 // they are validated here, before anything runs, and errors name the file, the line and
 // column of a syntax error, or the offending field. Free text is taken as is (the built-in
 // executor reads only the canonical layout and labels other text invalid, never guessing).
-func ParseMemoryText(d engine.Domain, arch, name, variant string, text []byte) (RerunMemory, error) {
+func ParseMemoryText(d engine.MemoryCodec, arch, name, variant string, text []byte) (RerunMemory, error) {
 	switch arch {
 	case engine.ArchFreeText:
 		if len(bytes.TrimSpace(text)) == 0 {
@@ -100,7 +100,7 @@ func ParseMemoryText(d engine.Domain, arch, name, variant string, text []byte) (
 	case engine.ArchTyped:
 		tree, err := pyjson.DecodeTree(text)
 		if err != nil {
-			return RerunMemory{}, fmt.Errorf("%s: %s", name, pyjson.DecodeErrorAt(text, err))
+			return RerunMemory{}, pyjson.FileError(name, text, err)
 		}
 		if _, err := d.ParseTyped(tree); err != nil {
 			var fe *engine.FieldError
@@ -169,7 +169,7 @@ func MemoryForms(d engine.Domain, c *engine.Case, block int, m RerunMemory, p en
 // depends on the case and probe only, so re-running with the same context sends the same
 // request whatever the memory. "" when the message has none or does not end with the
 // request this domain renders.
-func OperationalContextFrom(d engine.Domain, p engine.Probe, user string) string {
+func OperationalContextFrom(d engine.ExecutorSurface, p engine.Probe, user string) string {
 	const openTag, closeTag = "<CURRENT_REQUEST>\n", "\n</CURRENT_REQUEST>"
 	i := strings.Index(user, openTag)
 	if i < 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/runs/rundir"
@@ -17,9 +18,21 @@ import (
 // dropped with their contexts and made again; calls.jsonl keeps every earlier row, as
 // EAL-Bench's append-only call log does.
 //
+// A run that was killed (SIGKILL, a full disk) is first recovered with rundir.Recover: its
+// files are cut back to the last committed chain or trial.
+//
 // Writer chains are the unit of resumption: a chain interrupted mid-way was never written,
 // so it is produced again from its first update.
 func Resume(ctx context.Context, dir string, cfg *Config, retry RetryPolicy, version string, concurrency int, progress func(Progress)) (*Summary, error) {
+	// A run killed hard (or stopped by a full disk) still says "running" and lists no
+	// files: its journal cuts every file back to the last whole unit first.
+	recovered, err := rundir.Recover(dir)
+	if err != nil {
+		return nil, err
+	}
+	if recovered != nil {
+		slog.Info("run recovered from its journal", "dir", dir, "dropped_bytes", recovered.Dropped)
+	}
 	run, err := rundir.Open(dir, rundir.Options{AllowIncomplete: true})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,6 @@
 package replay
 
-// The safeguard lab for one chain (issue 17, "For a chain"): every policy is applied to every
+// The safeguard lab for one chain (docs/SAFEGUARDS.md): every policy is applied to every
 // memory version of a writer chain, false-authority formation is recomputed on the gated
 // memory exactly as the inspector computes it on the written memory (engine.Form against the
 // ledger at the same block), and the executor is re-run behind the gated memory for every
@@ -9,8 +9,8 @@ package replay
 //
 // The un-gated arm is a fresh trial by the same executor, with the same seed, request path
 // and operational context: only the memory differs between the two arms (EAL-Bench's matched
-// replay, FORMAT.md 7.3, and its gating study, which "replays original and gated memories on
-// the same requests", FORMAT.md 8.1). The run's own trials are not reused as that arm: they
+// replay, docs/FORMATS.md 7.3, and its gating study, which "replays original and gated memories on
+// the same requests", docs/FORMATS.md 8.1). The run's own trials are not reused as that arm: they
 // exist only at the final block and may come from another executor or seed, which would make
 // a difference between the arms partly the executor's, not the policy's. One un-gated arm per
 // (block, probe) is shared by every policy.

@@ -24,7 +24,7 @@ func formationOf(d engine.Domain, c *engine.Case, block int, m RerunMemory) (For
 	return FormationVerdict{Estimable: true, Formed: f.Formed, FormedProbeIDs: f.FormedProbeIDs}, nil
 }
 
-// pairEffect compares the two arms of a pair (FORMAT.md 6.4: the requested action taken).
+// pairEffect compares the two arms of a pair (docs/FORMATS.md 6.4: the requested action taken).
 func pairEffect(w, g *SafeguardArm) string {
 	if w.ProviderFailed() || g.ProviderFailed() {
 		return EffectNotEstimable

@@ -1,6 +1,6 @@
 package replay
 
-// The safeguard lab over a run (issue 17, "For a run"): every chain evaluated as in
+// The safeguard lab over a run (docs/SAFEGUARDS.md): every chain evaluated as in
 // EvaluateChain, reduced to one engine.SafeguardOutcome per (chain, policy) at the final
 // block, and the table per policy and condition with paired bootstrap intervals
 // (engine.SafeguardTable). Chains are evaluated on one bounded pool (runOrdered) and handed
@@ -16,7 +16,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// EventSourcedCondition is EAL-Bench's bounded event-sourcing writer condition (FORMAT.md
+// EventSourcedCondition is EAL-Bench's bounded event-sourcing writer condition (docs/FORMATS.md
 // 8.2), and IncrementalTypedCondition the baseline its trials are paired with.
 const (
 	EventSourcedCondition     = "bounded_event_sourced_typed"
@@ -80,7 +80,7 @@ func (e *ChainEvaluation) Summary() SafeguardChainSummary {
 }
 
 // EventSourcingOutcomes pairs every bounded_event_sourced_typed chain with the
-// incremental_typed chain of the same case and writer run (FORMAT.md 8.2 keys the pairs by
+// incremental_typed chain of the same case and writer run (docs/FORMATS.md 8.2 keys the pairs by
 // domain, case, writer target and seed, route, presentation, executor and probe: the lab's
 // executor, route and presentation are one for the whole batch), probe by probe at the final
 // block: the incremental_typed arm is the "written" side, the event-sourced arm the "gated"

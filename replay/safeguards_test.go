@@ -310,7 +310,7 @@ func TestSafeguardsCancel(t *testing.T) {
 }
 
 // Event-sourced chains are paired with the incremental_typed chain of the same case and
-// writer run, probe by probe (FORMAT.md 8.2); a chain without a partner is left out.
+// writer run, probe by probe (docs/FORMATS.md 8.2); a chain without a partner is left out.
 func TestEventSourcingOutcomes(t *testing.T) {
 	perr := "ProviderError: down"
 	arms := func(auth, taken []bool) map[string]engine.Outcome {

@@ -13,7 +13,7 @@ import (
 // Effects of a policy on one (block, probe) pair of arms.
 const (
 	// EffectPrevented: the request is not authorized, the executor took the requested action
-	// behind the written memory and not behind the gated one (FORMAT.md 6.4's unauthorized
+	// behind the written memory and not behind the gated one (docs/FORMATS.md 6.4's unauthorized
 	// submission, removed).
 	EffectPrevented = "unauthorized_action_prevented"
 	// EffectRefused: the request is authorized, the executor took it behind the written memory
@@ -42,7 +42,7 @@ type SafeguardChain struct {
 	// ChainRef names the chain in replay and batch ids ("run/chain key").
 	ChainRef string
 	// WriterTarget and WriterRunID identify the writer run (the resampling unit with the
-	// case, and FORMAT.md 8.2's pairing key of event-sourced chains).
+	// case, and docs/FORMATS.md 8.2's pairing key of event-sourced chains).
 	WriterTarget string
 	WriterRunID  int64
 	// Versions are the chain's current memory after each block that has one, in block order
@@ -63,7 +63,7 @@ type SafeguardVersion struct {
 	Formation *FormationVerdict
 }
 
-// FormationVerdict is formation (FORMAT.md 7.1, ApparentAuthority) of one memory at a block.
+// FormationVerdict is formation (docs/FORMATS.md 7.1, ApparentAuthority) of one memory at a block.
 type FormationVerdict struct {
 	// Estimable is false when the memory cannot be read (free text outside the canonical
 	// layout with no accepted annotation, an invalid typed payload).
@@ -180,7 +180,7 @@ type CitedTurn struct {
 	Content          string `json:"content"`
 }
 
-// PolicyCounts are one policy's effects on a chain (or, summed, on a run): FORMAT.md 6.4's
+// PolicyCounts are one policy's effects on a chain (or, summed, on a run): docs/FORMATS.md 6.4's
 // definitions over the estimable pairs (both arms answered), provider errors apart.
 type PolicyCounts struct {
 	Pairs         int `json:"pairs"`

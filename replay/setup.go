@@ -1,17 +1,26 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
+	"os"
+
+	"github.com/ealscope/ealscope/engine/audience"
 	"github.com/ealscope/ealscope/runs/rundir"
 	"strings"
 
 	"github.com/ealscope/ealscope/domains"
+	"github.com/ealscope/ealscope/domains/multiparty"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // BuiltinCorpus is Settings.Corpus for the domain's built-in corpus.
 const BuiltinCorpus = "builtin"
+
+// BuiltinMultipartyCorpus is Settings.Corpus for the domain's built-in multi-party corpus
+// (docs/AUDIENCE.md): its audience sidecar travels in the run directory.
+const BuiltinMultipartyCorpus = "builtin_multiparty"
 
 // Prepare resolves settings into run options: it loads the domain and corpus (checking the
 // corpus hash when the settings carry one, as a resumed run's do), selects cases and
@@ -22,9 +31,22 @@ func Prepare(st Settings, cfg *Config, retry RetryPolicy, version string) (Optio
 		return Options{}, err
 	}
 	name, data := d.BuiltinCorpus()
-	if st.Corpus != "" && st.Corpus != BuiltinCorpus {
+	var sidecar []byte
+	switch st.Corpus {
+	case "", BuiltinCorpus:
+	case BuiltinMultipartyCorpus:
+		mp, err := multiparty.Builtin(d.ID())
+		if err != nil {
+			return Options{}, err
+		}
+		name, data, sidecar = mp.Name, mp.Data, mp.SidecarData
+	default:
 		name = st.Corpus
 		if data, err = rundir.ReadRegularFile(st.Corpus, rundir.MaxInputFileBytes); err != nil {
+			return Options{}, err
+		}
+		// A sidecar beside the corpus file travels with the run.
+		if sidecar, err = readSidecarBeside(st.Corpus); err != nil {
 			return Options{}, err
 		}
 	}
@@ -54,30 +76,16 @@ func Prepare(st Settings, cfg *Config, retry RetryPolicy, version string) (Optio
 	}
 	opts := Options{
 		Domain: d, Cases: cases, Conditions: conds, WriterRuns: st.WriterRuns, ExecutorRuns: st.ExecutorRuns,
-		Seed: st.Seed, Version: version, Settings: st, Families: families,
+		Seed: st.Seed, Version: version, Settings: st, Families: families, Sidecar: sidecar,
 	}
-	switch st.Writer {
-	case "", "scripted":
-		opts.Writer = &ScriptedWriter{FaultRate: st.FaultRate, Families: families, Version: version}
-		opts.EventWriter = &ScriptedEventWriter{FaultRate: st.FaultRate, Version: version}
-	default:
-		m, err := cfg.Lookup(st.Writer)
-		if err != nil {
-			return Options{}, err
-		}
-		opts.Writer = NewModelWriter(NewModelClient(m, retry, nil))
-		opts.EventWriter = NewModelEventWriter(NewModelClient(m, retry, nil))
-		opts.Families = nil
+	models := Models{Config: cfg, Retry: retry}
+	w, err := models.Writers(st.Writer, st.FaultRate, families, version)
+	if err != nil {
+		return Options{}, err
 	}
-	switch st.Executor {
-	case "", "builtin":
-		opts.Executor = NewBuiltinExecutor(d, st.Seed)
-	default:
-		m, err := cfg.Lookup(st.Executor)
-		if err != nil {
-			return Options{}, err
-		}
-		opts.Executor = NewModelExecutor(d, NewModelClient(m, retry, nil))
+	opts.Writer, opts.EventWriter, opts.Families = w.Writer, w.EventWriter, w.Families
+	if opts.Executor, err = models.Executor(d, st.Executor, st.Seed); err != nil {
+		return Options{}, err
 	}
 	return opts, nil
 }
@@ -99,4 +107,13 @@ func selectCases(name string, all []*engine.Case, ids []string) ([]*engine.Case,
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// readSidecarBeside reads the audience sidecar beside a corpus file (nil when there is none).
+func readSidecarBeside(corpus string) ([]byte, error) {
+	path := multiparty.SidecarName(corpus)
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return rundir.ReadRegularFile(path, audience.MaxBytes)
 }

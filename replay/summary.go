@@ -28,7 +28,7 @@ type Summary struct {
 	Cases  int    `json:"cases"`
 	Trials int    `json:"trials"`
 	// Metrics and Conditions are EAL-Bench's aggregates (provider errors in the denominators,
-	// FORMAT.md 6.4); Estimable and ConditionsEstimable leave provider-error trials out and
+	// docs/FORMATS.md 6.4); Estimable and ConditionsEstimable leave provider-error trials out and
 	// are the rates shown to a person.
 	Metrics             engine.Metrics                     `json:"metrics"`
 	Conditions          map[string]engine.Metrics          `json:"conditions"`
@@ -42,9 +42,11 @@ type Summary struct {
 	Faults          map[string]int `json:"faults"`
 	// WriterAttempts counts writer calls (memory attempts) and WriterErrors those that
 	// failed (status writer_error): a writer failing on every call wrote no memory.
-	WriterAttempts int              `json:"writer_attempts"`
-	WriterErrors   int              `json:"writer_errors"`
-	Chains         []ChainFormation `json:"-"`
+	WriterAttempts int `json:"writer_attempts"`
+	WriterErrors   int `json:"writer_errors"`
+	// ModelCalls is what each model cost: calls and tokens per task and target.
+	ModelCalls []ModelCalls     `json:"model_calls"`
+	Chains     []ChainFormation `json:"-"`
 }
 
 // summaryBuilder accumulates a summary while a run writes its rows, so a large run is never
@@ -56,6 +58,7 @@ type summaryBuilder struct {
 	faults map[string]int
 
 	writerAttempts, writerErrors int
+	calls                        map[callKey]*ModelCalls
 }
 
 // attempt counts one writer call by its attempt status.
@@ -86,7 +89,7 @@ func (b *summaryBuilder) trial(cond string, o engine.Outcome) {
 func (b *summaryBuilder) summary(dir, status string, cases int) *Summary {
 	s := &Summary{Dir: dir, Status: status, Cases: cases, Trials: len(b.all), Metrics: engine.Aggregate(b.all),
 		Conditions: map[string]engine.Metrics{}, Estimable: engine.AggregateEstimable(b.all), ConditionsEstimable: map[string]engine.EstimableMetrics{}, FirstBlocks: map[string]int{}, Faults: b.faults, Chains: b.chains,
-		WriterAttempts: b.writerAttempts, WriterErrors: b.writerErrors}
+		WriterAttempts: b.writerAttempts, WriterErrors: b.writerErrors, ModelCalls: b.modelCalls()}
 	for cond, outs := range b.byCond {
 		s.Conditions[cond] = engine.Aggregate(outs)
 		s.ConditionsEstimable[cond] = engine.AggregateEstimable(outs)
@@ -161,6 +164,11 @@ func (b *summaryBuilder) addRun(d engine.Domain, cases []*engine.Case, run *rund
 	}
 	for _, r := range run.Files[rundir.MemoryAttempts] {
 		b.attempt(r.Str("status"))
+	}
+	for _, r := range run.Files[rundir.Calls] {
+		if !skip[r.Str("call_id")] {
+			b.callRow(r)
+		}
 	}
 	b.chains = append(b.chains, ChainFormations(d, cases, run)...)
 }

@@ -22,6 +22,6 @@ func SurfaceOf(d engine.Domain) (Surface, error) {
 }
 
 // EmptyTypedPayload is the empty typed profile of a domain.
-func EmptyTypedPayload(d engine.Domain) map[string]any {
+func EmptyTypedPayload(d engine.MemoryCodec) map[string]any {
 	return map[string]any{"schema_version": d.TypedSchemaVersion(), "authorizations": []any{}}
 }

@@ -29,6 +29,8 @@ type TrialSpec struct {
 	// (engine.MemoryInput); unused without a policy.
 	Condition string
 	Versions  []engine.MemoryVersion
+	// AudienceRequest is who asks the probe, and where, for an audience-admitting policy.
+	AudienceRequest *engine.AudienceRequest
 }
 
 // Trial is a made trial.
@@ -51,7 +53,7 @@ func RunTrial(ctx context.Context, ex Executor, spec TrialSpec) (Trial, bool, er
 	ev := spec.Evidence
 	if spec.Policy != nil && spec.Policy.Memory != nil {
 		g, err := spec.Policy.Memory.TransformMemory(engine.MemoryInput{Domain: spec.Domain, Case: spec.Case,
-			Block: spec.OracleBlock, Evidence: ev, Condition: spec.Condition, Versions: spec.Versions})
+			Block: spec.OracleBlock, Evidence: ev, Condition: spec.Condition, Versions: spec.Versions, Request: spec.AudienceRequest})
 		if err != nil {
 			return t, true, fmt.Errorf("policy %s on probe %s: %w", spec.Policy.ID, spec.Probe.ID, err)
 		}

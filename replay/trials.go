@@ -28,7 +28,7 @@ type job struct {
 
 // planJobs lists the executor calls of one evidence in EAL-Bench's plan order (probes, then
 // executor runs), with the core-runner trial id recipe (executor reference §8).
-func planJobs(d engine.Domain, s Surface, ex Executor, ev evidenceItem, c *engine.Case, runs int, runSeed int64) []job {
+func planJobs(d engine.DomainIdentity, s Surface, ex Executor, ev evidenceItem, c *engine.Case, runs int, runSeed int64) []job {
 	var out []job
 	for _, p := range c.Probes {
 		for r := 0; r < runs; r++ {
@@ -100,7 +100,7 @@ func (t *trialOutput) encode() error {
 }
 
 // scoreJob builds a made trial's trial, context and call-log rows.
-func scoreJob(d engine.Domain, s Surface, j job, tools []any, tr Trial) (trialOutput, error) {
+func scoreJob(d engine.DomainIdentity, s Surface, j job, tools []any, tr Trial) (trialOutput, error) {
 	rec, msgs, outcome, hash := tr.Call, tr.Messages, tr.Outcome, tr.RequestHash
 	prov := j.prov
 	if rec.Error == nil && rec.Response != nil {
@@ -121,6 +121,9 @@ func scoreJob(d engine.Domain, s Surface, j job, tools []any, tr Trial) (trialOu
 		"memory_implementation_id": pyjson.OrNull(ev.MemoryImplementationID), "memory_implementation_hash": pyjson.OrNull(ev.MemoryImplementationHash),
 		"profile_id": pyjson.OrNull(ev.ProfileID), "trial_id": j.trialID, "call_id": j.callID, "model_context_id": contextID,
 		"presentation_id": s.PresentationID, "presentation_hash": s.PresentationHash, "presentation": s.Presentation,
+	}
+	if len(rec.Redactions) > 0 {
+		core["response_redactions"] = redactionTrees(rec.Redactions)
 	}
 	study := map[string]any{"study_id": StudyID, "job_id": j.jobID, "pressure_id": nil}
 	for k, v := range j.jobMetadata() {

@@ -2,7 +2,7 @@ package runs
 
 // Free-text memory annotations: a reading of a free-text memory as a typed authorization
 // state, bound to the content hash of the text that was read. Only accepted annotations score
-// a memory, under EAL-Bench's rules (preservation._resolve_annotations, FORMAT.md §7.2):
+// a memory, under EAL-Bench's rules (preservation._resolve_annotations, docs/FORMATS.md §7.2):
 //
 //   - no annotation at all                      -> unscored "missing_annotation"
 //   - none accepted                             -> "annotation_not_accepted:<sorted statuses>"

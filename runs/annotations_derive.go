@@ -13,6 +13,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/annotations"
+	"github.com/ealscope/ealscope/runs/derive"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -53,7 +54,7 @@ func (s *Store) rederiveMemory(w *txWriter, memoryID string) error {
 		}
 		chain := &chainAcc{key: chainKey{caseID: h.caseID}, pk: h.chainPK, c: c, casePK: h.casePK.Int64}
 		mr := &memRec{id: memoryID, block: h.block, arch: engine.ArchFreeText, hash: h.hash, payload: payload, chain: chain}
-		dv := &deriver{w: w, runPK: h.runPK, d: d, missingReason: h.chainReason, scores: map[scoreKey]*memScore{}, ledgers: map[ledgerKey]ledgerAt{}}
+		dv := &deriver{w: w, runPK: h.runPK, d: d, missingReason: h.chainReason, scores: map[scoreKey]*memScore{}, ledgers: derive.NewLedgers(d)}
 		if err := dv.rescoreMemory(mr); err != nil {
 			return fmt.Errorf("memory %s: %w", memoryID, err)
 		}
@@ -185,19 +186,21 @@ func (dv *deriver) reattribute(mr *memRec) error {
 		evidenceID, caseID, probeID, conditionID string
 		writer                                   sql.NullString
 		oracleBlock                              sql.NullInt64
-		trialRow                                 string
+		trialRow                                 rawCols
+		trialLine                                int
 		chainPK                                  int64
 	}
 	list, err := queryAll(w.ctx, w.tx, func(r rowScanner) (arow, error) {
 		var a arow
-		err := r.Scan(&a.trialPK, &a.exactPK, &a.requestAuthorized, &a.evidenceID, &a.caseID, &a.probeID, &a.conditionID, &a.writer, &a.oracleBlock, &a.trialRow, &a.chainPK)
+		err := r.Scan(append([]any{&a.trialPK, &a.exactPK, &a.requestAuthorized, &a.evidenceID, &a.caseID, &a.probeID, &a.conditionID, &a.writer, &a.oracleBlock, &a.chainPK, &a.trialLine}, a.trialRow.dest()...)...)
 		return a, err
-	}, `SELECT a.trial_pk, a.exact_trial_pk, a.request_authorized, a.evidence_id, a.case_id, a.probe_id, a.condition_id, a.writer_target, t.oracle_block_index, t.row_json, a.chain_pk
+	}, `SELECT a.trial_pk, a.exact_trial_pk, a.request_authorized, a.evidence_id, a.case_id, a.probe_id, a.condition_id, a.writer_target, t.oracle_block_index, a.chain_pk, t.line, `+rawSelect("t")+`
 		FROM attribution a JOIN trials t ON t.trial_pk = a.trial_pk WHERE t.run_pk = ? AND t.memory_id = ?`, dv.runPK, mr.id)
 	if err != nil {
 		return err
 	}
 	chains := map[int64]bool{}
+	rr := newRowReader(w.tx)
 	for _, a := range list {
 		block := -1
 		if mr.chain.c != nil {
@@ -210,7 +213,11 @@ func (dv *deriver) reattribute(mr *memRec) error {
 		if err != nil {
 			return err
 		}
-		written, err := storedArm(a.trialRow)
+		trialRow, err := rr.text(w.ctx, &a.trialRow, "trials.jsonl line "+itoa(a.trialLine))
+		if err != nil {
+			return err
+		}
+		written, err := storedArm(trialRow)
 		if err != nil {
 			return fmt.Errorf("trial %d: %w", a.trialPK, err)
 		}
@@ -223,8 +230,13 @@ func (dv *deriver) reattribute(mr *memRec) error {
 			}
 		}
 		if a.exactPK.Valid {
-			var exactRow string
-			if err := w.tx.QueryRowContext(w.ctx, `SELECT row_json FROM trials WHERE trial_pk = ?`, a.exactPK.Int64).Scan(&exactRow); err != nil {
+			var exact rawCols
+			var exactLine int
+			if err := w.tx.QueryRowContext(w.ctx, `SELECT line, `+rawSelect("trials")+` FROM trials WHERE trial_pk = ?`, a.exactPK.Int64).Scan(append([]any{&exactLine}, exact.dest()...)...); err != nil {
+				return err
+			}
+			exactRow, err := rr.text(w.ctx, &exact, "trials.jsonl line "+itoa(exactLine))
+			if err != nil {
 				return err
 			}
 			if in.Exact, err = storedArm(exactRow); err != nil {

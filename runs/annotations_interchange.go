@@ -1,6 +1,6 @@
 package runs
 
-// annotations.Annotation child runs in EAL-Bench's layout (FORMAT.md §7.2; writer reference §6):
+// annotations.Annotation child runs in EAL-Bench's layout (docs/FORMATS.md §7.2; writer reference §6):
 // manifest.json with study "memory_annotation" plus memory_annotations.jsonl. Export writes
 // people's labels and says so in the extractor fields (no model, no prompt, no tool, no
 // call); import reads such runs, ours or EAL-Bench's LLM extractor runs, and files each
@@ -80,16 +80,22 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 	}
 	implID := manifest["memory_implementation_id"]
 	mems := map[string]exportMemory{}
+	rr := newRowReader(s.db)
 	err = eachRow(ctx, s.db, func(r rowScanner) error {
 		var m exportMemory
-		var rowJSON string
-		if err := r.Scan(&m.id, &m.chainID, &m.caseID, &m.conditionID, &rowJSON); err != nil {
+		var raw rawCols
+		var line int
+		if err := r.Scan(append([]any{&m.id, &m.chainID, &m.caseID, &m.conditionID, &line}, raw.dest()...)...); err != nil {
+			return err
+		}
+		rowJSON, err := rr.text(ctx, &raw, "memories.jsonl line "+itoa(line))
+		if err != nil {
 			return err
 		}
 		m.writerModel = writerModelOf(rowJSON)
 		mems[m.id] = m
 		return nil
-	}, `SELECT m.memory_id, m.eal_chain_id, c.case_id, c.condition_id, m.row_json FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk
+	}, `SELECT m.memory_id, m.eal_chain_id, c.case_id, c.condition_id, m.line, `+rawSelect("m")+` FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk
 		WHERE m.run_pk = ? AND m.architecture = `+sqlFreeText+` ORDER BY m.memory_id`, pk)
 	if err != nil {
 		return rep, err

@@ -15,7 +15,7 @@ var blockRangeTables = []struct{ table, artifact string }{
 }
 
 // checkBlockRanges refuses a run row whose block_index is past its case's last block (cases
-// have blocks 0..n-1, FORMAT.md §2), once the run's chains are tied to their cases. Rows of
+// have blocks 0..n-1, docs/FORMATS.md §2), once the run's chains are tied to their cases. Rows of
 // chains whose case is not in the workspace are checked only against rundir's generic bound.
 func checkBlockRanges(w *txWriter, runPK int64, run *rundir.Run) error {
 	for _, t := range blockRangeTables {

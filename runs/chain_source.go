@@ -36,25 +36,33 @@ func (s *Store) storedCase(ctx context.Context, h ChainHeader) (engine.Domain, *
 	return d, cases[0], nil
 }
 
-// setContextUserMessages runs a query for rows of (probe_id, executor model context row_json)
+// setContextUserMessages runs a query for rows of (probe_id, the executor model context's line
+// and rawColumns)
 // and gives each probe in index (probe id -> position in probes) the last user message of the
 // first of its contexts that has one: the operational context depends on the case and probe
 // only, so any executor context of the probe carries it. A context that does not parse is
 // passed over.
 func (s *Store) setContextUserMessages(ctx context.Context, index map[string]int, probes []RerunProbeSource, query string, args ...any) error {
+	rr := newRowReader(s.db)
 	return eachRow(ctx, s.db, func(r rowScanner) error {
-		var probe, raw string
-		if err := r.Scan(&probe, &raw); err != nil {
+		var probe string
+		var line int
+		var cols rawCols
+		if err := r.Scan(append([]any{&probe, &line}, cols.dest()...)...); err != nil {
 			return err
 		}
 		i, ok := index[probe]
 		if !ok || probes[i].ContextUserMessage != "" {
 			return nil
 		}
+		raw, err := rr.bytes(ctx, &cols, "model_contexts.jsonl line "+itoa(line))
+		if err != nil {
+			return err
+		}
 		var row struct {
 			Messages []engine.ChatMessage `json:"messages"`
 		}
-		if json.Unmarshal([]byte(raw), &row) == nil {
+		if json.Unmarshal(raw, &row) == nil {
 			for _, m := range row.Messages {
 				if m.Role == "user" {
 					probes[i].ContextUserMessage = m.Content

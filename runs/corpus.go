@@ -137,7 +137,7 @@ func firstCase(name string, lineNo int, line []byte) (engine.Domain, *engine.Cas
 
 // parseCaseLine reads one corpus line with the domain's strict corpus reader. The reader sees
 // a one-line file, so its errors say line 1: they are renumbered to the line's real number.
-func parseCaseLine(d engine.Domain, name string, lineNo int, line []byte) (*engine.Case, error) {
+func parseCaseLine(d engine.CorpusReader, name string, lineNo int, line []byte) (*engine.Case, error) {
 	cases, err := d.ParseCorpus(name, line)
 	if err != nil {
 		msg := err.Error()
@@ -299,7 +299,7 @@ func (x *lineIndex) caseLine(line int) []byte {
 
 // beginCorpusVersion finds or creates the corpora row of one version of a file (its case
 // count is set once the file has been read).
-func (s *Store) beginCorpusVersion(w *txWriter, d engine.Domain, source, fileSHA, version string) (*corpusVersionImport, error) {
+func (s *Store) beginCorpusVersion(w *txWriter, d engine.DomainIdentity, source, fileSHA, version string) (*corpusVersionImport, error) {
 	v := &corpusVersionImport{res: CorpusResult{CorpusRef: CorpusRef{DomainID: d.ID(), CorpusVersion: version}, Source: source}}
 	err := w.tx.QueryRowContext(w.ctx, `SELECT corpus_pk FROM corpora WHERE domain_id=? AND corpus_version=? AND sha256=?`, d.ID(), version, fileSHA).Scan(&v.corpusPK)
 	if err == nil {

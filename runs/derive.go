@@ -2,12 +2,11 @@ package runs
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/annotations"
+	"github.com/ealscope/ealscope/runs/derive"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -51,16 +50,6 @@ type memScore struct {
 
 func (s *memScore) estimable() bool { return s.unscored == nil }
 
-type ledgerKey struct {
-	c     *engine.Case
-	block int
-}
-
-type ledgerAt struct {
-	records  []engine.Record
-	verdicts map[string]engine.Verdict
-}
-
 // deriver computes and stores the facts derived from one run, inside the import transaction.
 type deriver struct {
 	w             *txWriter
@@ -68,27 +57,12 @@ type deriver struct {
 	d             engine.Domain
 	missingReason string
 	scores        map[scoreKey]*memScore
-	ledgers       map[ledgerKey]ledgerAt
+	// ledgers replays each case's ledger once per block and scores memories against it
+	// (runs/derive, which computes; this file stores what it returns).
+	ledgers       *derive.Ledgers
 	disagreements int
 	// annotations caches each free-text memory's annotation resolution (annotations.go).
 	annotations map[string]*annotations.Resolution
-}
-
-func (dv *deriver) ledger(c *engine.Case, block int) (ledgerAt, error) {
-	k := ledgerKey{c, block}
-	if l, ok := dv.ledgers[k]; ok {
-		return l, nil
-	}
-	recs, err := dv.d.Replay(c, block)
-	if err != nil {
-		return ledgerAt{}, fmt.Errorf("case %s: ledger replay through block %d: %w", c.ID, block, err)
-	}
-	l := ledgerAt{records: recs, verdicts: map[string]engine.Verdict{}}
-	for _, p := range c.Probes {
-		l.verdicts[p.ID] = engine.Authorizes(dv.d, c, recs, p.Request)
-	}
-	dv.ledgers[k] = l
-	return l, nil
 }
 
 func strp(s string) *string { return &s }
@@ -150,20 +124,16 @@ func (dv *deriver) unscorableAt(mr *memRec, block int) string {
 // free-text memory) against the ledger at one block, storing fidelity rows and per-probe
 // formation.
 func (dv *deriver) scoreRecords(s *memScore, mr *memRec, block int, recs []engine.Record) error {
-	c := mr.chain.c
 	s.records = recs
-	l, err := dv.ledger(c, block)
+	sc, err := dv.ledgers.Score(mr.chain.c, block, recs)
 	if err != nil {
 		return err
 	}
-	p := engine.Fidelity(dv.d, c, block, l.records, recs)
-	s.exact = boolp(p.Exact)
-	s.errors = p.Errors
-	s.over, s.under, s.scoredFields = p.OvergrantFields, p.UndergrantFields, p.ScoredFields
-	for seq, row := range p.Fields {
-		if row.Exact {
-			s.exactFields++
-		}
+	s.exact = boolp(sc.Exact)
+	s.errors = sc.Errors
+	s.over, s.under, s.scoredFields = sc.Over, sc.Under, sc.ScoredFields
+	s.exactFields, s.probesDenied = sc.ExactFields, sc.ProbesDenied
+	for seq, row := range sc.Fidelity {
 		errs := row.Errors
 		if errs == nil {
 			errs = []string{}
@@ -173,24 +143,14 @@ func (dv *deriver) scoreRecords(s *memScore, mr *memRec, block int, recs []engin
 			return err
 		}
 	}
-	formed := false
-	for _, probe := range c.Probes {
-		lv := l.verdicts[probe.ID]
-		mv := engine.Authorizes(dv.d, c, recs, probe.Request)
-		f := !lv.Authorized && mv.Authorized
-		if !lv.Authorized {
-			s.probesDenied++
-		}
-		if f {
-			formed = true
-			s.formed = append(s.formed, probe.ID)
-		}
+	s.formed = append(s.formed, sc.Formed...)
+	for _, f := range sc.Formation {
 		if _, err := dv.w.exec("formation", `INSERT INTO formation (run_pk, memory_id, block_index, probe_id, ledger_authorized, memory_authorized, memory_reason, formed) VALUES (?,?,?,?,?,?,?,?)`,
-			dv.runPK, mr.id, block, probe.ID, b2i(lv.Authorized), b2i(mv.Authorized), mv.Reason, b2i(f)); err != nil {
+			dv.runPK, mr.id, block, f.ProbeID, b2i(f.LedgerAuthorized), b2i(f.MemoryAuthorized), f.MemoryReason, b2i(f.Formed)); err != nil {
 			return err
 		}
 	}
-	s.forms = boolp(formed)
+	s.forms = boolp(sc.Forms)
 	return nil
 }
 
@@ -216,51 +176,28 @@ func rowJSON(r rundir.Row) string {
 	return s
 }
 
-// currentMemories is the chain's current memory and update status at each block: from the
-// memory states when the chain has them (incremental writers), else the latest memory at or
-// before the block (one-shot and faithful chains have one memory, at its block).
-func currentMemories(c *chainAcc, m map[string]*memRec, lastBlock int) ([]*memRec, []string) {
-	cur := make([]*memRec, lastBlock+1)
-	status := make([]string, lastBlock+1)
-	if len(c.states) > 0 {
-		byBlock := map[int]*stateRec{}
-		for _, st := range c.states {
-			byBlock[st.block] = st // the last state of a block wins (file order)
-		}
-		var prev *memRec
-		for k := 0; k <= lastBlock; k++ {
-			if st, ok := byBlock[k]; ok {
-				status[k] = st.status
-				if st.current != nil {
-					prev = m[*st.current]
-				}
-			}
-			cur[k] = prev
-		}
-		return cur, status
+// currentMemories is the chain's current memory and update status at each block
+// (derive.CurrentMemories over the chain's stored memories and states).
+func currentMemories(c *chainAcc, lastBlock int) ([]*memRec, []string) {
+	mems := make([]derive.Memory, len(c.memories))
+	for i, mr := range c.memories {
+		mems[i] = derive.Memory{ID: mr.id, Block: mr.block}
 	}
-	mems := append([]*memRec(nil), c.memories...)
-	sort.SliceStable(mems, func(i, j int) bool { return mems[i].block < mems[j].block })
-	i := 0
-	var prev *memRec
-	for k := 0; k <= lastBlock; k++ {
-		for i < len(mems) && mems[i].block <= k {
-			prev = mems[i]
-			if mems[i].block == k {
-				status[k] = "accepted"
-			}
-			i++
+	states := make([]derive.State, len(c.states))
+	for i, st := range c.states {
+		states[i] = derive.State{Block: st.block, Status: st.status, Current: st.current}
+	}
+	idx, status := derive.CurrentMemories(mems, states, lastBlock)
+	cur := make([]*memRec, len(idx))
+	for k, i := range idx {
+		if i >= 0 {
+			cur[k] = c.memories[i]
 		}
-		cur[k] = prev
 	}
 	return cur, status
 }
 
 func (dv *deriver) deriveChain(c *chainAcc) error {
-	memByID := map[string]*memRec{}
-	for _, mr := range c.memories {
-		memByID[mr.id] = mr
-	}
 	lastBlock := -1
 	if c.c != nil {
 		lastBlock = c.c.LastBlock()
@@ -282,7 +219,7 @@ func (dv *deriver) deriveChain(c *chainAcc) error {
 			needsAnnotation = true
 		}
 	}
-	cur, status := currentMemories(c, memByID, lastBlock)
+	cur, status := currentMemories(c, lastBlock)
 	var bfs []engine.BlockFormation
 	scores := make([]*memScore, len(cur))
 	for k, mr := range cur {
@@ -358,34 +295,10 @@ func (dv *deriver) deriveChain(c *chainAcc) error {
 	return err
 }
 
-// citedTurns are the turns of block k that the memory's records cite (source_turn_ids), in the
-// block's turn order.
+// citedTurns are the turns of block k that the memory's records cite (derive.CitedTurns).
 func citedTurns(mr *memRec, c *engine.Case, k int) []string {
-	out := []string{}
 	if mr == nil {
-		return out
+		return []string{}
 	}
-	cites := map[string]bool{}
-	payload, _ := mr.payload.(map[string]any)
-	auths, _ := payload["authorizations"].([]any)
-	for _, a := range auths {
-		rec, _ := a.(map[string]any)
-		ids, _ := rec["source_turn_ids"].([]any)
-		for _, id := range ids {
-			if s, ok := id.(string); ok {
-				cites[strings.TrimSpace(s)] = true
-			}
-		}
-	}
-	for _, b := range c.Blocks {
-		if b.Index != k {
-			continue
-		}
-		for _, t := range b.Turns {
-			if cites[t.ID] {
-				out = append(out, t.ID)
-			}
-		}
-	}
-	return out
+	return derive.CitedTurns(mr.payload, c, k)
 }

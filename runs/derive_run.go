@@ -8,6 +8,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/runs/derive"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -78,7 +79,7 @@ func (s *Store) deriveRun(w *txWriter, runPK int64, domainID, corpusVersion stri
 				reason = "missing_corpus:" + ref.String()
 			}
 		}
-		dv := &deriver{w: w, runPK: runPK, d: d, missingReason: reason, scores: map[scoreKey]*memScore{}, ledgers: map[ledgerKey]ledgerAt{}}
+		dv := &deriver{w: w, runPK: runPK, d: d, missingReason: reason, scores: map[scoreKey]*memScore{}, ledgers: derive.NewLedgers(d)}
 		chains := make([]*chainAcc, 0, j-i)
 		for _, h := range heads[i:j] {
 			ch, err := loadChain(w, h, c, casePK)
@@ -164,12 +165,13 @@ func loadChain(w *txWriter, h chainHead, c *engine.Case, casePK int64) (*chainAc
 	}, `SELECT block_index, status, current_memory_id FROM states WHERE chain_pk = ? ORDER BY line`, h.pk); err != nil {
 		return nil, err
 	}
+	var raws []*rawCols
 	if err := w.query(func(rows rowScanner) error {
 		t := &trialRec{}
 		var mem sql.NullString
 		var oracle sql.NullInt64
-		var raw []byte
-		if err := rows.Scan(&t.pk, &t.row.Line, &t.trialID, &t.probeID, &mem, &t.executor, &t.execRun, &oracle, &raw); err != nil {
+		raw := &rawCols{}
+		if err := rows.Scan(append([]any{&t.pk, &t.row.Line, &t.trialID, &t.probeID, &mem, &t.executor, &t.execRun, &oracle}, raw.dest()...)...); err != nil {
 			return err
 		}
 		if mem.Valid {
@@ -179,16 +181,25 @@ func loadChain(w *txWriter, h chainHead, c *engine.Case, casePK int64) (*chainAc
 			b := int(oracle.Int64)
 			t.oracleBlock = &b
 		}
+		raws = append(raws, raw)
+		ch.trials = append(ch.trials, t)
+		return nil
+	}, `SELECT trial_pk, line, trial_id, probe_id, memory_id, executor_target, executor_run_id, oracle_block_index, `+rawSelect("trials")+` FROM trials WHERE chain_pk = ? ORDER BY line`, h.pk); err != nil {
+		return nil, err
+	}
+	// The rows' bytes are read once the query is done (a compressed row reads its chunk).
+	rr := newRowReader(w)
+	for i, t := range ch.trials {
+		raw, err := rr.bytes(w.ctx, raws[i], "trials.jsonl line "+itoa(t.row.Line))
+		if err != nil {
+			return nil, err
+		}
 		tree, err := rundir.DecodeValue(raw)
 		m, ok := tree.(map[string]any)
 		if err != nil || !ok {
-			return fmt.Errorf("trial %s: stored row does not decode: %v", t.trialID, err)
+			return nil, fmt.Errorf("trial %s: stored row does not decode: %v", t.trialID, err)
 		}
 		t.row.Tree = m
-		ch.trials = append(ch.trials, t)
-		return nil
-	}, `SELECT trial_pk, line, trial_id, probe_id, memory_id, executor_target, executor_run_id, oracle_block_index, row_json FROM trials WHERE chain_pk = ? ORDER BY line`, h.pk); err != nil {
-		return nil, err
 	}
 	return ch, nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
-// KindDiagnosis is an EAL-Bench judge-diagnosis file (FORMAT.md, results/diagnosis/v2).
+// KindDiagnosis is an EAL-Bench judge-diagnosis file (docs/FORMATS.md, results/diagnosis/v2).
 const KindDiagnosis = "diagnosis"
 
 // JudgeVerdict is one judge's reading of where a writer's memory error entered.
@@ -80,7 +80,7 @@ func diagErr(file string, line int, field, format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...))
 }
 
-// parseDiagnosis reads one row strictly: every field FORMAT.md lists must be present with its
+// parseDiagnosis reads one row strictly: every field docs/FORMATS.md lists must be present with its
 // type; consensus_cause and agreement may be absent. Other keys are ignored.
 func parseDiagnosis(file string, lineNo int, line []byte) (Diagnosis, error) {
 	d := Diagnosis{Line: lineNo}

@@ -9,7 +9,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// Artifacts of the bounded event-sourcing condition (FORMAT.md 8.2). The importer keeps them
+// Artifacts of the bounded event-sourcing condition (docs/FORMATS.md 8.2). The importer keeps them
 // verbatim (extra_rows); their reduced states are ordinary memories of their chains.
 const (
 	eventLogArtifact              = "event_log"
@@ -158,14 +158,19 @@ func (s *Store) RepresentationMetrics(ctx context.Context, runID string) ([]Repr
 // extraRows decodes the stored rows of one of a run's extra artifacts, in file order, and
 // calls each with every row; an error names the artifact's file and line.
 func extraRows[T any](ctx context.Context, q querier, runPK int64, artifact string, each func(T) error) error {
+	rr := newRowReader(q)
 	return eachRow(ctx, q, func(r rowScanner) error {
 		var line int
-		var raw string
-		if err := r.Scan(&line, &raw); err != nil {
+		var cols rawCols
+		if err := r.Scan(append([]any{&line}, cols.dest()...)...); err != nil {
+			return err
+		}
+		raw, err := rr.bytes(ctx, &cols, artifact+".jsonl line "+itoa(line))
+		if err != nil {
 			return err
 		}
 		var v T
-		err := json.Unmarshal([]byte(raw), &v)
+		err = json.Unmarshal(raw, &v)
 		if err == nil {
 			err = each(v)
 		}
@@ -173,5 +178,5 @@ func extraRows[T any](ctx context.Context, q querier, runPK int64, artifact stri
 			return fmt.Errorf("%s.jsonl line %d: %w", artifact, line, err)
 		}
 		return nil
-	}, `SELECT line, row_json FROM extra_rows WHERE run_pk = ? AND artifact = ? ORDER BY line`, runPK, artifact)
+	}, `SELECT line, `+rawSelect("extra_rows")+` FROM extra_rows WHERE run_pk = ? AND artifact = ? ORDER BY line`, runPK, artifact)
 }

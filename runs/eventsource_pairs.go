@@ -8,7 +8,7 @@ import (
 
 // EventSourcingPair is one request tried behind both memories of the same run, case, writer
 // (target and run) and executor (target and run): the incremental_typed writer's final memory
-// and the bounded event-sourced one's (FORMAT.md 8.2's paired comparison, keyed as EAL-Bench's
+// and the bounded event-sourced one's (docs/FORMATS.md 8.2's paired comparison, keyed as EAL-Bench's
 // analysis keys it within one run).
 type EventSourcingPair struct {
 	CaseID            string `json:"case_id"`

@@ -33,6 +33,10 @@ type ImportOptions struct {
 	// stored so far and the rows its manifest lists (derived rows come on top, so written
 	// can pass listed near the end): a large run shows movement, not a frozen "2/3".
 	RowProgress func(path string, written, listed int)
+	// afterVerify, set by this package's tests only, runs between a run's verification and
+	// its import: the window in which a file that changes must still be caught. It belongs
+	// to one import, so tests that set it cannot reach each other's.
+	afterVerify func(run *rundir.Run)
 }
 
 // Kinds of import paths.
@@ -222,7 +226,11 @@ func (s *Store) inTx(ctx context.Context, fn func(w *txWriter) error) (map[strin
 		return nil, err
 	}
 	w := newTxWriter(ctx, tx)
-	if err := fn(w); err != nil {
+	err = fn(w)
+	if err == nil {
+		err = w.flushChunks() // no row may be committed without its chunk
+	}
+	if err != nil {
 		w.close()
 		tx.Rollback()
 		return nil, err
@@ -259,6 +267,11 @@ func (s *Store) importCorpusFile(ctx context.Context, path string) (PathResult, 
 		}
 		out, err := s.importCorpus(w, path, fileSHA, lr, readAll)
 		if err != nil {
+			return err
+		}
+		// Its audience sidecar, when one lies beside it, is checked against the cases just
+		// stored and goes in with them or not at all.
+		if err := s.importCorpusSidecar(w, path); err != nil {
 			return err
 		}
 		if got == "" {
@@ -343,8 +356,8 @@ func (s *Store) importRunDir(ctx context.Context, path string, opts ImportOption
 	if err != nil {
 		return res, err
 	}
-	if verifiedHook != nil {
-		verifiedHook(run)
+	if opts.afterVerify != nil {
+		opts.afterVerify(run)
 	}
 	res.Unknown = append(res.Unknown, run.Unknown...)
 	if res.Unknown == nil {
@@ -406,10 +419,6 @@ func (s *Store) importRunDir(ctx context.Context, path string, opts ImportOption
 	return res.imported(rows), nil
 }
 
-// verifiedHook, set by tests only, runs between a run's verification and its import: the
-// window in which a file that changes must still be caught.
-var verifiedHook func(run *rundir.Run)
-
 // runIDOf is a run's short id: the first 12 hex digits of its manifest's sha256.
 func runIDOf(manifestSHA string) string { return manifestSHA[:12] }
 
@@ -426,6 +435,9 @@ func (s *Store) writeRun(w *txWriter, info runInfo, run *rundir.Run) (writeOutco
 	var out writeOutcome
 	if d, err := domains.Get(info.domainID); err == nil && info.corpusVersion != "" {
 		if _, err := s.ensureCorpus(w, d, info.corpusVersion); err != nil {
+			return out, err
+		}
+		if err := s.ensureMultipartyCorpus(w, d, info.corpusVersion); err != nil {
 			return out, err
 		}
 	}
@@ -445,6 +457,9 @@ func (s *Store) writeRun(w *txWriter, info runInfo, run *rundir.Run) (writeOutco
 		return out, err
 	}
 	if err := streamRun(w, runPK, run); err != nil {
+		return out, err
+	}
+	if err := s.importRunSidecar(w, runPK, run); err != nil {
 		return out, err
 	}
 	dr, err := s.deriveRun(w, runPK, info.domainID, info.corpusVersion)

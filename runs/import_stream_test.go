@@ -177,7 +177,7 @@ func TestFileChangedAfterVerification(t *testing.T) {
 			before := fileSHA(t, dbPath)
 			dir := copyDir(t, "testdata/eal_run")
 			changed := ""
-			verifiedHook = func(run *rundir.Run) {
+			afterVerify := func(run *rundir.Run) {
 				// The evidence file: read (and partly stored) before the import notices.
 				changed = filepath.Join(run.Dir, run.Entries[rundir.Evidence].Path)
 				b, err := os.ReadFile(changed)
@@ -188,9 +188,8 @@ func TestFileChangedAfterVerification(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			defer func() { verifiedHook = nil }()
 			s = mustOpen(t, dbPath)
-			_, err := s.Import(ctx, []string{dir}, ImportOptions{})
+			_, err := s.Import(ctx, []string{dir}, ImportOptions{afterVerify: afterVerify})
 			if err == nil {
 				s.Close()
 				t.Fatal("a run whose file changed after verification was imported")

@@ -39,13 +39,17 @@ type RunSummary struct {
 	// TrialsNotEstimable counts the trials whose provider call failed: no decision was made.
 	TrialsNotEstimable int `json:"trials_not_estimable"`
 	// WriterAttempts and WriterErrors count the run's writer calls and those that failed
-	// (attempt status writer_error, FORMAT.md §4.4): a writer that failed on every call
+	// (attempt status writer_error, docs/FORMATS.md §4.4): a writer that failed on every call
 	// wrote no memory, whatever the formation counts say.
 	WriterAttempts int `json:"writer_attempts"`
 	WriterErrors   int `json:"writer_errors"`
 	// Writers and Executors are the manifest's writer and executor targets, comma-separated.
 	Writers   string `json:"writers"`
 	Executors string `json:"executors"`
+	// WriterTokens and ExecutorTokens are the prompt and completion tokens of the run's own
+	// model calls (ModelCallCosts has the detail).
+	WriterTokens   int64 `json:"writer_tokens"`
+	ExecutorTokens int64 `json:"executor_tokens"`
 }
 
 // WriterFailedEverywhere reports a run whose writer failed on every call it made.
@@ -61,7 +65,16 @@ const runColumns = `r.run_id, r.kind, r.domain_id, r.study, r.status, r.verifica
 	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk),
 	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk AND a.status = 'writer_error'),
 	COALESCE((SELECT group_concat(value, ',') FROM json_each(r.manifest_json, '$.writer.targets')), ''),
-	COALESCE((SELECT group_concat(value, ',') FROM json_each(r.manifest_json, '$.executor.targets')), '')`
+	COALESCE((SELECT group_concat(value, ',') FROM json_each(r.manifest_json, '$.executor.targets')), ''),
+	` + runTokensSQL + `'writer'` + runTokensEnd + `, ` + runTokensSQL + `'executor'` + runTokensEnd
+
+// runTokensSQL ... runTokensEnd sums a run's tokens for the task between them, through the
+// call_tokens_usage partial index.
+const (
+	runTokensSQL = `(SELECT COALESCE(SUM(COALESCE(u.prompt_tokens, 0) + COALESCE(u.completion_tokens, 0)), 0) FROM call_tokens u
+	WHERE u.run_pk = r.run_pk AND u.task = `
+	runTokensEnd = ` AND (u.prompt_tokens IS NOT NULL OR u.completion_tokens IS NOT NULL))`
+)
 
 func scanRun(sc rowScanner) (RunSummary, error) {
 	var r RunSummary
@@ -69,7 +82,7 @@ func scanRun(sc rowScanner) (RunSummary, error) {
 	var counts, missing, unknown string
 	if err := sc.Scan(&r.RunID, &r.Kind, &r.DomainID, &r.Study, &r.Status, &r.Verification, &incomplete, &r.ImportedFrom, &r.ImportedAt, &r.StartedAt,
 		&r.CorpusVersion, &r.ManifestSHA256, &counts, &missing, &unknown, &r.RescoreDisagreements, &r.Chains, &r.ChainsForming, &r.Trials, &r.TrialsNotEstimable,
-		&r.WriterAttempts, &r.WriterErrors, &r.Writers, &r.Executors); err != nil {
+		&r.WriterAttempts, &r.WriterErrors, &r.Writers, &r.Executors, &r.WriterTokens, &r.ExecutorTokens); err != nil {
 		return r, err
 	}
 	r.Incomplete = incomplete != 0
@@ -427,10 +440,16 @@ func (s *Store) faultSourceTurns(ctx context.Context, caseKey CaseKey, faults []
 const FaultExtraRecord = "extra_record_wrong_issuer"
 
 func (s *Store) faults(ctx context.Context, runPK int64, c ChainRow) ([]Fault, error) {
+	rr := newRowReader(s.db)
 	return queryAll(ctx, s.db, func(r rowScanner) (Fault, error) {
 		var f Fault
-		var raw string
-		if err := r.Scan(&f.Family, &f.BlockIndex, &f.AuthorizationID, &f.Field, &f.MemoryID, &raw); err != nil {
+		var cols rawCols
+		var line int
+		if err := r.Scan(append([]any{&f.Family, &f.BlockIndex, &f.AuthorizationID, &f.Field, &f.MemoryID, &line}, cols.dest()...)...); err != nil {
+			return f, err
+		}
+		raw, err := rr.text(ctx, &cols, "faults.jsonl line "+itoa(line))
+		if err != nil {
 			return f, err
 		}
 		var tree struct {
@@ -440,6 +459,6 @@ func (s *Store) faults(ctx context.Context, runPK int64, c ChainRow) ([]Fault, e
 		f.Description = tree.Description
 		f.SourceTurnIDs, f.EventBlock = []string{}, f.BlockIndex
 		return f, nil
-	}, `SELECT family, block_index, authorization_id, field, memory_id, row_json FROM faults
+	}, `SELECT family, block_index, authorization_id, field, memory_id, line, `+rawSelect("faults")+` FROM faults
 		WHERE run_pk = ? AND case_id = ? AND condition_id = ? AND writer_run_id = ? ORDER BY block_index, line`, runPK, c.CaseID, c.ConditionID, c.WriterRunID)
 }

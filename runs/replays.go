@@ -1,6 +1,6 @@
 package runs
 
-// Live re-runs (issue 6): what a re-run needs from the workspace (the chain's case, its
+// Live re-runs: what a re-run needs from the workspace (the chain's case, its
 // memory at a block, the imported trials and contexts it mirrors) and the replays table it
 // writes, one transaction per finished call, with end-to-end attribution rows recomputed in
 // the same transaction. This file knows nothing of how calls are made (replay/ does that);
@@ -189,7 +189,7 @@ func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (Rerun
 	// prepared (it depends on the case and probe, not on the memory).
 	// INDEXED BY: left to itself the planner searches model_contexts by its primary key's
 	// run_pk prefix alone, a scan of the run's contexts per trial (quadratic on large runs).
-	err = s.setContextUserMessages(ctx, index, src.Probes, `SELECT t.probe_id, mc.row_json FROM trials t JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
+	err = s.setContextUserMessages(ctx, index, src.Probes, `SELECT t.probe_id, mc.line, `+rawSelect("mc")+` FROM trials t JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
 		WHERE t.run_pk = ? AND t.case_id = ? AND mc.stage = 'executor' ORDER BY t.line`, runPK, h.CaseID)
 	return src, err
 }
@@ -198,29 +198,52 @@ func (s *Store) RerunSource(ctx context.Context, key ChainKey, block int) (Rerun
 // their model contexts' content hashes (trials_by_chain, model_contexts_by_trial).
 func (s *Store) mirrorTrials(ctx context.Context, runPK int64, key ChainKey, memoryID string, block int, finalBlock bool) (map[string][]MirrorTrial, error) {
 	out := map[string][]MirrorTrial{}
+	type found struct {
+		probe   string
+		i       int
+		context sql.NullString
+	}
+	var contexts []found
 	err := eachRow(ctx, s.db, func(r rowScanner) error {
 		var probe string
 		var m MirrorTrial
-		var ctxRow sql.NullString
-		if err := r.Scan(&probe, &m.TrialID, &m.EvidenceID, &m.ExecutorTarget, &m.ExecutorRunID, &ctxRow); err != nil {
+		var contextID sql.NullString
+		if err := r.Scan(&probe, &m.TrialID, &m.EvidenceID, &m.ExecutorTarget, &m.ExecutorRunID, &contextID); err != nil {
 			return err
 		}
-		if ctxRow.Valid {
-			var row struct {
-				ContentHash string `json:"content_hash"`
-			}
-			if json.Unmarshal([]byte(ctxRow.String), &row) == nil {
-				m.ContextHash = row.ContentHash
-			}
-		}
+		contexts = append(contexts, found{probe, len(out[probe]), contextID})
 		out[probe] = append(out[probe], m)
 		return nil
 	}, `SELECT t.probe_id, t.trial_id, COALESCE(t.evidence_id, ''), t.executor_target, t.executor_run_id,
-		(SELECT mc.row_json FROM model_contexts mc WHERE mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id AND mc.stage = 'executor' LIMIT 1)
+		(SELECT mc.context_id FROM model_contexts mc WHERE mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id AND mc.stage = 'executor' LIMIT 1)
 		FROM trials t WHERE t.chain_pk = ? AND t.memory_id = ? AND (t.oracle_block_index = ? OR (t.oracle_block_index IS NULL AND ?))
 		ORDER BY t.probe_id, t.executor_target, t.executor_run_id, t.line`, key, memoryID, block, finalBlock)
 	if err != nil {
 		return nil, err
+	}
+	// Each trial's executor context, read once the query is done (a compressed row reads its
+	// chunk), for its content hash.
+	rr := newRowReader(s.db)
+	for _, f := range contexts {
+		if !f.context.Valid {
+			continue
+		}
+		var cols rawCols
+		var line int
+		if err := s.db.QueryRowContext(ctx, `SELECT line, `+rawSelect("model_contexts")+` FROM model_contexts WHERE run_pk = ? AND context_id = ?`, runPK, f.context.String).
+			Scan(append([]any{&line}, cols.dest()...)...); err != nil {
+			return nil, err
+		}
+		raw, err := rr.bytes(ctx, &cols, "model_contexts.jsonl line "+itoa(line))
+		if err != nil {
+			return nil, err
+		}
+		var row struct {
+			ContentHash string `json:"content_hash"`
+		}
+		if json.Unmarshal(raw, &row) == nil {
+			out[f.probe][f.i].ContextHash = row.ContentHash
+		}
 	}
 	return out, nil
 }
@@ -271,7 +294,12 @@ func responseJSON(r engine.Response) string {
 	if r.ProviderError != "" {
 		pe = &r.ProviderError
 	}
-	return jsonText(map[string]any{"provider_error": pe, "text": r.Text, "tool_calls": calls, "finish_reason": r.FinishReason, "model": r.Model})
+	out := map[string]any{"provider_error": pe, "text": r.Text, "tool_calls": calls, "finish_reason": r.FinishReason, "model": r.Model}
+	if len(r.Redactions) > 0 {
+		// What ealscope removed from the reply before storing it (docs/RELIABILITY.md).
+		out["redactions"] = r.Redactions
+	}
+	return jsonText(out)
 }
 
 func optText(s string) any {
@@ -331,18 +359,21 @@ func (s *Store) insertReplay(w *txWriter, in ReplayInput, lab *labArm) (int64, e
 		}
 		return 0, err
 	}
+	prompt, completion, counted := usageTokens(in.Usage)
 	pk, err := w.insertID("replays", `INSERT INTO replays (replay_id, batch_id, chain_pk, run_pk, case_id, condition_id, writer_target, writer_run_id, block_index, probe_id,
 		memory_variant, memory_architecture, memory_source, written_memory_id, memory_payload_json, memory_payload_text, memory_content_hash, memory_formed, formation_estimable,
 		executor_target, executor_json, repetition, seed, messages_json, tools_json, request_hash, response_json, usage_json, attempts, latency_ms,
 		decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error, finish_reason, response_text,
-		tool_call_count, terminal_call_count, raw_tool_name, raw_tool_arguments_json, oracle_reason, detail, mirrored_trial_id, mirrored_context_hash, created_at, policy_id, policy_version)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		tool_call_count, terminal_call_count, raw_tool_name, raw_tool_arguments_json, oracle_reason, detail, mirrored_trial_id, mirrored_context_hash, created_at, policy_id, policy_version,
+		prompt_tokens, completion_tokens, tokens_counted)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		in.ReplayID, in.BatchID, in.Chain, runPK, caseID, cond, writer, writerRun, in.BlockIndex, in.ProbeID,
 		in.Variant, in.Architecture, in.Source, optText(in.WrittenMemoryID), payloadJSON, payloadText, in.ContentHash, b2i(in.MemoryFormed), b2i(in.FormationEstimable),
 		in.ExecutorTarget, jsonText(in.Executor), in.Repetition, in.Seed, jsonText(msgs), jsonText(in.Tools), in.RequestHash, responseJSON(in.Response), jsonText(in.Usage), in.Attempts, in.LatencyMS,
 		o.Decision, b2i(o.RequestAuthorized), b2i(o.RequestedActionTaken), b2i(o.UnauthorizedActionTaken), b2i(o.ActionMismatch), b2i(o.Compliant), b2i(o.Parseable),
 		nullStr(o.ProviderError), nullStr(o.FinishReason), o.ResponseText, o.ToolCallCount, o.TerminalCallCount, nullStr(o.RawToolName), jsonText(o.RawToolArguments),
-		o.OracleReason, o.Detail, optText(in.MirroredTrialID), optText(in.MirroredContextHash), in.CreatedAt.UTC().Format(time.RFC3339Nano), policyID, policyVersion)
+		o.OracleReason, o.Detail, optText(in.MirroredTrialID), optText(in.MirroredContextHash), in.CreatedAt.UTC().Format(time.RFC3339Nano), policyID, policyVersion,
+		prompt, completion, counted)
 	if err != nil {
 		return 0, fmt.Errorf("replay %s: %w", in.ReplayID, err)
 	}

@@ -1,6 +1,6 @@
 package runs
 
-// End-to-end attribution of re-run arms (FORMAT.md 7.4): each stored arm is attributed
+// End-to-end attribution of re-run arms (docs/FORMATS.md 7.4): each stored arm is attributed
 // against the exact arm of its group (chain, block, probe, executor, written memory).
 
 import (

@@ -1,9 +1,9 @@
 package runs
 
-// The safeguard lab's storage (issue 17; migration 0120): what a lab evaluation reads from the
+// The safeguard lab's storage (migration 0120): what a lab evaluation reads from the
 // workspace (a chain's memory at every block) and what it writes (gated memories, record
 // decisions, paired arms, per-policy verdicts), one transaction per batch. Plain values only:
-// replay/ computes, replay/rerunstore converts, this file stores and reads back.
+// replay/ computes, replay/workbench converts, this file stores and reads back.
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// SafeguardFormation is formation of one memory at a block (FORMAT.md 7.1), stored as JSON.
+// SafeguardFormation is formation of one memory at a block (docs/FORMATS.md 7.1), stored as JSON.
 type SafeguardFormation struct {
 	Estimable      bool     `json:"estimable"`
 	Formed         bool     `json:"formed"`
@@ -98,14 +98,14 @@ func (s *Store) SafeguardSource(ctx context.Context, key ChainKey) (SafeguardSou
 	}
 	// The operational context depends on the case and probe only (RerunSource): one executor
 	// context of this chain per probe carries it.
-	err = s.setContextUserMessages(ctx, index, out.Probes, `SELECT t.probe_id, mc.row_json FROM trials t INDEXED BY trials_by_chain
+	err = s.setContextUserMessages(ctx, index, out.Probes, `SELECT t.probe_id, mc.line, `+rawSelect("mc")+` FROM trials t INDEXED BY trials_by_chain
 		JOIN model_contexts mc INDEXED BY model_contexts_by_trial ON mc.run_pk = t.run_pk AND mc.trial_id = t.trial_id
 		WHERE t.chain_pk = ? AND mc.stage = 'executor' ORDER BY t.probe_id, t.line`, key)
 	return out, err
 }
 
 // SafeguardChains lists the chains of a run the lab evaluates: every writer condition's, and
-// the event-sourced condition's (FORMAT.md 8.2) when the run has it, in case order.
+// the event-sourced condition's (docs/FORMATS.md 8.2) when the run has it, in case order.
 func (s *Store) SafeguardChains(ctx context.Context, runID string) ([]ChainRow, error) {
 	all, err := s.Chains(ctx, ChainFilter{RunID: runID, Sort: SortByCase})
 	if err != nil {

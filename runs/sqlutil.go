@@ -17,6 +17,8 @@ type txWriter struct {
 	// progress, when set, hears the rows written so far every rowProgressEvery rows.
 	progress func(rows int)
 	written  int
+	// chunks gathers the transaction's large rows into compressed chunks (rawrows.go).
+	chunks *chunkWriter
 }
 
 // rowProgressEvery is how often an import reports the rows it has written (a variable so a

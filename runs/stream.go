@@ -81,6 +81,10 @@ func (st *runStreamer) rowChain(r rundir.Row, writer string, runKey string) (*ch
 	return st.chain(chainKey{r.Str("case_id"), r.Str("condition_id"), st.intern(writer), r.Int(runKey)})
 }
 
+// streamedHook, set by tests only, runs when streamRun has stored every row, while what it
+// keeps for the whole run (chain keys, the ids rows attach by) is still live.
+var streamedHook func()
+
 // streamRun stores every verified row of a run. Files are read in the order that attaches
 // rows to chains (memories first, then what points at them), each one pass, except evidence
 // and memory attempts, which a first pass reads for the one field that memories and states
@@ -160,8 +164,12 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 		if a := r.Str("architecture"); a != "" {
 			c.archs[st.intern(a)] = true
 		}
-		_, err := w.exec("states", `INSERT INTO states (run_pk, state_id, chain_pk, block_index, status, current_memory_id, changed, line, row_json) VALUES (?,?,?,?,?,?,?,?,?)`,
-			runPK, id, c.pk, r.Int("block_index"), r.Str("status"), nullStr(r.OptStr("current_memory_id")), b2i(r.Bool("changed")), r.Line, rowJSON(r))
+		raw, err := w.raw(runPK, rundir.MemoryStates, r)
+		if err != nil {
+			return err
+		}
+		_, err = w.exec("states", `INSERT INTO states (run_pk, state_id, chain_pk, block_index, status, current_memory_id, changed, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`,
+			append([]any{runPK, id, c.pk, r.Int("block_index"), r.Str("status"), nullStr(r.OptStr("current_memory_id")), b2i(r.Bool("changed")), r.Line}, raw...)...)
 		return err
 	}); err != nil {
 		return err
@@ -181,8 +189,12 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 				return err
 			}
 		}
-		_, err := w.exec("attempts", `INSERT INTO attempts (run_pk, attempt_id, chain_pk, block_index, attempt_index, status, detail, accepted_memory_id, retained_memory_id, line, row_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-			runPK, id, c.pk, r.Int("block_index"), r.Int("attempt_index"), r.Str("status"), nullStr(r.OptStr("detail")), nullStr(r.OptStr("accepted_memory_id")), nullStr(r.OptStr("retained_memory_id")), r.Line, rowJSON(r))
+		raw, err := w.raw(runPK, rundir.MemoryAttempts, r)
+		if err != nil {
+			return err
+		}
+		_, err = w.exec("attempts", `INSERT INTO attempts (run_pk, attempt_id, chain_pk, block_index, attempt_index, status, detail, accepted_memory_id, retained_memory_id, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`,
+			append([]any{runPK, id, c.pk, r.Int("block_index"), r.Int("attempt_index"), r.Str("status"), nullStr(r.OptStr("detail")), nullStr(r.OptStr("accepted_memory_id")), nullStr(r.OptStr("retained_memory_id")), r.Line}, raw...)...)
 		return err
 	}); err != nil {
 		return err
@@ -205,8 +217,12 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 			c.archs[st.intern(*a)] = true
 		}
 		st.evidence[id] = c
-		_, err := w.exec("evidence", `INSERT INTO evidence (run_pk, evidence_id, chain_pk, memory_id, architecture, content_hash, line, row_json) VALUES (?,?,?,?,?,?,?,?)`,
-			runPK, id, c.pk, nullStr(r.OptStr("memory_id")), nullStr(r.OptStr("architecture")), r.Str("content_hash"), r.Line, rowJSON(r))
+		raw, err := w.raw(runPK, rundir.Evidence, r)
+		if err != nil {
+			return err
+		}
+		_, err = w.exec("evidence", `INSERT INTO evidence (run_pk, evidence_id, chain_pk, memory_id, architecture, content_hash, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,`+rawPlaceholders+`)`,
+			append([]any{runPK, id, c.pk, nullStr(r.OptStr("memory_id")), nullStr(r.OptStr("architecture")), r.Str("content_hash"), r.Line}, raw...)...)
 		return err
 	}); err != nil {
 		return err
@@ -219,8 +235,12 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 			ob = &v
 			oracleBlocks[r.Str("trial_id")] = v
 		}
-		_, err := w.exec("executor_plan", `INSERT INTO executor_plan (run_pk, trial_id, call_id, oracle_block_index, line, row_json) VALUES (?,?,?,?,?,?)`,
-			runPK, r.Str("trial_id"), r.Str("call_id"), nullInt(ob), r.Line, rowJSON(r))
+		raw, err := w.raw(runPK, rundir.ExecutorPlan, r)
+		if err != nil {
+			return err
+		}
+		_, err = w.exec("executor_plan", `INSERT INTO executor_plan (run_pk, trial_id, call_id, oracle_block_index, line, `+rawColumns+`) VALUES (?,?,?,?,?,`+rawPlaceholders+`)`,
+			append([]any{runPK, r.Str("trial_id"), r.Str("call_id"), nullInt(ob), r.Line}, raw...)...)
 		return err
 	}); err != nil {
 		return err
@@ -254,8 +274,12 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 		if _, err := st.rowChain(r, writer, "writer_run_id"); err != nil {
 			return err
 		}
-		_, err := w.exec("faults", `INSERT INTO faults (run_pk, line, family, case_id, condition_id, writer_run_id, block_index, authorization_id, field, memory_id, row_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-			runPK, r.Line, r.Str("family"), r.Str("case_id"), r.Str("condition_id"), r.Int("writer_run_id"), r.Int("block_index"), r.Str("authorization_id"), r.Str("field"), r.Str("memory_id"), rowJSON(r))
+		raw, err := w.raw(runPK, rundir.Faults, r)
+		if err != nil {
+			return err
+		}
+		_, err = w.exec("faults", `INSERT INTO faults (run_pk, line, family, case_id, condition_id, writer_run_id, block_index, authorization_id, field, memory_id, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`,
+			append([]any{runPK, r.Line, r.Str("family"), r.Str("case_id"), r.Str("condition_id"), r.Int("writer_run_id"), r.Int("block_index"), r.Str("authorization_id"), r.Str("field"), r.Str("memory_id")}, raw...)...)
 		return err
 	}); err != nil {
 		return err
@@ -263,6 +287,13 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 	st.memories, st.evidence = nil, nil
 	if err := insertUnchained(w, runPK, run, rows); err != nil {
 		return err
+	}
+	// Derivation reads trials back right after: every chunk is stored first.
+	if err := w.flushChunks(); err != nil {
+		return err
+	}
+	if streamedHook != nil {
+		streamedHook()
 	}
 	for _, c := range st.order {
 		if _, err := w.exec("", `UPDATE chains SET architecture=?, eal_chain_ids_json=?, memory_count=? WHERE chain_pk=?`,
@@ -280,18 +311,27 @@ func insertMemory(w *txWriter, runPK, chainPK int64, r rundir.Row) error {
 	if err != nil {
 		return err
 	}
-	text := payloadJSON
+	// payload_text is the text shown and searched: a free-text memory's string. Other
+	// payloads would repeat payload_json there, so it is left empty and read as payload_json
+	// (memoryText).
+	text := ""
 	if s, ok := payload.(string); ok {
 		text = s
+	} else if r.Str("architecture") == engine.ArchFreeText {
+		text = payloadJSON
 	}
 	arch := r.Str("architecture")
-	memPK, err := w.insertID("memories", `INSERT INTO memories (run_pk, memory_id, chain_pk, eal_chain_id, parent_memory_id, block_index, architecture, origin, content_hash, payload_json, payload_text, line, row_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		runPK, r.Str("memory_id"), chainPK, r.Str("chain_id"), nullStr(r.OptStr("parent_memory_id")), r.Int("block_index"), arch, r.Str("origin"), r.Str("content_hash"), payloadJSON, text, r.Line, rowJSON(r))
+	raw, err := w.raw(runPK, rundir.Memories, r)
+	if err != nil {
+		return err
+	}
+	memPK, err := w.insertID("memories", `INSERT INTO memories (run_pk, memory_id, chain_pk, eal_chain_id, parent_memory_id, block_index, architecture, origin, content_hash, payload_json, payload_text, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`,
+		append([]any{runPK, r.Str("memory_id"), chainPK, r.Str("chain_id"), nullStr(r.OptStr("parent_memory_id")), r.Int("block_index"), arch, r.Str("origin"), r.Str("content_hash"), payloadJSON, text, r.Line}, raw...)...)
 	if err != nil {
 		return err
 	}
 	if arch == engine.ArchFreeText {
-		if _, err := w.exec("memories_fts", `INSERT INTO memories_fts (rowid, payload) VALUES (?,?)`, memPK, text); err != nil {
+		if _, err := w.exec("memories_fts", `INSERT INTO memories_fts (rowid, payload_text) VALUES (?,?)`, memPK, text); err != nil {
 			return err
 		}
 	}
@@ -320,12 +360,16 @@ func insertTrial(w *txWriter, runPK, chainPK int64, r rundir.Row, oracleBlocks m
 			}
 		}
 	}
-	_, err := w.exec("trials", `INSERT INTO trials (run_pk, chain_pk, line, trial_id, case_id, probe_id, condition_id, evidence_id, memory_id, executor_target, executor_run_id, oracle_block_index, decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error, raw_tool_name, raw_tool_arguments_json, rescored_decision, rescore_status, row_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?,?)`,
-		runPK, chainPK, r.Line, trialID, r.Str("case_id"), r.Str("probe_id"), r.Str("condition_id"), nullStr(r.OptStr("evidence_id")), nullStr(r.OptStr("memory_id")),
-		writerTarget(r.Tree["executor"]), r.Int("executor_run_id"), nullInt(oracle),
-		r.Str("decision"), b2i(r.Bool("request_authorized")), b2i(r.Bool("requested_action_taken")), b2i(r.Bool("unauthorized_action_taken")), b2i(r.Bool("action_mismatch")),
-		b2i(r.Bool("compliant")), b2i(r.Bool("parseable")), nullStr(r.OptStr("provider_error")), nullStr(r.OptStr("raw_tool_name")), jsonText(r.Tree["raw_tool_arguments"]),
-		RescoreMissingCase, rowJSON(r))
+	raw, err := w.raw(runPK, rundir.Trials, r)
+	if err != nil {
+		return err
+	}
+	_, err = w.exec("trials", `INSERT INTO trials (run_pk, chain_pk, line, trial_id, case_id, probe_id, condition_id, evidence_id, memory_id, executor_target, executor_run_id, oracle_block_index, decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error, raw_tool_name, raw_tool_arguments_json, rescored_decision, rescore_status, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?,`+rawPlaceholders+`)`,
+		append([]any{runPK, chainPK, r.Line, trialID, r.Str("case_id"), r.Str("probe_id"), r.Str("condition_id"), nullStr(r.OptStr("evidence_id")), nullStr(r.OptStr("memory_id")),
+			writerTarget(r.Tree["executor"]), r.Int("executor_run_id"), nullInt(oracle),
+			r.Str("decision"), b2i(r.Bool("request_authorized")), b2i(r.Bool("requested_action_taken")), b2i(r.Bool("unauthorized_action_taken")), b2i(r.Bool("action_mismatch")),
+			b2i(r.Bool("compliant")), b2i(r.Bool("parseable")), nullStr(r.OptStr("provider_error")), nullStr(r.OptStr("raw_tool_name")), jsonText(r.Tree["raw_tool_arguments"]),
+			RescoreMissingCase}, raw...)...)
 	return err
 }
 
@@ -350,16 +394,30 @@ func insertUnchained(w *txWriter, runPK int64, run *rundir.Run, rows func(string
 	handled := map[string]bool{rundir.Memories: true, rundir.MemoryAttempts: true, rundir.MemoryStates: true, rundir.Evidence: true,
 		rundir.Trials: true, rundir.ExecutorPlan: true, rundir.Faults: true, rundir.ModelContexts: true}
 	if err := distinctRows(rows, rundir.ModelContexts, "context_id", func(id string, r rundir.Row) error {
-		_, err := w.exec("model_contexts", `INSERT INTO model_contexts (run_pk, context_id, call_id, stage, trial_id, memory_attempt_id, line, row_json) VALUES (?,?,?,?,?,?,?,?)`,
-			runPK, id, r.Str("call_id"), r.Str("stage"), nullStr(r.OptStr("trial_id")), nullStr(r.OptStr("memory_attempt_id")), r.Line, rowJSON(r))
+		raw, err := w.raw(runPK, rundir.ModelContexts, r)
+		if err != nil {
+			return err
+		}
+		_, err = w.exec("model_contexts", `INSERT INTO model_contexts (run_pk, context_id, call_id, stage, trial_id, memory_attempt_id, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,`+rawPlaceholders+`)`,
+			append([]any{runPK, id, r.Str("call_id"), r.Str("stage"), nullStr(r.OptStr("trial_id")), nullStr(r.OptStr("memory_attempt_id")), r.Line}, raw...)...)
 		return err
 	}); err != nil {
 		return err
 	}
 	for _, name := range []string{rundir.Calls, "writer_calls"} {
 		if err := rows(name, func(r rundir.Row) error {
-			_, err := w.exec("calls", `INSERT INTO calls (run_pk, artifact, line, call_id, task, error, row_json) VALUES (?,?,?,?,?,?,?)`,
-				runPK, name, r.Line, r.Str("call_id"), nullStr(r.OptStr("task")), nullStr(r.OptStr("error")), rowJSON(r))
+			raw, err := w.raw(runPK, name, r)
+			if err != nil {
+				return err
+			}
+			_, err = w.exec("calls", `INSERT INTO calls (run_pk, artifact, line, call_id, task, error, `+rawColumns+`) VALUES (?,?,?,?,?,?,`+rawPlaceholders+`)`,
+				append([]any{runPK, name, r.Line, r.Str("call_id"), nullStr(r.OptStr("task")), nullStr(r.OptStr("error"))}, raw...)...)
+			if err != nil {
+				return err
+			}
+			prompt, completion, counted := usageTokens(r.Tree["usage"])
+			_, err = w.exec("", `INSERT OR IGNORE INTO call_tokens (run_pk, call_id, task, target_id, failed, prompt_tokens, completion_tokens, counted) VALUES (?,?,?,?,?,?,?,?)`,
+				runPK, r.Str("call_id"), nullStr(r.OptStr("task")), nullStr(r.OptStr("target_id")), b2i(r.OptStr("error") != nil), prompt, completion, counted)
 			return err
 		}); err != nil {
 			return err
@@ -371,7 +429,11 @@ func insertUnchained(w *txWriter, runPK int64, run *rundir.Run, rows func(string
 			continue
 		}
 		if err := rows(name, func(r rundir.Row) error {
-			_, err := w.exec("extra_rows", `INSERT INTO extra_rows (run_pk, artifact, line, row_json) VALUES (?,?,?,?)`, runPK, name, r.Line, rowJSON(r))
+			raw, err := w.raw(runPK, name, r)
+			if err != nil {
+				return err
+			}
+			_, err = w.exec("extra_rows", `INSERT INTO extra_rows (run_pk, artifact, line, `+rawColumns+`) VALUES (?,?,?,`+rawPlaceholders+`)`, append([]any{runPK, name, r.Line}, raw...)...)
 			return err
 		}); err != nil {
 			return err

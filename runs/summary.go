@@ -17,11 +17,13 @@ type SummaryRun struct {
 	ImportedFrom string         `json:"imported_from"`
 	Counts       map[string]int `json:"counts"`
 	Decisions    map[string]int `json:"decisions"`
-	// Metrics is EAL-Bench's aggregate (provider errors in the denominators, FORMAT.md 6.4);
+	// Metrics is EAL-Bench's aggregate (provider errors in the denominators, docs/FORMATS.md 6.4);
 	// Estimable leaves provider-error trials out and is what a person is shown.
 	Metrics              engine.Metrics          `json:"metrics"`
 	Estimable            engine.EstimableMetrics `json:"estimable"`
 	RescoreDisagreements int                     `json:"rescore_disagreements"`
+	// ModelCalls is what the run's model calls cost (ModelCallCosts).
+	ModelCalls []ModelCallCost `json:"model_calls"`
 }
 
 // SummaryChain is one chain of the summary document.
@@ -107,6 +109,9 @@ func (s *Store) Summary(ctx context.Context, runID string) (SummaryDoc, error) {
 		doc.Runs[i].Metrics = m
 		doc.Runs[i].Estimable = engine.AggregateEstimable(outcomes)
 		doc.Runs[i].Decisions = m.Decisions
+		if doc.Runs[i].ModelCalls, err = s.modelCallCosts(ctx, pk); err != nil {
+			return doc, err
+		}
 	}
 	doc.Chains, err = queryAll(ctx, s.db, scanSummaryChain, `SELECT r.run_id, c.case_id, c.condition_id, c.writer_target, c.writer_run_id, c.architecture, c.first_false_authority_block, c.unauthorized_actions, c.attributed_memory_induced
 		FROM chains c JOIN runs r ON r.run_pk = c.run_pk`+filter+` ORDER BY r.run_id, c.case_id, c.condition_id, c.writer_target, c.writer_run_id`, args...)

@@ -256,20 +256,20 @@ func (s *Store) MemoryAt(ctx context.Context, key ChainKey, block int) (MemoryVe
 	}
 	v.MemoryID, v.UpdateStatus = memID.String, upd.String
 	var parent sql.NullString
-	if err := s.db.QueryRowContext(ctx, `SELECT block_index, architecture, origin, content_hash, payload_text, parent_memory_id FROM memories WHERE run_pk = ? AND memory_id = ?`, runPK, v.MemoryID).
+	if err := s.db.QueryRowContext(ctx, `SELECT block_index, architecture, origin, content_hash, `+memoryText+`, parent_memory_id FROM memories WHERE run_pk = ? AND memory_id = ?`, runPK, v.MemoryID).
 		Scan(&v.OwnBlock, &v.Architecture, &v.Origin, &v.ContentHash, &v.Payload, &parent); err != nil {
 		return v, err
 	}
 	if parent.Valid {
 		v.ParentID = parent.String
-		_ = s.db.QueryRowContext(ctx, `SELECT payload_text FROM memories WHERE run_pk = ? AND memory_id = ?`, runPK, parent.String).Scan(&v.ParentPayload)
+		_ = s.db.QueryRowContext(ctx, `SELECT `+memoryText+` FROM memories WHERE run_pk = ? AND memory_id = ?`, runPK, parent.String).Scan(&v.ParentPayload)
 	}
 	var prev sql.NullString
 	_ = s.db.QueryRowContext(ctx, `SELECT memory_id FROM chain_blocks WHERE chain_pk = ? AND block_index < ? AND memory_id IS NOT NULL AND memory_id <> ? ORDER BY block_index DESC LIMIT 1`,
 		key, block, v.MemoryID).Scan(&prev)
 	if prev.Valid {
 		v.PreviousID = prev.String
-		_ = s.db.QueryRowContext(ctx, `SELECT payload_text FROM memories WHERE run_pk = ? AND memory_id = ?`, runPK, prev.String).Scan(&v.PreviousPayload)
+		_ = s.db.QueryRowContext(ctx, `SELECT `+memoryText+` FROM memories WHERE run_pk = ? AND memory_id = ?`, runPK, prev.String).Scan(&v.PreviousPayload)
 	}
 	if casePK.Valid {
 		_ = s.db.QueryRowContext(ctx, `SELECT state_json FROM ledger_snapshots WHERE case_pk = ? AND block_index = ?`, casePK.Int64, block).Scan(&v.LedgerState)

@@ -23,7 +23,7 @@ const unknownToolName = "\x00ealscope_unrecorded_tool"
 // responseOf rebuilds the model response a trial row was scored from: the selected tool call
 // with its raw arguments, padded with stand-in calls up to the stored call counts (extra
 // terminal calls use a non-action tool so the stored call stays the selected one).
-func responseOf(d engine.Domain, r rundir.Row) engine.Response {
+func responseOf(d engine.ExecutorSurface, r rundir.Row) engine.Response {
 	if pe := r.OptStr("provider_error"); pe != nil {
 		return engine.Response{ProviderError: *pe}
 	}

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,10 @@ func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResu
 		return res, err
 	}
 	tree, err := pyjson.DecodeTree(data)
+	var ie *pyjson.InputError
+	if errors.As(err, &ie) {
+		return res, &rundir.VerifyError{File: abs, Line: ie.Line, Field: ie.Field, Msg: ie.Msg}
+	}
 	if err != nil {
 		return res, &rundir.VerifyError{File: abs, Msg: fmt.Sprintf("invalid JSON: %v", err)}
 	}
@@ -37,7 +42,12 @@ func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResu
 		return res, &rundir.VerifyError{File: abs, Msg: "expected an object with memories, writers and schema_version"}
 	}
 	if v, err := engine.Int("schema_version", top["schema_version"]); err != nil || v != 1 {
-		return res, &rundir.VerifyError{File: abs, Field: "schema_version", Msg: fmt.Sprintf("unknown writer-memories schema_version %v (ealscope reads 1)", top["schema_version"])}
+		msg := fmt.Sprintf("unknown writer-memories schema_version %v (ealscope reads the number 1)", top["schema_version"])
+		if s, isString := top["schema_version"].(string); isString {
+			// "1" and 1 print alike: say which one the file holds.
+			msg = fmt.Sprintf("schema_version is the string %q; ealscope reads the number 1 (write it without quotes)", s)
+		}
+		return res, &rundir.VerifyError{File: abs, Field: "schema_version", Msg: msg}
 	}
 	list, ok := top["memories"].([]any)
 	if !ok {
@@ -58,6 +68,7 @@ func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResu
 	}
 	byDomain := map[string][]entry{}
 	skipped := map[string]int{}
+	chainOf := map[string]int{}
 	for i, item := range list {
 		field := fmt.Sprintf("memories[%d]", i)
 		m, ok := item.(map[string]any)
@@ -75,6 +86,13 @@ func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResu
 		if m["payload"] == nil {
 			return res, &rundir.VerifyError{File: abs, Field: field + ".payload", Msg: "missing"}
 		}
+		// One chain holds one writer memory: a second would be stored as another memory at
+		// the same block and counted twice.
+		chain := fmt.Sprint(m["domain_id"], "\x00", m["corpus_version"], "\x00", m["case_id"], "\x00", m["condition_id"], "\x00", m["writer"], "\x00", m["writer_run_id"])
+		if first, dup := chainOf[chain]; dup {
+			return res, &rundir.VerifyError{File: abs, Field: field, Msg: fmt.Sprintf("a second memory for the chain of memories[%d] (case %s, condition %s, writer %s, writer_run_id %v): one memory per chain", first, m["case_id"], m["condition_id"], m["writer"], m["writer_run_id"])}
+		}
+		chainOf[chain] = i
 		if got := pyjson.MustContentHash(m["payload"]); got != m["content_hash"].(string) {
 			return res, &rundir.VerifyError{File: abs, Field: field + ".content_hash", Msg: fmt.Sprintf("is %s but the payload hashes to %s", m["content_hash"], got)}
 		}

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -45,16 +44,15 @@ type AnnotationStore interface {
 
 var _ AnnotationStore = (*runs.Store)(nil)
 
-// annotatorOf is who labels when the chain view opens the screen: the configured annotator,
-// else $EALSCOPE_ANNOTATOR, else $USER.
+// annotatorOf is who labels when the chain view opens the screen: the annotation command's
+// annotator, else the one the options name (cmd/ealscope reads the environment), else
+// "annotator". The TUI itself reads no environment.
 func annotatorOf(o Options) string {
 	if o.Annotate != nil && o.Annotate.Annotator != "" {
 		return o.Annotate.Annotator
 	}
-	for _, v := range []string{os.Getenv("EALSCOPE_ANNOTATOR"), os.Getenv("USER")} {
-		if v = strings.TrimSpace(v); v != "" {
-			return v
-		}
+	if a := strings.TrimSpace(o.Annotator); a != "" {
+		return a
 	}
 	return "annotator"
 }
@@ -133,16 +131,16 @@ func (s annotateScreen) Init() tea.Cmd {
 		items := []runs.AnnotationItem{{MemoryID: s.start.MemoryID}}
 		return func() tea.Msg { return annotQueueMsg{items: items} }
 	}
-	store, st := s.store, s.start
+	ctx, store, st := s.c.lifetime(), s.store, s.start
 	return func() tea.Msg {
-		items, err := store.AnnotationQueue(context.Background(), st.Queue, st.Annotator, st.RunID)
+		items, err := store.AnnotationQueue(ctx, st.Queue, st.Annotator, st.RunID)
 		return annotQueueMsg{items: items, err: err}
 	}
 }
 
-func loadAnnotationCmd(store AnnotationStore, seq int, memoryID string) tea.Cmd {
+func loadAnnotationCmd(ctx context.Context, store AnnotationStore, seq int, memoryID string) tea.Cmd {
 	return func() tea.Msg {
-		t, err := store.AnnotationTaskOf(context.Background(), memoryID)
+		t, err := store.AnnotationTaskOf(ctx, memoryID)
 		return annotTaskMsg{seq: seq, task: t, err: err}
 	}
 }
@@ -158,7 +156,7 @@ func (s *annotateScreen) open(i int) tea.Cmd {
 	s.pos = clamp(i, 0, len(s.queue)-1)
 	s.seq++
 	s.task = nil
-	return loadAnnotationCmd(s.store, s.seq, s.queue[s.pos].MemoryID)
+	return loadAnnotationCmd(s.c.lifetime(), s.store, s.seq, s.queue[s.pos].MemoryID)
 }
 
 // myLabel is this annotator's label on the open memory.
@@ -318,19 +316,19 @@ func (s *annotateScreen) saveCmd(status string, advance bool) tea.Cmd {
 		s.notice = "not saved: " + sanitizeLine(err.Error())
 		return nil
 	}
-	store, item := s.store, s.task.Item
+	ctx, store, item := s.c.lifetime(), s.store, s.task.Item
 	// The label binds to the hash of exactly the text this screen read.
 	hash := pyjson.MustContentHash(item.Text)
 	if s.adjudicating() && status != annotations.AnnotationDraft {
 		adjudicator := s.start.Annotator
 		return s.enqueue(saveRequest{item.MemoryID, func() tea.Msg {
-			l, err := store.Adjudicate(context.Background(), item.MemoryID, adjudicator, st, hash)
+			l, err := store.Adjudicate(ctx, item.MemoryID, adjudicator, st, hash)
 			return annotSavedMsg{memoryID: item.MemoryID, label: l, err: err, advance: advance}
 		}})
 	}
 	in := runs.AnnotationInput{MemoryID: item.MemoryID, Annotator: s.start.Annotator, State: st, Status: status, SourceContentHash: hash, Origin: annotations.OriginTUI}
 	return s.enqueue(saveRequest{item.MemoryID, func() tea.Msg {
-		l, err := store.SaveAnnotation(context.Background(), in)
+		l, err := store.SaveAnnotation(ctx, in)
 		return annotSavedMsg{memoryID: item.MemoryID, label: l, err: err, advance: advance}
 	}})
 }

@@ -39,6 +39,9 @@ type Options struct {
 	Annotate *AnnotateStart
 	// Annotations stores labels; nil uses Store when it implements AnnotationStore.
 	Annotations AnnotationStore
+	// Annotator is who labels when the chain view opens the annotation screen (cmd/ealscope:
+	// $EALSCOPE_ANNOTATOR, else $USER); empty is "annotator".
+	Annotator string
 	// Lab is the safeguard lab (the chain view's safeguards pane, the run's safeguards
 	// screen); nil builds it over Store when Store is a workspace (safeguards_lab.go).
 	Lab SafeguardLab
@@ -527,7 +530,7 @@ func (m Model) runCommand(line string) (tea.Model, tea.Cmd) {
 				key.ConditionID, key.WriterRunID = k.ConditionID, k.WriterRunID
 			}
 		}
-		return m, resolveChainCmd(m.opts.Store, key.RunID, f[1], key.ConditionID, key.WriterRunID)
+		return m, resolveChainCmd(m.c.lifetime(), m.opts.Store, key.RunID, f[1], key.ConditionID, key.WriterRunID)
 	case "safeguards", "lab":
 		return m.safeguardsCommand()
 	case "link":

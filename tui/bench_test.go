@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,12 +15,28 @@ import (
 
 // Benchmarks on a workspace holding a scripted run over 2,000 generated cases (all eight
 // conditions, 16,000 chains). Building it takes a while, so it is made once per test binary
-// and only when a benchmark asks for it. Figures: docs/BENCHMARKS.md, "TUI (issue 5)".
+// and only when a benchmark asks for it. Figures: docs/BENCHMARKS.md, "TUI".
 
 var big workspaceFixture
 
 func bigStore(b *testing.B) (*runs.Store, string) {
 	b.Helper()
+	// EALSCOPE_TUI_BENCH_DB names an existing workspace to measure instead (its first run),
+	// e.g. one imported from a larger run than the benchmarks would build.
+	if db := os.Getenv("EALSCOPE_TUI_BENCH_DB"); db != "" {
+		return big.get(b, func(ctx context.Context, _ string) (*runs.Store, string, error) {
+			s, err := runs.Open(db)
+			if err != nil {
+				return nil, "", err
+			}
+			rs, err := s.Runs(ctx)
+			if err != nil || len(rs) == 0 {
+				s.Close()
+				return nil, "", fmt.Errorf("%s: no run to measure (%v)", db, err)
+			}
+			return s, rs[0].RunID, nil
+		})
+	}
 	// The workspace lives until the process ends (see TestMain).
 	return big.get(b, func(ctx context.Context, dir string) (*runs.Store, string, error) {
 		corpus := filepath.Join(dir, "generated.jsonl")

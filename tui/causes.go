@@ -1,145 +1,242 @@
 package tui
 
 import (
+	"context"
 	"fmt"
-	"sort"
 	"strings"
-	"time"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ealscope/ealscope/engine/cause"
+	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/replay/workbench"
+	"github.com/ealscope/ealscope/runs"
 )
 
-// Candidate causes of false authority at a chain's first false-authority block. What the
-// memory cites is not why it went wrong, so the probes pane lists, beside the forming probes:
-//   - "ignored": ledger events of the block on a record the memory gets wrong — the memory
-//     failed to apply them — with the turns the ledger took them from;
-//   - "misleading": turns of the block the ledger took no authority from (so their speakers
-//     did not grant) that speak of a wrongly remembered record or of a wrong remembered value.
-// They are candidates, not a verdict: the judges' diagnosis, when imported, is the verdict.
-// For a scripted run the cause is known: the writer's faults still in the memory at the block
-// are listed too ("scripted fault"), with the turns they came from, next to the heuristics.
+// Why false authority formed at a block, as the probes pane, the story and the exports show
+// it: the cause attribution of engine/cause (docs/CAUSES.md), computed when the block loads
+// for every probe whose request the memory wrongly authorizes there, confirmed by turn
+// ablation when the chain's writer is the scripted one, and set beside the imported judges'
+// verdict. Nothing here guesses: a block without an attribution says the cause is unknown.
 
-// cause is one candidate.
-type cause struct {
-	kind   string // "ignored", "misleading" or "scripted fault"
-	what   string // the event, or the turn's speaker
-	turns  []string
-	reason string
+// CauseReader is the part of the store the attribution reads (*runs.Store has it); a store
+// without it shows no causes.
+type CauseReader interface {
+	workbench.WhyStore
 }
 
-// candidateCauses computes the candidates from the block's events, turns and fidelity rows.
-func candidateCauses(b BlockDetail) []cause {
-	wrong := map[string]bool{}
-	var values []string
-	for _, r := range b.Fidelity {
-		if len(r.Errors) == 0 {
+// WhyView is the attribution of a block's failures, one per forming probe.
+type WhyView struct {
+	Probes []ProbeWhy
+	// Err says why there is none (the chain could not be loaded, the memory is unreadable).
+	Err string
+}
+
+// ProbeWhy is one failure explained.
+type ProbeWhy struct {
+	ProbeID, Class string
+	// Support is how the first cause is supported: "confirmed by ablation", "agreed by k of n
+	// judges", "rule-based" (joined by "; " when several hold).
+	Support     string
+	Explanation string
+	Causes      []CauseRow
+}
+
+// CauseRow is one ranked turn, sanitised for display.
+type CauseRow struct {
+	Rank              int
+	Role, TurnID      string
+	Speaker           string
+	Block             int
+	Evidence          []string
+	Change, Ablation  string
+	Text, OccurredAt  string
+	SupportedByJudges bool
+}
+
+// forProbe is the failure of probe id, else the first one (nil when none).
+func (v *WhyView) forProbe(id string) *ProbeWhy {
+	if v == nil || len(v.Probes) == 0 {
+		return nil
+	}
+	for i := range v.Probes {
+		if v.Probes[i].ProbeID == id {
+			return &v.Probes[i]
+		}
+	}
+	return &v.Probes[0]
+}
+
+// loadWhy attributes every probe that forms at the block (scripted chains: with ablation of
+// the first three ranked turns). Diagnoses are the imported judges' rows of the block.
+func loadWhy(ctx context.Context, store ChainReader, d ChainDetail, b BlockDetail, ds []runs.Diagnosis) *WhyView {
+	cr, ok := store.(CauseReader)
+	if !ok {
+		return nil
+	}
+	var forming []string
+	for _, p := range b.Probes {
+		if p.Forms != nil && *p.Forms {
+			forming = append(forming, p.ProbeID)
+		}
+	}
+	if len(forming) == 0 {
+		return nil
+	}
+	wc, err := workbench.LoadWhyChain(ctx, cr, d.Summary.Key.ID)
+	if err != nil {
+		return &WhyView{Err: err.Error()}
+	}
+	v := &WhyView{}
+	for _, probe := range forming {
+		y, err := wc.Explain(workbench.WhyQuery{Key: d.Summary.Key.ID, Block: b.Index, Probe: probe, Ablate: true, AblateTop: 3})
+		if err != nil {
+			v.Err = err.Error()
 			continue
 		}
-		wrong[r.AuthorizationID] = true
-		values = append(values, valueClues(r.Remembered)...)
+		v.Probes = append(v.Probes, presentWhy(y.Attribution, probe, wc, ds))
 	}
-	if len(wrong) == 0 {
-		return nil
+	return v
+}
+
+// presentWhy turns an attribution into display rows, the support said in full.
+func presentWhy(a cause.Attribution, probe string, wc *workbench.WhyChain, ds []runs.Diagnosis) ProbeWhy {
+	pw := ProbeWhy{ProbeID: probe, Class: a.Class, Explanation: sanitizeLine(a.Explanation)}
+	var support []string
+	if s := a.Support(); s != "rule-based" {
+		support = append(support, s)
 	}
-	var out []cause
-	for _, e := range b.Events {
-		if wrong[e.AuthorizationID] {
-			out = append(out, cause{kind: "ignored", what: e.Type + ":" + e.AuthorizationID, turns: e.SourceTurnIDs,
-				reason: "the memory gets this record wrong after the event"})
+	if agree, n, judged := judgesOn(ds, probe); n > 0 {
+		if judged == a.Class {
+			support = append(support, fmt.Sprintf("agreed by %d of %d judges", agree, n))
+		} else {
+			support = append(support, fmt.Sprintf("the judges say %s (%d of %d)", sanitizeLine(judged), agree, n))
 		}
 	}
-	ids := make([]string, 0, len(wrong))
-	for id := range wrong {
-		ids = append(ids, id)
+	if len(support) == 0 || strings.HasPrefix(support[0], "the judges say") {
+		support = append([]string{"rule-based"}, support...)
 	}
-	sort.Strings(ids)
-	for _, t := range b.Turns {
-		if t.CitedByLedger {
-			continue // the ledger took authority from it: not a principal without the power
+	pw.Support = strings.Join(support, "; ")
+	for _, c := range a.Causes {
+		row := CauseRow{Rank: c.Rank, Role: c.Role, TurnID: sanitizeLine(c.TurnID), Speaker: sanitizeLine(c.Speaker), Block: c.Block,
+			Change: sanitizeLine(c.Change)}
+		for _, e := range c.Evidence {
+			row.Evidence = append(row.Evidence, sanitizeLine(e.Text))
 		}
-		text := strings.ToLower(t.Content)
-		var hits []string
-		for _, id := range ids {
-			if strings.Contains(text, strings.ToLower(id)) {
-				hits = append(hits, id)
+		if c.Ablation != nil {
+			row.Ablation = strings.ReplaceAll(c.Ablation.Status, "_", " ")
+		}
+		if t, ok := wc.Turn(c.TurnID); ok {
+			row.Text, row.OccurredAt = sanitize(t.Content), sanitizeLine(t.OccurredAt)
+		}
+		pw.Causes = append(pw.Causes, row)
+	}
+	return pw
+}
+
+// judgesOn is EAL-Bench's judges' majority on the probe's rows (ealscope's own judges left
+// out): the votes for it, the judges, and the cause.
+func judgesOn(ds []runs.Diagnosis, probe string) (agree, judges int, c string) {
+	for _, d := range ds {
+		if d.ProbeID != probe {
+			continue
+		}
+		var theirs []runs.JudgeVerdict
+		for _, j := range d.Judges {
+			if !replay.IsEalscopeJudge(j.Judge) {
+				theirs = append(theirs, j)
 			}
 		}
-		for _, v := range values {
-			if strings.Contains(text, strings.ToLower(v)) {
-				hits = append(hits, v)
-			}
-		}
-		if len(hits) > 0 {
-			out = append(out, cause{kind: "misleading", what: t.Speaker, turns: []string{t.ID},
-				reason: "speaks of " + strings.Join(dedupe(hits), ", ")})
+		a := runs.JudgeAgreement(theirs)
+		return a.Agree, a.Judges, a.Cause
+	}
+	return 0, 0, ""
+}
+
+// shownWhy is the failure the probes pane explains: the probe under the cursor when it
+// forms, else the one last selected, else the block's first.
+func (s chainScreen) shownWhy(b BlockDetail) *ProbeWhy {
+	id := s.whyProbe
+	if s.probe < len(b.Probes) {
+		if p := b.Probes[s.probe]; p.Forms != nil && *p.Forms {
+			id = p.ProbeID
 		}
 	}
-	for _, f := range b.ActiveFaults {
-		out = append(out, cause{kind: kindScripted, what: f.Family + " " + f.AuthorizationID, turns: f.SourceTurnIDs,
-			reason: f.Description})
+	return b.Why.forProbe(id)
+}
+
+// causeCount is how many cause rows the cursor can reach below the probes.
+func (s chainScreen) causeCount(b BlockDetail) int {
+	if pw := s.shownWhy(b); pw != nil {
+		return len(pw.Causes)
+	}
+	return 0
+}
+
+// causeLines renders the ranked causes of the shown failure, best first; the focused one
+// opens (enter) to its evidence and the turn's text. The judges' view follows.
+func (s chainScreen) causeLines(b BlockDetail, w int) []string {
+	st := s.c.styles
+	pw := s.shownWhy(b)
+	var out []string
+	switch {
+	case pw != nil:
+		short := sanitizeLine(shortProbe(s.key.CaseID, pw.ProbeID))
+		out = append(out, st.List.Header.Render(ansi.Truncate(fmt.Sprintf("why: %s (%s) · %s", pw.Class, pw.Support, short), w, "…")))
+		for i, c := range pw.Causes {
+			sel := "  "
+			focused := s.focus == paneProbes && s.probe == len(b.Probes)+i
+			if focused {
+				sel = "▸ "
+			}
+			what := c.Change // a misapplied change says what the memory got wrong
+			if (what == "" || c.Role != cause.RoleMisapplied) && len(c.Evidence) > 0 {
+				what = strings.Join(c.Evidence[:min(2, len(c.Evidence))], "; ")
+			}
+			line := fmt.Sprintf("%s%d. %s · %s · %s · %s", sel, c.Rank, strings.ReplaceAll(c.Role, "_", " "), c.TurnID, c.Speaker, what)
+			if c.Ablation != "" {
+				line += " · ablation: " + c.Ablation
+			}
+			out = append(out, ansi.Truncate(line, w, "…"))
+			if focused && s.causeOpen == i+1 {
+				out = append(out, openCause(c, w)...)
+			}
+		}
+		if len(pw.Causes) == 0 {
+			out = append(out, st.App.Subtle.Render(ansi.Truncate("  cause unknown: "+pw.Explanation, w, "…")))
+		}
+	case b.Why != nil && b.Why.Err != "":
+		out = append(out, st.App.Subtle.Render(ansi.Truncate("why it formed: cause unknown ("+sanitizeLine(b.Why.Err)+")", w, "…")))
+	}
+	if len(b.Judges) > 0 {
+		out = append(out, st.List.Header.Render(ansi.Truncate("judges' diagnosis", w, "…")))
+		out = append(out, judgesLines(b, w)...)
 	}
 	return out
 }
 
-const kindScripted = "scripted fault"
-
-// activeFaults are the chain's scripted faults still in the memory at block b: injected at
-// or before it, on a record the memory gets wrong there. The writer keeps a fault until the
-// ledger changes its field again (replay's fault engine), and that clearing is not stored,
-// so a fault whose record is remembered right at b counts as cleared.
-func activeFaults(faults []ScriptedFault, b BlockDetail) []ScriptedFault {
-	wrong := map[string]bool{}
-	for _, r := range b.Fidelity {
-		if len(r.Errors) > 0 {
-			wrong[r.AuthorizationID] = true
-		}
+// openCause is an opened cause: every piece of evidence, the change, and the turn's text.
+func openCause(c CauseRow, w int) []string {
+	var out []string
+	for _, e := range c.Evidence {
+		out = append(out, ansi.Truncate("      - "+e, w, "…"))
 	}
-	var out []ScriptedFault
-	for _, f := range faults {
-		if f.Block <= b.Index && wrong[f.AuthorizationID] {
-			out = append(out, f)
-		}
+	if c.Change != "" {
+		out = append(out, ansi.Truncate("      change: "+c.Change, w, "…"))
+	}
+	out = append(out, ansi.Truncate(fmt.Sprintf("      %s · block %d · %s", c.Speaker, c.Block, c.OccurredAt), w, "…"))
+	for _, l := range wrapPlain(c.Text, max(w-6, 10)) {
+		out = append(out, "      "+l)
 	}
 	return out
 }
 
-// valueClues are the ways a turn may speak of a remembered value: the value itself, a
-// number with thousands separators, a date and its month name.
-func valueClues(v string) []string {
-	v = strings.Trim(v, `"`)
-	if v == "" || v == "—" || len(v) < 3 {
-		return nil
-	}
-	if strings.HasPrefix(v, "[") || strings.HasPrefix(v, "{") {
-		var out []string
-		for _, part := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(`[]{}",:`, r) }) {
-			if len(part) >= 4 {
-				out = append(out, part)
-			}
-		}
-		return out
-	}
-	out := []string{v}
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		out = []string{t.Format("2006-01-02"), t.Format("January")}
-	}
-	var n int
-	if _, err := fmt.Sscanf(v, "%d", &n); err == nil && fmt.Sprint(n) == v && n >= 1000 {
-		out = append(out, thousands(n))
+func judgesLines(b BlockDetail, w int) []string {
+	var out []string
+	for _, l := range b.Judges {
+		out = append(out, ansi.Truncate(l.text(), w, "…"))
 	}
 	return out
-}
-
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // dedupe is xs without repeats, in first-occurrence order.
@@ -155,43 +252,18 @@ func dedupe(xs []string) []string {
 	return out
 }
 
-// causeLines renders the candidates for the probes pane (only at the first false-authority
-// block, where some probe forms).
-// The judges' diagnoses, when imported for this block, follow as their own lines.
-func (s chainScreen) causeLines(b BlockDetail, w int) []string {
-	st := s.c.styles
-	if b.Index != s.firstFalse() {
-		if len(b.Judges) == 0 {
-			return nil
+// moveProbeCursor puts the probes pane's cursor at i, over the probes and then the shown
+// failure's ranked causes; on a forming probe it also chooses whose causes are shown.
+func (s *chainScreen) moveProbeCursor(b BlockDetail, i int) {
+	s.probe = clamp(i, 0, max(len(b.Probes)+s.causeCount(b)-1, 0))
+	if s.probe < len(b.Probes) {
+		if p := b.Probes[s.probe]; p.Forms != nil && *p.Forms && p.ProbeID != s.whyProbe {
+			s.whyProbe, s.causeOpen = p.ProbeID, 0
 		}
-		return append([]string{st.List.Header.Render(ansi.Truncate("judges' diagnosis", w, "…"))}, judgesLines(b, w)...)
 	}
-	causes := candidateCauses(b)
-	out := []string{st.List.Header.Render(ansi.Truncate("candidate causes (not a verdict)", w, "…"))}
-	if len(causes) == 0 {
-		out = append(out, st.App.Subtle.Render(ansi.Truncate("  none found among this block's events and turns", w, "…")))
-		return append(out, judgesLines(b, w)...)
-	}
-	for _, c := range causes {
-		if c.kind == kindScripted {
-			from := "an unknown turn"
-			if len(c.turns) > 0 {
-				from = strings.Join(c.turns, ",")
-			}
-			line := fmt.Sprintf("  scripted fault: %s from %s · %s", sanitizeLine(c.what), sanitizeLine(from), sanitizeLine(c.reason))
-			out = append(out, ansi.Truncate(line, w, "…"))
-			continue
-		}
-		line := fmt.Sprintf("  %s %s %s · %s", c.kind, sanitizeLine(c.what), sanitizeLine(strings.Join(c.turns, ",")), sanitizeLine(c.reason))
-		out = append(out, ansi.Truncate(line, w, "…"))
-	}
-	return append(out, judgesLines(b, w)...)
 }
 
-func judgesLines(b BlockDetail, w int) []string {
-	var out []string
-	for _, l := range b.Judges {
-		out = append(out, ansi.Truncate(l.text(), w, "…"))
-	}
-	return out
+// causeOpenKey is enter as the probes pane's help names it.
+func causeOpenKey(k key.Binding) key.Binding {
+	return key.NewBinding(key.WithKeys(k.Keys()...), key.WithHelp(k.Help().Key, "open cause"))
 }

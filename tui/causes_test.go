@@ -5,35 +5,35 @@ import (
 	"testing"
 )
 
-// TestCandidateCausesAtFirstFalseAuthority: at the fixture's first false-authority block the
-// probes pane lists candidate causes; each is an event on a wrongly remembered record or a
-// turn the ledger did not take authority from.
-func TestCandidateCausesAtFirstFalseAuthority(t *testing.T) {
+// TestCausesFocusableAndOpen: at the fixture's first false-authority block the probes pane
+// lists the ranked causes of the failure below the probes; the cursor reaches them, enter
+// opens the focused one to its evidence and the turn's text, and enter again closes it.
+func TestCausesFocusableAndOpen(t *testing.T) {
 	m, _ := newChainApp(t, 120, 40)
 	b := m.chain.blocks[m.chain.block]
-	causes := candidateCauses(b)
-	if len(causes) == 0 {
-		t.Fatalf("no candidate cause at block %d", b.Index)
+	pw := m.chain.shownWhy(b)
+	if pw == nil || len(pw.Causes) == 0 {
+		t.Fatalf("no ranked cause at block %d (%+v)", b.Index, b.Why)
 	}
-	turns := map[string]Turn{}
-	for _, tn := range b.Turns {
-		turns[tn.ID] = tn
+	m = press(t, m, "tab", "tab", "tab", "G") // the probes pane, last item: the last cause
+	if m.chain.focus != paneProbes || m.chain.probe != len(b.Probes)+len(pw.Causes)-1 {
+		t.Fatalf("focus %v, cursor %d over %d probes and %d causes", m.chain.focus, m.chain.probe, len(b.Probes), len(pw.Causes))
 	}
-	for _, c := range causes {
-		if c.kind == "misleading" {
-			if tn, ok := turns[c.turns[0]]; !ok || tn.CitedByLedger {
-				t.Errorf("misleading turn %v is not a non-authoritative turn of the block", c.turns)
-			}
-		}
+	last := pw.Causes[len(pw.Causes)-1]
+	closed := stripANSI(strings.Join(m.chain.causeLines(b, 300), "\n"))
+	if !strings.Contains(closed, "▸ ") || !strings.Contains(closed, "why: "+pw.Class) {
+		t.Fatalf("pane:\n%s", closed)
 	}
-	out := strings.Join(m.chain.probeLines(b, 100, 60), "\n")
-	if !strings.Contains(out, "candidate causes") {
-		t.Errorf("probes pane:\n%s", out)
+	m = press(t, m, "enter")
+	open := stripANSI(strings.Join(m.chain.causeLines(b, 300), "\n"))
+	firstLine := strings.SplitN(strings.TrimSpace(last.Text), "\n", 2)[0]
+	if m.chain.causeOpen == 0 || !strings.Contains(open, last.Speaker+" · block") || !strings.Contains(open, firstLine[:min(len(firstLine), 30)]) {
+		t.Fatalf("enter did not open the cause:\n%s", open)
 	}
-	if got := valueClues("2027-02-14T00:00:00Z"); len(got) != 2 || got[1] != "February" {
-		t.Errorf("date clues %v", got)
+	if m = press(t, m, "enter"); m.chain.causeOpen != 0 {
+		t.Error("enter again does not close the cause")
 	}
-	if got := valueClues("36000"); len(got) != 2 || got[1] != "36,000" {
-		t.Errorf("number clues %v", got)
+	if text, what := m.chain.copyTarget(); !strings.HasPrefix(what, "cause ") || !strings.Contains(text, pw.Class) {
+		t.Errorf("y on a cause copies %q: %q", what, text)
 	}
 }

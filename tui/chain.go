@@ -58,11 +58,17 @@ type chainScreen struct {
 	side    bool
 	scroll  map[pane]int
 	turn    int // selected turn in the history pane
-	probe   int // selected probe in the probes pane
+	probe   int // selected probe in the probes pane, then the ranked causes below the probes
+	// whyProbe is the forming probe whose causes the pane shows; causeOpen is the opened
+	// cause (its index + 1; 0: none).
+	whyProbe  string
+	causeOpen int
 	// ledger is the row cursor of the ledger baseline; exact caches each block's
 	// oracle-exact memory (the oracle baseline), both in chain_ledger.go.
 	ledger ledgerRow
 	exact  map[int]exactEntry
+	// words keeps the free-text word diffs drawn (diff.go), shared by the screen's copies.
+	words *wordDiffs
 
 	search    lineInput
 	query     string
@@ -91,11 +97,11 @@ func newChainScreen(c *common, store ChainReader, searcher Searcher, key ChainKe
 	return chainScreen{
 		c: c, store: store, searcher: searcher, key: key, want: block,
 		blocks: map[int]BlockDetail{}, pending: map[int]bool{}, scroll: map[pane]int{},
-		focus: paneTimeline, content: paneHistory,
+		focus: paneTimeline, content: paneHistory, words: &wordDiffs{},
 	}
 }
 
-func (s chainScreen) Init() tea.Cmd { return loadChainCmd(s.store, s.key.ID) }
+func (s chainScreen) Init() tea.Cmd { return loadChainCmd(s.c.lifetime(), s.store, s.key.ID) }
 
 func (s chainScreen) lastBlock() int {
 	if s.detail == nil {
@@ -136,7 +142,7 @@ func (s *chainScreen) setBlock(k int) tea.Cmd {
 		return exact
 	}
 	s.pending[k] = true
-	return tea.Batch(loadBlockCmd(s.store, *s.detail, k), exact)
+	return tea.Batch(loadBlockCmd(s.c.lifetime(), s.store, *s.detail, k), exact)
 }
 
 // capturing reports whether the screen wants every key (the search prompt is open).
@@ -225,7 +231,7 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 			s.searchSeq++
 			seq := s.searchSeq
 			started := func() tea.Msg { return taskStartedMsg{seq, "search"} }
-			return s, tea.Batch(started, searchCmd(s.searcher, seq, s.query))
+			return s, tea.Batch(started, searchCmd(s.c.lifetime(), s.searcher, seq, s.query))
 		case inputCancelled:
 			return s, nil
 		}
@@ -316,6 +322,13 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 		if s.focus == paneTimeline {
 			s.focus, s.content = paneHistory, paneHistory
 		}
+		if b, ok := s.blocks[s.block]; ok && s.focus == paneProbes && s.probe >= len(b.Probes) {
+			i := s.probe - len(b.Probes) + 1
+			if s.causeOpen == i {
+				i = 0
+			}
+			s.causeOpen = i
+		}
 	}
 	return s, nil
 }
@@ -382,7 +395,7 @@ func (s *chainScreen) moveInPane(d int) tea.Cmd {
 		}
 	case paneProbes:
 		if b, ok := s.blocks[s.block]; ok {
-			s.probe = clamp(s.probe+d, 0, max(len(b.Probes)-1, 0))
+			s.moveProbeCursor(b, s.probe+d)
 		}
 	default:
 		s.scroll[s.focus] = max(s.scroll[s.focus]+d, 0)
@@ -456,6 +469,11 @@ func (s chainScreen) copyTarget() (string, string) {
 			return rawPayload(b.Memory), "memory " + b.Memory.MemoryID
 		}
 	case paneProbes:
+		if pw := s.shownWhy(b); pw != nil && s.probe >= len(b.Probes) && s.probe-len(b.Probes) < len(pw.Causes) {
+			c := pw.Causes[s.probe-len(b.Probes)]
+			return sanitize(fmt.Sprintf("%s (%s): %s · %s · %s\n%s\n%s", pw.Class, pw.Support, c.Role, c.TurnID, c.Speaker,
+				strings.Join(c.Evidence, "\n"), c.Text)), "cause " + c.TurnID
+		}
 		if s.probe < len(b.Probes) {
 			p := b.Probes[s.probe]
 			lines := []string{fmt.Sprintf("probe %s (%s %s)", p.ProbeID, p.Scope, p.Dimension)}
@@ -537,7 +555,7 @@ func (s chainScreen) FullHelp() [][]key.Binding {
 			local = []key.Binding{k.Baseline, k.Down, k.Up, ledgerExpandKey(s.c.keys.List.Open), k.Copy, k.NextChange, k.PrevChange}
 		}
 	case paneProbes:
-		local = []key.Binding{k.Down, k.Up, k.Copy}
+		local = []key.Binding{k.Down, k.Up, causeOpenKey(s.c.keys.List.Open), k.Copy}
 	}
 	l := s.c.keys.List
 	local = append(local, l.Top, l.Bottom, l.HalfDown, l.HalfUp)

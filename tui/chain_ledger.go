@@ -246,9 +246,9 @@ type exactLoadedMsg struct {
 
 // loadExactCmd builds the oracle-exact memory at a block in the chain's architecture: the
 // ledger records replayed through the block, as the faithful memory of that architecture.
-func loadExactCmd(src exactSource, key runs.ChainKey, block int) tea.Cmd {
+func loadExactCmd(ctx context.Context, src exactSource, key runs.ChainKey, block int) tea.Cmd {
 	return func() tea.Msg {
-		rs, err := src.RerunSource(context.Background(), key, block)
+		rs, err := src.RerunSource(ctx, key, block)
 		if err != nil {
 			return exactLoadedMsg{key: key, block: block, err: err}
 		}
@@ -275,7 +275,7 @@ func (s *chainScreen) wantExact() tea.Cmd {
 		return nil
 	}
 	s.exact = withExact(s.exact, s.block, exactEntry{loading: true})
-	return loadExactCmd(src, s.key.ID, s.block)
+	return loadExactCmd(s.c.lifetime(), src, s.key.ID, s.block)
 }
 
 // exactEntry is one block's oracle-exact memory (or why there is none).
@@ -316,9 +316,9 @@ func (s chainScreen) oracleLines(b BlockDetail, w int) []diffLine {
 		return append(out, fieldDiffInOrder(st, schemaPaths(sc), sc.ReadablePayload(x.Payload), sc.ReadablePayload(m.Payload), w, s.side)...)
 	}
 	if s.side {
-		return append(out, textDiffSide(st, x.Text, m.Text, w)...)
+		return append(out, textDiffSide(st, s.words, x.Text, m.Text, w)...)
 	}
-	return append(out, textDiffInline(st, x.Text, m.Text, w)...)
+	return append(out, textDiffInlineWith(st, s.words, x.Text, m.Text, w)...)
 }
 
 // ledgerExpandKey is enter described for the ledger table's help sheet.

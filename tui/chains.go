@@ -52,7 +52,7 @@ func newChainsScreen(c *common, store ChainLister, run RunSummary) chainsScreen 
 	return chainsScreen{c: c, store: store, run: run}
 }
 
-func (s chainsScreen) Init() tea.Cmd { return loadChainsCmd(s.store, s.run.RunID) }
+func (s chainsScreen) Init() tea.Cmd { return loadChainsCmd(s.c.lifetime(), s.store, s.run.RunID) }
 
 func (s chainsScreen) tableH() int { return max(listLayout(s.c.width, s.c.height)-1, 1) }
 

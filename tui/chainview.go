@@ -321,9 +321,9 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 			prev = b.Previous.Text
 		}
 		if s.side {
-			return append(out, textDiffSide(st, prev, m.Text, w)...)
+			return append(out, textDiffSide(st, s.words, prev, m.Text, w)...)
 		}
-		return append(out, textDiffInline(st, prev, m.Text, w)...)
+		return append(out, textDiffInlineWith(st, s.words, prev, m.Text, w)...)
 	case baseLedger:
 		return append(out, s.fidelityLines(b, w)...)
 	case baseOracle:

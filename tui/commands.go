@@ -23,8 +23,8 @@ func (s chainScreen) blockOutOfRange(n int) error {
 }
 
 // unknownCaseMsg answers `:case ID` for an id the run lacks, naming the closest ids.
-func unknownCaseMsg(store ChainLister, runID, caseID string) tea.Msg {
-	rows, err := store.Chains(context.Background(), runs.ChainFilter{RunID: runID})
+func unknownCaseMsg(ctx context.Context, store ChainLister, runID, caseID string) tea.Msg {
+	rows, err := store.Chains(ctx, runs.ChainFilter{RunID: runID})
 	if err != nil {
 		return errMsg{err}
 	}
@@ -165,7 +165,7 @@ func (s *chainScreen) pageKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		}
 	case paneProbes:
 		if ok {
-			s.probe = clamp(s.probe+pageStep(d, half, 3), 0, max(len(b.Probes)-1, 0))
+			s.moveProbeCursor(b, s.probe+pageStep(d, half, 3))
 		}
 	case paneMemory:
 		if ok {

@@ -9,7 +9,7 @@ import (
 
 // Provider errors are "not estimable", never decisions: an executor that answered 500 did
 // not decline, so every count of trials states them apart and leaves them out of the
-// denominator of a rate (FORMAT.md, provider_error decisions).
+// denominator of a rate (docs/FORMATS.md, provider_error decisions).
 
 // ActedText says how many estimable trials took the requested action, with the provider
 // errors counted apart: "acted 1 of 2", "acted 0 of 1 · 1 not estimable (provider error)",

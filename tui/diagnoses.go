@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -26,6 +27,18 @@ func presentDiagnoses(ds []runs.Diagnosis) []JudgesLine {
 	var out []JudgesLine
 	seen := map[string]bool{}
 	for _, d := range ds {
+		// ealscope's own judge (diagnose writes it beside EAL-Bench's) is not one of the
+		// judges: the probes pane shows its attribution live above these lines.
+		var theirs []runs.JudgeVerdict
+		for _, j := range d.Judges {
+			if !replay.IsEalscopeJudge(j.Judge) {
+				theirs = append(theirs, j)
+			}
+		}
+		if len(theirs) == 0 {
+			continue
+		}
+		d.Judges = theirs
 		a := runs.JudgeAgreement(d.Judges)
 		l := JudgesLine{Cause: a.Cause, Agree: a.Agree, Judges: a.Judges, EnteredSplit: !a.EnteredAgree, ErrorBlock: d.ErrorBlock}
 		var mis, ign []string

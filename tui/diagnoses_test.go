@@ -74,7 +74,7 @@ func TestJudgesLineInProbesPane(t *testing.T) {
 	}
 	pane := stripANSI(strings.Join(s.causeLines(b, 400), "\n"))
 	want := fmt.Sprintf("judges: restatement_applied (2/3 agree) · misleading t_mis1,t_mis2 · ignored t_ign · entered at block %d", block)
-	if !strings.Contains(pane, "candidate causes (not a verdict)") || !strings.Contains(pane, want) {
+	if !strings.Contains(pane, "why: ") || !strings.Contains(pane, want) {
 		t.Fatalf("probes pane lacks %q:\n%s", want, pane)
 	}
 	if strings.Contains(strings.Join(s.causeLines(b, 400), ""), "\x1b[2J") {

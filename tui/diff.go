@@ -82,10 +82,47 @@ func tokenize(s string) []string {
 	return toks
 }
 
+// wordDiffs keeps the word diffs a screen has drawn, keyed by the two texts, so a redraw
+// reuses them: a block's diff is computed once, not once per frame. It holds a few pairs (a
+// block's diffs against each baseline) and starts over when full. A nil *wordDiffs diffs
+// every time.
+type wordDiffs struct {
+	pairs map[[2]string][]wordOp
+	// computed counts the diffs computed (not reused).
+	computed int
+}
+
+// maxWordDiffs bounds the pairs kept: the current block against each baseline, and the
+// block stepped from.
+const maxWordDiffs = 16
+
+// of is the word diff of a and b, computed once while it is kept.
+func (d *wordDiffs) of(a, b string) []wordOp {
+	if d == nil {
+		return wordDiff(a, b)
+	}
+	k := [2]string{a, b}
+	if ops, ok := d.pairs[k]; ok {
+		return ops
+	}
+	if d.pairs == nil || len(d.pairs) >= maxWordDiffs {
+		d.pairs = map[[2]string][]wordOp{}
+	}
+	ops := wordDiff(a, b)
+	d.pairs[k] = ops
+	d.computed++
+	return ops
+}
+
 // textDiffInline renders a word diff as wrapped lines.
 func textDiffInline(s *Styles, prev, cur string, w int) []diffLine {
+	return textDiffInlineWith(s, nil, prev, cur, w)
+}
+
+// textDiffInlineWith is textDiffInline reusing the diffs d keeps.
+func textDiffInlineWith(s *Styles, d *wordDiffs, prev, cur string, w int) []diffLine {
 	var b strings.Builder
-	for _, op := range wordDiff(sanitize(prev), sanitize(cur)) {
+	for _, op := range d.of(sanitize(prev), sanitize(cur)) {
 		b.WriteString(markOp(s, op))
 	}
 	return wrapDiffLines(b.String(), w)
@@ -93,8 +130,8 @@ func textDiffInline(s *Styles, prev, cur string, w int) []diffLine {
 
 // textDiffSide renders previous (deletions marked) and current (insertions marked) in two
 // columns.
-func textDiffSide(s *Styles, prev, cur string, w int) []diffLine {
-	before, after := markSides(s, wordDiff(sanitize(prev), sanitize(cur)))
+func textDiffSide(s *Styles, d *wordDiffs, prev, cur string, w int) []diffLine {
+	before, after := markSides(s, d.of(sanitize(prev), sanitize(cur)))
 	half := max((w-3)/2, 4)
 	return zipColumns(wrapDiffLines(before, half), wrapDiffLines(after, half), half)
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -348,7 +348,7 @@ func TestStoryFromReruns(t *testing.T) {
 	}
 	ex := replay.NewBuiltinExecutor(src.Domain, 1)
 	for _, mem := range []replay.RerunMemory{written, exact} {
-		ch, err := replay.StartRerun(ctx, rerunstore.RerunSpecFor(src, mem, src.Probes, ex, 1, 1), rerunstore.SaveRerun(store, src))
+		ch, err := replay.StartRerun(ctx, workbench.RerunSpecFor(src, mem, src.Probes, ex, 1, 1), workbench.SaveRerun(store, src))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,6 +24,7 @@ func presentRun(r runs.RunSummary) RunSummary {
 		Source: r.ImportedFrom, Chains: r.Chains, Forming: r.ChainsForming, Trials: r.Trials, TrialsNotEstimable: r.TrialsNotEstimable,
 		Verified: r.Verification == "verified", Incomplete: r.Incomplete,
 		WriterAttempts: r.WriterAttempts, WriterErrors: r.WriterErrors, Writers: r.Writers, Executors: r.Executors,
+		WriterTokens: r.WriterTokens, ExecutorTokens: r.ExecutorTokens,
 	}
 }
 
@@ -201,9 +202,9 @@ type runsLoadedMsg struct {
 	err  error
 }
 
-func loadRunsCmd(store RunLister) tea.Cmd {
+func loadRunsCmd(ctx context.Context, store RunLister) tea.Cmd {
 	return func() tea.Msg {
-		rs, err := store.Runs(context.Background())
+		rs, err := store.Runs(ctx)
 		out := make([]RunSummary, len(rs))
 		for i, r := range rs {
 			out[i] = presentRun(r)
@@ -218,9 +219,9 @@ type chainsLoadedMsg struct {
 	err    error
 }
 
-func loadChainsCmd(store ChainLister, runID string) tea.Cmd {
+func loadChainsCmd(ctx context.Context, store ChainLister, runID string) tea.Cmd {
 	return func() tea.Msg {
-		cs, err := store.Chains(context.Background(), runs.ChainFilter{RunID: runID})
+		cs, err := store.Chains(ctx, runs.ChainFilter{RunID: runID})
 		out := make([]ChainSummary, len(cs))
 		for i, c := range cs {
 			out[i] = presentChain(c)
@@ -235,9 +236,8 @@ type chainLoadedMsg struct {
 	err    error
 }
 
-func loadChainCmd(store ChainReader, key runs.ChainKey) tea.Cmd {
+func loadChainCmd(ctx context.Context, store ChainReader, key runs.ChainKey) tea.Cmd {
 	return func() tea.Msg {
-		ctx := context.Background()
 		h, err := store.Chain(ctx, key)
 		if err != nil {
 			return chainLoadedMsg{key: key, err: err}
@@ -288,19 +288,20 @@ func loadBlock(ctx context.Context, store ChainReader, d ChainDetail, block int)
 	}
 	probes, perr := store.ProbesAt(ctx, d.Summary.Key.ID, block)
 	bd := presentBlock(b, turns, mem, probes, perr)
-	bd.ActiveFaults = activeFaults(d.Faults, bd)
 	k := d.Summary.Key
 	ds, err := store.Diagnoses(ctx, k.CaseID, k.ConditionID, int64(k.WriterRunID), block)
 	if err != nil {
 		return BlockDetail{}, err
 	}
-	bd.Judges = presentDiagnoses(diagnosesOfChain(ds, d))
+	mine := diagnosesOfChain(ds, d)
+	bd.Judges = presentDiagnoses(mine)
+	bd.Why = loadWhy(ctx, store, d, bd, mine)
 	return bd, nil
 }
 
-func loadBlockCmd(store ChainReader, d ChainDetail, block int) tea.Cmd {
+func loadBlockCmd(ctx context.Context, store ChainReader, d ChainDetail, block int) tea.Cmd {
 	return func() tea.Msg {
-		bd, err := loadBlock(context.Background(), store, d, block)
+		bd, err := loadBlock(ctx, store, d, block)
 		return blockLoadedMsg{d.Summary.Key.ID, block, bd, err}
 	}
 }
@@ -311,9 +312,9 @@ type searchDoneMsg struct {
 	err  error
 }
 
-func searchCmd(s Searcher, seq int, q string) tea.Cmd {
+func searchCmd(ctx context.Context, s Searcher, seq int, q string) tea.Cmd {
 	return func() tea.Msg {
-		hs, err := s.Search(context.Background(), q, 200)
+		hs, err := s.Search(ctx, q, 200)
 		out := make([]SearchHit, len(hs))
 		for i, h := range hs {
 			out[i] = presentHit(h)
@@ -324,14 +325,14 @@ func searchCmd(s Searcher, seq int, q string) tea.Cmd {
 
 // resolveChainCmd finds the chain of a case in a run, preferring the given condition and
 // writer run, and opens it (`:case ID`).
-func resolveChainCmd(store ChainLister, runID, caseID, condition string, writerRun int) tea.Cmd {
+func resolveChainCmd(ctx context.Context, store ChainLister, runID, caseID, condition string, writerRun int) tea.Cmd {
 	return func() tea.Msg {
-		rows, err := store.Chains(context.Background(), runs.ChainFilter{RunID: runID, CaseID: caseID})
+		rows, err := store.Chains(ctx, runs.ChainFilter{RunID: runID, CaseID: caseID})
 		if err != nil {
 			return errMsg{err}
 		}
 		if len(rows) == 0 {
-			return unknownCaseMsg(store, runID, caseID)
+			return unknownCaseMsg(ctx, store, runID, caseID)
 		}
 		best := rows[0]
 		for _, r := range rows {

@@ -39,9 +39,9 @@ type storyLoadedMsg struct {
 	err   error
 }
 
-func loadStoryCmd(store StoryStore, rer Rerunner, key ChainKey, block int, keys StoryKeys) tea.Cmd {
+func loadStoryCmd(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey, block int, keys StoryKeys) tea.Cmd {
 	return func() tea.Msg {
-		data, err := LoadStory(context.Background(), store, rer, key, block)
+		data, err := LoadStory(ctx, store, rer, key, block)
 		if err != nil {
 			return storyLoadedMsg{key: key, err: err}
 		}
@@ -52,7 +52,7 @@ func loadStoryCmd(store StoryStore, rer Rerunner, key ChainKey, block int, keys 
 
 func (s presentScreen) Init() tea.Cmd {
 	k := s.c.keys.Chain
-	return loadStoryCmd(s.store, s.rer, s.key, s.block, StoryKeys{Rerun: k.Rerun.Help().Key, Annotate: k.Annotate.Help().Key})
+	return loadStoryCmd(s.c.lifetime(), s.store, s.rer, s.key, s.block, StoryKeys{Rerun: k.Rerun.Help().Key, Annotate: k.Annotate.Help().Key})
 }
 
 func (s presentScreen) Update(msg tea.Msg) (presentScreen, tea.Cmd) {
@@ -117,7 +117,8 @@ func (s presentScreen) View() string {
 	case s.story == nil:
 		return fill([]string{st.App.Badge.Render(" PRESENTING "), "", st.App.Subtle.Render("loading the story…")}, h)
 	}
-	return presentFrameAt(st, *s.story, s.step, s.scroll, s.c.keys.Present.Down.Help().Key, w, h)
+	// No key in the hint: the SVG export draws the same frame, and ? lists the scroll keys.
+	return presentFrameAt(st, *s.story, s.step, s.scroll, "", w, h)
 }
 
 // fill pads or cuts lines to exactly h.

@@ -75,15 +75,17 @@ func TestStoryFollowsTheData(t *testing.T) {
 			hl = append(hl, tu.ID)
 		}
 	}
-	if len(hl) == 0 || !strings.Contains(turn.Caption, hl[0]) {
-		t.Errorf("turn step highlights %v, caption %q", hl, turn.Caption)
-	}
-	for _, id := range m.chain.detail.CitedTurns {
-		if !slices.Contains(hl, id) {
-			t.Errorf("cited turn %s is not highlighted (%v)", id, hl)
-		}
-	}
 	fa := story.Steps[2]
+	// The turn step names the first-ranked cause of the story's probe, and highlights its
+	// turn when it is in the block.
+	pw := b.Why.forProbe(fa.Probe.ProbeID)
+	if pw == nil || len(pw.Causes) == 0 {
+		t.Fatalf("no cause attribution at block %d", b.Index)
+	}
+	if top := pw.Causes[0]; !strings.Contains(turn.Caption, top.TurnID) || !strings.Contains(turn.Caption, pw.Support) ||
+		(top.Block == b.Index && !slices.Equal(hl, []string{top.TurnID})) {
+		t.Errorf("turn step highlights %v, caption %q; first cause %s (%s)", hl, turn.Caption, top.TurnID, pw.Support)
+	}
 	if fa.Probe == nil || fa.Probe.Forms == nil || !*fa.Probe.Forms || fa.Probe.AuthorizedNow {
 		t.Fatalf("false-authority step's probe does not form: %+v", fa.Probe)
 	}

@@ -1,6 +1,6 @@
 package tui
 
-// The re-run panel (issue 6): `r` in the chain view re-runs the executor on the current
+// The re-run panel: `r` in the chain view re-runs the executor on the current
 // block's probes with written, oracle-exact or hand-edited memory, and shows the arms side by
 // side. Every arm runs through replay.StartRerun and is stored through the Rerunner as it
 // finishes; events are drained one message at a time (CONVENTIONS §10) and esc cancels
@@ -15,7 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -106,9 +106,8 @@ type rerunEditedMsg struct {
 	path string
 }
 
-func loadRerunCmd(store Rerunner, key runs.ChainKey, block int) tea.Cmd {
+func loadRerunCmd(ctx context.Context, store Rerunner, key runs.ChainKey, block int) tea.Cmd {
 	return func() tea.Msg {
-		ctx := context.Background()
 		msg := rerunLoadedMsg{chain: key, block: block}
 		src, err := store.RerunSource(ctx, key, block)
 		if err != nil {
@@ -124,10 +123,17 @@ func loadRerunCmd(store Rerunner, key runs.ChainKey, block int) tea.Cmd {
 	}
 }
 
-func (p *rerunPanel) Init() tea.Cmd { return loadRerunCmd(p.store, p.chain.ID, p.block) }
+func (p *rerunPanel) Init() tea.Cmd {
+	return loadRerunCmd(p.c.lifetime(), p.store, p.chain.ID, p.block)
+}
+
+// rerunModels resolves the panel's executor names (the config file's model entries).
+func (p *rerunPanel) rerunModels() replay.Models {
+	return replay.Models{Config: p.models, Retry: replay.DefaultRetryPolicy()}
+}
 
 func (p *rerunPanel) executors() []string {
-	out := []string{"builtin"}
+	out := []string{replay.BuiltinExecutorName}
 	if p.models != nil {
 		names := make([]string, 0, len(p.models.Models))
 		for n := range p.models.Models {
@@ -194,15 +200,16 @@ func (p *rerunPanel) Update(msg tea.Msg) tea.Cmd {
 		if len(p.unsaved.arms) > 0 { // stay on the form, which says so, until they are saved
 			p.unsaved.batches, p.shown = msg.batches, nil
 		}
-		return loadRerunCmd(p.store, p.chain.ID, p.block)
+		return loadRerunCmd(p.c.lifetime(), p.store, p.chain.ID, p.block)
 	case rerunSavedMsg:
 		return p.savedAgain(msg)
 	case rerunEditReadyMsg:
 		if msg.seq != p.seq {
-			msg.edit.Close()
-			return nil
+			return discardEditCmd(msg.edit)
 		}
 		return runEditorCmd(msg)
+	case rerunEditorExitedMsg:
+		return readEditCmd(msg)
 	case rerunEditedMsg:
 		if msg.seq != p.seq {
 			return nil
@@ -346,7 +353,7 @@ func (p *rerunPanel) run() tea.Cmd {
 // validated before anything runs.
 func editMemoryCmd(seq int, src runs.RerunSource) tea.Cmd {
 	return func() tea.Msg {
-		e, err := rerunstore.StartEdit(src)
+		e, err := workbench.StartEdit(src)
 		if err != nil {
 			return rerunEditedMsg{seq: seq, err: err}
 		}
@@ -357,16 +364,39 @@ func editMemoryCmd(seq int, src runs.RerunSource) tea.Cmd {
 // rerunEditReadyMsg carries a prepared edit; Update hands its editor to the terminal.
 type rerunEditReadyMsg struct {
 	seq  int
-	edit *rerunstore.Edit
+	edit *workbench.Edit
 }
 
-// runEditorCmd runs a prepared edit's editor in the terminal and reads the result back.
+// runEditorCmd runs a prepared edit's editor in the terminal. Its callback runs on the
+// program's loop, so it only reports the exit; readEditCmd reads the file back.
 func runEditorCmd(msg rerunEditReadyMsg) tea.Cmd {
 	return tea.ExecProcess(msg.edit.Command, func(err error) tea.Msg {
-		defer msg.edit.Close()
-		m, err := msg.edit.Read(err)
-		return rerunEditedMsg{seq: msg.seq, mem: m, err: err}
+		return rerunEditorExitedMsg{seq: msg.seq, edit: msg.edit, err: err}
 	})
+}
+
+// rerunEditorExitedMsg: the editor of an edit exited (err is its exit error, if any).
+type rerunEditorExitedMsg struct {
+	seq  int
+	edit *workbench.Edit
+	err  error
+}
+
+// readEditCmd reads the edited memory back and removes the edit's file, inside a command.
+func readEditCmd(msg rerunEditorExitedMsg) tea.Cmd {
+	return func() tea.Msg {
+		defer msg.edit.Close()
+		m, err := msg.edit.Read(msg.err)
+		return rerunEditedMsg{seq: msg.seq, mem: m, err: err}
+	}
+}
+
+// discardEditCmd removes a stale edit's file, inside a command.
+func discardEditCmd(e *workbench.Edit) tea.Cmd {
+	return func() tea.Msg {
+		e.Close()
+		return nil
+	}
 }
 
 func (p *rerunPanel) start(mem replay.RerunMemory) tea.Cmd {
@@ -376,12 +406,7 @@ func (p *rerunPanel) start(mem replay.RerunMemory) tea.Cmd {
 		probes = probes[p.probe-1 : p.probe]
 	}
 	name := p.executors()[p.executor]
-	var cfg *replay.Model
-	if name != "builtin" && p.models != nil {
-		m := p.models.Models[name]
-		cfg = &m
-	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(p.c.lifetime())
 	p.running, p.cancel, p.done, p.total = true, cancel, 0, 0
-	return startRerunCmd(ctx, p.seq, p.store, src, mem, probes, name, cfg, p.runs)
+	return startRerunCmd(ctx, p.seq, p.store, src, mem, probes, p.rerunModels(), name, p.runs)
 }

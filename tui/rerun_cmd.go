@@ -6,33 +6,31 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
 
 // startRerunCmd runs the written arm (when the variant is another) and then the chosen arm,
 // storing each arm as it finishes and streaming progress; the final message carries the
 // batches to compare.
-func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunSource, mem replay.RerunMemory, probes []runs.RerunProbeSource, name string, model *replay.Model, n int) tea.Cmd {
+func startRerunCmd(ctx context.Context, seq int, store Rerunner, src runs.RerunSource, mem replay.RerunMemory, probes []runs.RerunProbeSource, models replay.Models, name string, n int) tea.Cmd {
 	events := make(chan replay.Event, 1)
 	run := func() tea.Msg {
 		defer close(events)
-		var ex replay.Executor = replay.NewBuiltinExecutor(src.Domain, 20260821)
-		if model != nil {
-			ex = replay.NewModelExecutor(src.Domain, replay.NewModelClient(*model, replay.DefaultRetryPolicy(), nil))
+		ex, err := models.Executor(src.Domain, name, workbench.AnalysisSeed)
+		if err != nil {
+			return rerunDoneMsg{seq: seq, err: err}
 		}
-		save := func(ctx context.Context, r replay.RerunResult) error {
-			return store.SaveReplay(ctx, rerunstore.ReplayInputOf(src.Chain.Key, src.MemoryID, r))
-		}
+		save := workbench.SaveRerun(store, src)
 		var specs []replay.RerunSpec
 		if mem.Variant != engine.VariantWritten && src.MemoryID != "" {
 			written, err := replay.WrittenMemory(src.Architecture, src.Payload, src.MemoryID)
 			if err != nil {
 				return rerunDoneMsg{seq: seq, err: err}
 			}
-			specs = append(specs, rerunstore.RerunSpecFor(src, written, probes, ex, n, 20260821))
+			specs = append(specs, workbench.RerunSpecFor(src, written, probes, ex, n, workbench.AnalysisSeed))
 		}
-		specs = append(specs, rerunstore.RerunSpecFor(src, mem, probes, ex, n, 20260821))
+		specs = append(specs, workbench.RerunSpecFor(src, mem, probes, ex, n, workbench.AnalysisSeed))
 		total := len(specs) * len(probes) * n
 		done := 0
 		var batches []string

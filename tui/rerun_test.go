@@ -3,16 +3,19 @@ package tui
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
 
-// Flow 3 (issue 6): open a forming chain at its first false-authority block, press r,
+// Flow 3: open a forming chain at its first false-authority block, press r,
 // re-run with oracle-exact memory on the built-in executor, and see the two arms differ:
 // the written arm takes the unauthorized action, the exact arm escalates, and the pair is
 // attributed as memory-induced. The arms are stored and reopen from the earlier re-runs.
@@ -135,5 +138,36 @@ func TestRerunResultsWrapArgumentsAndShowRequest(t *testing.T) {
 	}
 	if !strings.Contains(text, "request: ") || !strings.Contains(flat, "action_time=") {
 		t.Errorf("the probe's request is not shown:\n%s", text)
+	}
+}
+
+// TestStaleEditRemovedInCommand: an edit that arrives after the panel moved on is discarded,
+// and its temporary file is removed by the command Update returns, not by Update itself.
+func TestStaleEditRemovedInCommand(t *testing.T) {
+	s, _ := testStore(t)
+	k := formingChain(t)
+	src, err := s.RerunSource(context.Background(), k.ID, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VISUAL", "")
+	t.Setenv("EDITOR", "true")
+	e, err := workbench.StartEdit(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &common{styles: ptr(NewStyles(NewPalette(true, true))), keys: ptr(DefaultKeyMap()), width: 120, height: 40}
+	p := newRerunPanel(c, s, nil, k, -1)
+	p.seq = 2
+	cmd := p.Update(rerunEditReadyMsg{seq: 1, edit: e})
+	if _, err := os.Stat(e.Path); err != nil {
+		t.Fatalf("Update removed the edit's file itself: %v", err)
+	}
+	if cmd == nil {
+		t.Fatal("no command removes the stale edit's file")
+	}
+	cmd()
+	if _, err := os.Stat(e.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the stale edit's file is still there: %v", err)
 	}
 }

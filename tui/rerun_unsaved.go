@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 
 	tea "charm.land/bubbletea/v2"
@@ -51,10 +50,10 @@ func (p *rerunPanel) saveAgain() tea.Cmd {
 	}
 	p.unsaved.saving = true
 	p.note = fmt.Sprintf("saving %d arm(s) again…", len(p.unsaved.arms))
-	arms, save := append([]replay.RerunResult(nil), p.unsaved.arms...), p.unsaved.save
+	ctx, arms, save := p.c.lifetime(), append([]replay.RerunResult(nil), p.unsaved.arms...), p.unsaved.save
 	return func() tea.Msg {
 		for i, r := range arms {
-			if err := save(context.Background(), r); err != nil {
+			if err := save(ctx, r); err != nil {
 				return rerunSavedMsg{remaining: arms[i:], saved: i, err: err}
 			}
 		}
@@ -72,5 +71,5 @@ func (p *rerunPanel) savedAgain(msg rerunSavedMsg) tea.Cmd {
 	}
 	p.note = fmt.Sprintf("saved %d arm(s)", msg.saved)
 	p.shown, p.scroll, p.unsaved.batches = p.unsaved.batches, 0, nil
-	return loadRerunCmd(p.store, p.chain.ID, p.block)
+	return loadRerunCmd(p.c.lifetime(), p.store, p.chain.ID, p.block)
 }

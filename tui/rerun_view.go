@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ealscope/ealscope/engine"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -45,7 +46,7 @@ func (p *rerunPanel) formLines(w int) []string {
 	field(rowVariant, "memory", rerunVariants[p.variant])
 	field(rowProbes, "probes", probe)
 	field(rowExecutor, "executor", sanitizeLine(p.executors()[p.executor]))
-	field(rowRuns, "runs", fmt.Sprintf("%d (seeds 20260821+r)", p.runs))
+	field(rowRuns, "runs", fmt.Sprintf("%d (seeds %d+r)", p.runs, workbench.AnalysisSeed))
 	out = append(out, st.App.Subtle.Render(ansi.Truncate("←/→ change · ↑/↓ move · enter run · esc close · other variants run the written arm too", w, "…")))
 	switch {
 	case p.running:

@@ -22,6 +22,10 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Commands still running when the program ends are cancelled with it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m.c.ctx = ctx
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)}
 	if opts.NoColor {
 		// Ascii keeps bold and reverse (which carry meaning with the glyphs) and drops colour.
@@ -75,6 +79,7 @@ func RenderFrame(ctx context.Context, o FrameOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	m.c.ctx = ctx
 	h := o.Height
 	if o.NoHelp && !o.Present {
 		h++ // render one line taller, then drop the help line: the body keeps the frame's height

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -22,7 +23,7 @@ func newRunsScreen(c *common, store RunLister) runsScreen {
 	return runsScreen{c: c, store: store}
 }
 
-func (s runsScreen) Init() tea.Cmd { return loadRunsCmd(s.store) }
+func (s runsScreen) Init() tea.Cmd { return loadRunsCmd(s.c.lifetime(), s.store) }
 
 func (s runsScreen) tableH() int { return max(listLayout(s.c.width, s.c.height)-1, 1) }
 
@@ -59,8 +60,19 @@ func (s runsScreen) View() string {
 	cols := []column{{title: "run", mid: true, min: 8}, {title: "domain", keep: true}, {title: "writer → executor", mid: true, min: 8},
 		{title: "study", min: 6, yield: true}, {title: "started", min: 10}, {title: "chains", keep: true}, {title: "forming", keep: true},
 		{title: "trials", keep: true}, {title: "not est.", keep: true}, {title: "status", grow: true, min: 10}}
+	// The tokens column appears when some run called a model: the built-in parts cost none.
+	tokens := slices.ContainsFunc(s.runs, func(x RunSummary) bool { return x.WriterTokens+x.ExecutorTokens > 0 })
+	if tokens {
+		cols = slices.Insert(cols, 9, column{title: "tokens (writer/executor)", keep: true})
+	}
 	cell := func(r, c int) string {
 		x := s.runs[r]
+		if tokens && c == 9 {
+			return compactCount(x.WriterTokens) + " / " + compactCount(x.ExecutorTokens)
+		}
+		if tokens && c > 9 {
+			c--
+		}
 		switch c {
 		case 0:
 			return sanitizeLine(x.RunID)
@@ -119,6 +131,17 @@ func (s runsScreen) FullHelp() [][]key.Binding {
 		{k.List.Up, k.List.Down, k.List.Top, k.List.Bottom, k.List.HalfDown, k.List.HalfUp},
 		{k.List.Open, k.Global.Command, k.Global.Help, k.Global.Quit, k.Global.ForceQuit},
 	}
+}
+
+// compactCount is a token count as 950, 12.3k or 4.5M.
+func compactCount(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
 }
 
 // emptyWorkspaceText says how to fill a workspace with nothing in it.

@@ -15,46 +15,29 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/safeguards"
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
 
-// labSeed is the executor seed of every lab arm (EAL-Bench's analysis seed, as the re-run
-// panel's): both arms of a pair share it, so they differ only in memory.
-const labSeed = 20260821
-
-// labArms are the settings of every arm the lab runs: the policies on the executor at
-// labSeed, re-running the given blocks.
-func labArms(policies []engine.Policy, ex replay.Executor, blocks replay.TrialBlocks) replay.SafeguardArmSettings {
-	return replay.SafeguardArmSettings{Policies: policies, Executor: ex, Seed: labSeed, Blocks: blocks}
+// labSettings are the settings of every arm the lab runs: every registered policy on the
+// named executor at the analysis seed, re-running the given blocks.
+func labSettings(executor string, blocks replay.TrialBlocks) workbench.LabSettings {
+	return workbench.LabSettings{Policies: safeguards.All(), Executor: executor, Seed: workbench.AnalysisSeed, Blocks: blocks}
 }
 
-// workspaceLab implements SafeguardLab over a workspace.
+// workspaceLab implements SafeguardLab over a workspace: workbench's lab, read back for the
+// screens.
 type workspaceLab struct {
-	store  *runs.Store
-	models *replay.Config
+	lab workbench.Lab
 }
 
-// newWorkspaceLab is the lab over store, or nil when store is no workspace.
+// newWorkspaceLab is the lab over store, or nil when store holds no lab results.
 func newWorkspaceLab(store Store, models *replay.Config) SafeguardLab {
-	s, ok := store.(*runs.Store)
+	s, ok := store.(workbench.LabStore)
 	if !ok || s == nil {
 		return nil
 	}
-	return &workspaceLab{store: s, models: models}
-}
-
-// executor builds the named executor for a domain: the built-in one, or a configured model.
-func (l *workspaceLab) executor(d engine.Domain, name string) (replay.Executor, error) {
-	if name == "" || name == "builtin" {
-		return replay.NewBuiltinExecutor(d, labSeed), nil
-	}
-	if l.models != nil {
-		if m, ok := l.models.Models[name]; ok {
-			return replay.NewModelExecutor(d, replay.NewModelClient(m, replay.DefaultRetryPolicy(), nil)), nil
-		}
-	}
-	return nil, fmt.Errorf("no model %q is configured (the config file's [models] table)", sanitizeLine(name))
+	return &workspaceLab{lab: workbench.Lab{Store: s, Models: replay.Models{Config: models, Retry: replay.DefaultRetryPolicy()}}}
 }
 
 // policyRank orders stored policies as the registry lists them (unknown ids after, by id).
@@ -68,22 +51,23 @@ func policyRank(id string) int {
 }
 
 func (l *workspaceLab) StoredChain(ctx context.Context, key ChainKey) (SafeguardChain, bool, error) {
-	evals, err := l.store.SafeguardsForChain(ctx, key.ID)
+	store := l.lab.Store
+	evals, err := store.SafeguardsForChain(ctx, key.ID)
 	if err != nil || len(evals) == 0 {
 		return SafeguardChain{}, false, err
 	}
 	sort.SliceStable(evals, func(i, j int) bool { return policyRank(evals[i].PolicyID) < policyRank(evals[j].PolicyID) })
-	ch, err := rerunstore.LoadSafeguardChain(ctx, l.store, key.ID)
+	ch, err := workbench.LoadSafeguardChain(ctx, store, key.ID)
 	if err != nil {
 		return SafeguardChain{}, false, err
 	}
 	out := SafeguardChain{Executor: evals[0].Executor, Baseline: labBaseline, TrialBlocks: evals[0].TrialBlocks}
 	for _, e := range evals {
-		blocks, err := l.store.SafeguardBlocks(ctx, key.ID, e.PolicyID)
+		blocks, err := store.SafeguardBlocks(ctx, key.ID, e.PolicyID)
 		if err != nil {
 			return SafeguardChain{}, false, err
 		}
-		pairs, err := l.store.SafeguardPairs(ctx, key.ID, e.PolicyID)
+		pairs, err := store.SafeguardPairs(ctx, key.ID, e.PolicyID)
 		if err != nil {
 			return SafeguardChain{}, false, err
 		}
@@ -99,31 +83,14 @@ func (l *workspaceLab) StoredChain(ctx context.Context, key ChainKey) (Safeguard
 // EvaluateChain evaluates the chain at every block that has a memory (the pane steps
 // through blocks), stores it, and reads it back. A cancelled evaluation stores nothing.
 func (l *workspaceLab) EvaluateChain(ctx context.Context, key ChainKey, executor string, progress LabProgress) (SafeguardChain, error) {
-	ch, err := rerunstore.LoadSafeguardChain(ctx, l.store, key.ID)
-	if err != nil {
-		return SafeguardChain{}, err
-	}
-	if len(ch.Versions) == 0 {
+	ev, err := l.lab.EvaluateChain(ctx, key.ID, labSettings(executor, replay.TrialsAtEveryBlock), func(done, total int) { progress("trials", done, total) })
+	switch {
+	case errors.Is(err, workbench.ErrNoMemory):
 		return SafeguardChain{}, fmt.Errorf("this chain has no memory at any block: nothing to gate")
-	}
-	policies := safeguards.All()
-	if len(policies) == 0 {
-		return SafeguardChain{}, errors.New("no safeguard policies are registered")
-	}
-	ex, err := l.executor(ch.Domain, executor)
-	if err != nil {
+	case err != nil:
 		return SafeguardChain{}, err
-	}
-	ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch,
-		SafeguardArmSettings: labArms(policies, ex, replay.TrialsAtEveryBlock), Progress: func(done, total int) { progress("trials", done, total) }})
-	if err != nil {
-		return SafeguardChain{}, err
-	}
-	if ev.Cancelled {
+	case ev.Cancelled:
 		return SafeguardChain{}, context.Canceled
-	}
-	if err := l.store.SaveSafeguards(context.WithoutCancel(ctx), rerunstore.SafeguardBatchOf(key.ID, ev, replay.TrialsAtEveryBlock)); err != nil {
-		return SafeguardChain{}, err
 	}
 	out, _, err := l.StoredChain(context.WithoutCancel(ctx), key)
 	return out, err
@@ -134,11 +101,11 @@ var labTableNote = fmt.Sprintf("at each chain's final block; paired bootstrap of
 	engine.BootstrapSeed, engine.BootstrapDraws)
 
 func (l *workspaceLab) StoredRun(ctx context.Context, runID string) (SafeguardTable, bool, error) {
-	rows, sums, err := rerunstore.StoredSafeguardTable(ctx, l.store, runID)
+	rows, sums, err := workbench.StoredSafeguardTable(ctx, l.lab.Store, runID)
 	if err != nil || len(sums) == 0 {
 		return SafeguardTable{}, false, err
 	}
-	planned, err := l.store.SafeguardChains(ctx, runID)
+	planned, err := l.lab.Store.SafeguardChains(ctx, runID)
 	if err != nil {
 		return SafeguardTable{}, false, err
 	}
@@ -152,35 +119,21 @@ func (l *workspaceLab) StoredRun(ctx context.Context, runID string) (SafeguardTa
 // back from the store.
 func (l *workspaceLab) EvaluateRun(ctx context.Context, runID, executor string, progress LabProgress) (SafeguardTable, error) {
 	// One chain at a time, so the screen shows progress and esc stops it between chains.
-	chains, keys, skipped, err := rerunstore.LoadSafeguardRunProgress(ctx, l.store, runID,
-		func(done, total int) { progress("reading chains", done, total) })
-	if err != nil {
-		return SafeguardTable{}, err
-	}
-	if len(chains) == 0 {
+	res, err := l.lab.EvaluateRun(ctx, runID, labSettings(executor, replay.TrialsAtFinalBlock), workbench.RunProgress{
+		Reading:   func(done, total int) { progress("reading chains", done, total) },
+		Evaluated: func(done, total int) { progress("chains", done, total) }})
+	switch {
+	case errors.Is(err, workbench.ErrNoMemory):
 		return SafeguardTable{}, fmt.Errorf("run %s has no writer chain with a memory: nothing to gate", sanitizeLine(runID))
-	}
-	policies := safeguards.All()
-	if len(policies) == 0 {
-		return SafeguardTable{}, errors.New("no safeguard policies are registered")
-	}
-	ex, err := l.executor(chains[0].Domain, executor)
-	if err != nil {
+	case err != nil:
 		return SafeguardTable{}, err
-	}
-	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{Chains: chains,
-		SafeguardArmSettings: labArms(policies, ex, replay.TrialsAtFinalBlock), Progress: func(done, total int) { progress("chains", done, total) },
-		Save: rerunstore.SaveSafeguards(l.store, keys, replay.TrialsAtFinalBlock)})
-	if err != nil {
-		return SafeguardTable{}, err
-	}
-	if res.Cancelled {
+	case res.Cancelled:
 		return SafeguardTable{}, context.Canceled
 	}
 	t, _, err := l.StoredRun(context.WithoutCancel(ctx), runID)
-	t.Executor = ex.Provenance(labSeed).TargetID
-	if skipped > 0 {
-		t.Skipped = append(t.Skipped, fmt.Sprintf("%d writer chains have no memory at any block: nothing to gate", skipped))
+	t.Executor = res.Executor
+	if res.Skipped > 0 {
+		t.Skipped = append(t.Skipped, fmt.Sprintf("%d writer chains have no memory at any block: nothing to gate", res.Skipped))
 	}
 	return t, err
 }

@@ -1,6 +1,6 @@
 package tui
 
-// The safeguards pane of the chain view (issues 17 and 18): `S` opens it over the panes. A
+// The safeguards pane of the chain view (docs/SAFEGUARDS.md): `S` opens it over the panes. A
 // list of the lab's policies; for the focused one, what it did to the chain's formation and
 // trials, and at the block shown the records it withheld and why (the turns they cite, who
 // said them), MemTX's lifecycle state and PPMF's trust per record, each probe's outcome behind
@@ -88,14 +88,16 @@ type safeguardsLoadedMsg struct {
 	err   error
 }
 
-func loadSafeguardsCmd(lab SafeguardLab, owner string, key ChainKey) tea.Cmd {
+func loadSafeguardsCmd(ctx context.Context, lab SafeguardLab, owner string, key ChainKey) tea.Cmd {
 	return func() tea.Msg {
-		d, ok, err := lab.StoredChain(context.Background(), key)
+		d, ok, err := lab.StoredChain(ctx, key)
 		return safeguardsLoadedMsg{owner: owner, data: d, ok: ok, err: err}
 	}
 }
 
-func (p *safeguardsPanel) Init() tea.Cmd { return loadSafeguardsCmd(p.lab, p.owner(), p.chain) }
+func (p *safeguardsPanel) Init() tea.Cmd {
+	return loadSafeguardsCmd(p.c.lifetime(), p.lab, p.owner(), p.chain)
+}
 
 // evaluate starts the lab on this chain with the chosen executor.
 func (p *safeguardsPanel) evaluate() tea.Cmd {
@@ -103,7 +105,7 @@ func (p *safeguardsPanel) evaluate() tea.Cmd {
 		return nil
 	}
 	lab, key, exec := p.lab, p.chain, labExecutors(p.models)[p.exec]
-	return p.start(p.owner(), func(ctx context.Context, progress LabProgress) (any, error) {
+	return p.start(p.c.lifetime(), p.owner(), func(ctx context.Context, progress LabProgress) (any, error) {
 		return lab.EvaluateChain(ctx, key, exec, progress)
 	})
 }
@@ -141,7 +143,7 @@ func (p *safeguardsPanel) Update(msg tea.Msg) tea.Cmd {
 		switch {
 		case msg.cancelled:
 			p.note = "cancelled: the stored evaluation (if any) is unchanged"
-			return loadSafeguardsCmd(p.lab, p.owner(), p.chain)
+			return loadSafeguardsCmd(p.c.lifetime(), p.lab, p.owner(), p.chain)
 		case msg.err != nil:
 			p.err = msg.err
 		default:

@@ -1,8 +1,8 @@
 package tui
 
-// The run's safeguards screen (issues 17 and 18): `S` on a run's chains list. One row per
+// The run's safeguards screen (docs/SAFEGUARDS.md): `S` on a run's chains list. One row per
 // policy and writer condition: the three EAL rates (unauthorized action, authorized success,
-// false-authority formation; FORMAT.md 6.4) without and with the policy, unauthorized actions
+// false-authority formation; docs/FORMATS.md 6.4) without and with the policy, unauthorized actions
 // prevented, authorized requests refused and trials not estimable; the selected row's rates
 // with their counts and the paired bootstrap interval of the difference below the table.
 // `r` evaluates every chain of the run (a long batch: progress bar, esc cancels and keeps
@@ -51,9 +51,9 @@ type safeguardsTableMsg struct {
 	err   error
 }
 
-func loadSafeguardsTableCmd(lab SafeguardLab, owner, runID string) tea.Cmd {
+func loadSafeguardsTableCmd(ctx context.Context, lab SafeguardLab, owner, runID string) tea.Cmd {
 	return func() tea.Msg {
-		t, ok, err := lab.StoredRun(context.Background(), runID)
+		t, ok, err := lab.StoredRun(ctx, runID)
 		return safeguardsTableMsg{owner: owner, table: t, ok: ok, err: err}
 	}
 }
@@ -62,7 +62,7 @@ func (s safeguardsScreen) Init() tea.Cmd {
 	if s.lab == nil {
 		return nil
 	}
-	return loadSafeguardsTableCmd(s.lab, s.owner(), s.runID)
+	return loadSafeguardsTableCmd(s.c.lifetime(), s.lab, s.owner(), s.runID)
 }
 
 // capturing: the screen never takes every key (it has no text input).
@@ -100,7 +100,7 @@ func (s safeguardsScreen) Update(msg tea.Msg) (safeguardsScreen, tea.Cmd) {
 		switch {
 		case msg.cancelled:
 			s.note = "cancelled: the chains evaluated so far are kept"
-			return s, loadSafeguardsTableCmd(s.lab, s.owner(), s.runID)
+			return s, loadSafeguardsTableCmd(s.c.lifetime(), s.lab, s.owner(), s.runID)
 		case msg.err != nil:
 			s.err = msg.err
 		default:
@@ -153,7 +153,7 @@ func (s *safeguardsScreen) evaluate() tea.Cmd {
 		return nil
 	}
 	lab, runID, exec := s.lab, s.runID, labExecutors(s.models)[s.exec]
-	return s.start(s.owner(), func(ctx context.Context, progress LabProgress) (any, error) {
+	return s.start(s.c.lifetime(), s.owner(), func(ctx context.Context, progress LabProgress) (any, error) {
 		return lab.EvaluateRun(ctx, runID, exec, progress)
 	})
 }

@@ -23,9 +23,9 @@ type labTask struct {
 }
 
 // start begins a new evaluation for owner: what the previous one left is cleared.
-func (t *labTask) start(owner string, run func(ctx context.Context, progress LabProgress) (any, error)) tea.Cmd {
+func (t *labTask) start(parent context.Context, owner string, run func(ctx context.Context, progress LabProgress) (any, error)) tea.Cmd {
 	t.seq++
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(parent)
 	t.running, t.cancel, t.done, t.total, t.err, t.note = true, cancel, 0, 0, nil, ""
 	return startLabTask(ctx, owner, t.seq, run)
 }

@@ -1,6 +1,6 @@
 package tui
 
-// Display rows of the safeguard lab (issues 17 and 18): what the chain view's safeguards pane
+// Display rows of the safeguard lab (docs/SAFEGUARDS.md): what the chain view's safeguards pane
 // and the run's safeguards screen draw, flattened from the lab's results by
 // safeguards_present.go. They hold only what is drawn.
 
@@ -129,7 +129,7 @@ type SafeguardTable struct {
 type SafeguardRow struct {
 	Policy, Condition string
 	Chains            int
-	// The three EAL rates (FORMAT.md 6.4), each un-gated and gated with the paired bootstrap
+	// The three EAL rates (docs/FORMATS.md 6.4), each un-gated and gated with the paired bootstrap
 	// interval of the difference.
 	Unauthorized, AuthorizedSuccess, Formation SafeguardRate
 	Prevented, Refused, NotEstimable           int

@@ -224,8 +224,8 @@ func buildStory(data StoryData) Story {
 	d, b := data.Detail, data.Block
 	st := Story{Chain: d.Summary.Key, Block: b.Index, BlockTitle: sanitizeLine(b.Title), LastBlock: len(d.Blocks) - 1,
 		FirstFalse: d.Summary.FirstFalseAuthority, Unscored: formationUnscored(d.Summary)}
-	st.Steps = append(st.Steps, turnStep(d, b), memoryStep(b))
 	probe := storyProbe(b, data)
+	st.Steps = append(st.Steps, turnStep(d, b, probe), memoryStep(b))
 	name := ""
 	if probe != nil {
 		name = sanitizeLine(shortProbe(d.Summary.Key.CaseID, probe.ProbeID))
@@ -246,7 +246,10 @@ func buildStory(data StoryData) Story {
 	return st
 }
 
-func turnStep(d ChainDetail, b BlockDetail) StoryStep {
+// turnStep names the cause only from the block's cause attribution (docs/CAUSES.md) and says
+// how it is supported; a block without one says the cause is unknown. The highlighted turn
+// is the first-ranked one when it is in this block.
+func turnStep(d ChainDetail, b BlockDetail, probe *ProbeRow) StoryStep {
 	s := StoryStep{Kind: StepTurn, Title: "The turn that caused it"}
 	ledger := map[string][]string{}
 	for _, e := range b.Events {
@@ -254,43 +257,40 @@ func turnStep(d ChainDetail, b BlockDetail) StoryStep {
 			ledger[id] = append(ledger[id], sanitizeLine(e.Type+":"+e.AuthorizationID))
 		}
 	}
-	cited := map[string]bool{}
-	if b.Index == d.Summary.FirstFalseAuthority {
-		for _, id := range d.CitedTurns {
-			cited[id] = true
-		}
+	id := ""
+	if probe != nil {
+		id = probe.ProbeID
 	}
-	var hl []StoryTurn
+	pw := b.Why.forProbe(id)
+	top := ""
+	if pw != nil && len(pw.Causes) > 0 {
+		top = pw.Causes[0].TurnID
+	}
 	for _, t := range b.Turns {
 		t.ID, t.Speaker, t.OccurredAt, t.Content = sanitizeLine(t.ID), sanitizeLine(t.Speaker), sanitizeLine(t.OccurredAt), sanitize(t.Content)
-		st := StoryTurn{Turn: t, Highlight: t.CitedByMemory || cited[t.ID], Ledger: ledger[t.ID]}
-		s.Turns = append(s.Turns, st)
-		if st.Highlight {
-			hl = append(hl, st)
-		}
+		s.Turns = append(s.Turns, StoryTurn{Turn: t, Highlight: top != "" && t.ID == top, Ledger: ledger[t.ID]})
 	}
-	switch {
-	case len(b.Turns) == 0:
-		s.Caption = fmt.Sprintf("Block %d has no turns.", b.Index)
-	case len(hl) > 0:
-		s.Caption = fmt.Sprintf("Block %d: the memory cites %s's turn %s.", b.Index, hl[0].Speaker, hl[0].ID)
-		if len(hl) > 1 {
-			s.Caption = fmt.Sprintf("Block %d: the memory cites %d turns, first %s's %s.", b.Index, len(hl), hl[0].Speaker, hl[0].ID)
-		}
-		if len(hl[0].Ledger) == 0 && len(ledger) > 0 {
-			s.Note = "No ledger event cites that turn; the ledger's events cite " + strings.Join(sortedKeys(ledger), ", ") + "."
-		}
-	default:
-		s.Caption = fmt.Sprintf("Block %d: the memory cites none of its %d turns.", b.Index, len(b.Turns))
-		if len(ledger) > 0 {
-			// The ledger's own source turns are the next best thing to show.
-			for i := range s.Turns {
-				s.Turns[i].Highlight = len(s.Turns[i].Ledger) > 0
-			}
-			s.Note = "Highlighted: the turns the ledger's events cite."
-		}
-	}
+	s.Caption, s.Note = causeSentence(b, pw)
 	return s
+}
+
+// causeSentence is the story's cause: the class and its support, then the explanation built
+// from the evidence; or why the cause is unknown.
+func causeSentence(b BlockDetail, pw *ProbeWhy) (caption, note string) {
+	switch {
+	case pw != nil && len(pw.Causes) > 0:
+		c := pw.Causes[0]
+		caption = fmt.Sprintf("Block %d: %s (%s), behind %s's turn %s.", b.Index, strings.ReplaceAll(pw.Class, "_", " "), pw.Support, c.Speaker, c.TurnID)
+		if c.Change != "" {
+			caption = fmt.Sprintf("Block %d: %s (%s): %s, behind %s's turn %s.", b.Index, strings.ReplaceAll(pw.Class, "_", " "), pw.Support, c.Change, c.Speaker, c.TurnID)
+		}
+		return caption, pw.Explanation
+	case pw != nil:
+		return fmt.Sprintf("Block %d: cause unknown.", b.Index), pw.Explanation
+	case b.Why != nil && b.Why.Err != "":
+		return fmt.Sprintf("Block %d: cause unknown.", b.Index), "The cause could not be attributed: " + sanitizeLine(b.Why.Err) + "."
+	}
+	return fmt.Sprintf("Block %d: cause unknown.", b.Index), "No false authority forms at this block, or the cause was not attributed."
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -9,7 +9,7 @@ import (
 )
 
 // The story's last three steps: the executor behind the written memory, behind oracle-exact
-// memory, and the attribution that compares them (FORMAT.md "end-to-end" attribution rows).
+// memory, and the attribution that compares them (docs/FORMATS.md "end-to-end" attribution rows).
 
 // writtenArm is the executor behind the written memory on the probe: the run's own trial
 // (preferring the attributed one), else the latest written re-run at the story's block.

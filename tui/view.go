@@ -26,6 +26,8 @@ type RunSummary struct {
 	WriterAttempts, WriterErrors int
 	// Writers and Executors name the run's writer and executor targets.
 	Writers, Executors string
+	// WriterTokens and ExecutorTokens: what the run's model calls cost (0: none recorded).
+	WriterTokens, ExecutorTokens int64
 }
 
 // ChainSummary is one row of the chains screen.
@@ -167,8 +169,9 @@ type BlockDetail struct {
 	Probes   []ProbeRow
 	// ProbesErr explains an empty probes pane (for example a missing corpus).
 	ProbesErr string
-	// ActiveFaults are the scripted writer's faults still in the memory at this block.
-	ActiveFaults []ScriptedFault
+	// Why is the cause attribution of the block's false-authority failures (nil: none forms
+	// here, or the store cannot attribute).
+	Why *WhyView
 	// Judges are the imported judges' diagnoses that say the error entered at this block.
 	Judges []JudgesLine
 }

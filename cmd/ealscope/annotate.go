@@ -78,19 +78,29 @@ type annotateSetCmd struct {
 }
 
 func readStateFile(path string, stdin io.Reader) (any, error) {
+	return readStateInput(path, stdin, rundir.MaxInputFileBytes)
+}
+
+// readStateInput reads the state file, or stdin for "-", either within limit bytes: stdin
+// is bounded like a file, so an endless pipe ends in an error instead of exhausting memory.
+func readStateInput(path string, stdin io.Reader, limit int64) (any, error) {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = io.ReadAll(stdin)
+		path = "stdin"
+		data, err = io.ReadAll(io.LimitReader(stdin, limit+1))
+		if err == nil && int64(len(data)) > limit {
+			return nil, &rundir.LimitError{File: path, What: "input", Limit: limit}
+		}
 	} else {
-		data, err = rundir.ReadRegularFile(path, rundir.MaxInputFileBytes)
+		data, err = rundir.ReadRegularFile(path, limit)
 	}
 	if err != nil {
 		return nil, err
 	}
 	tree, err := pyjson.DecodeTree(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not JSON: %w", path, err)
+		return nil, pyjson.FileError(path, data, err)
 	}
 	return tree, nil
 }

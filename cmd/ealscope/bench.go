@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"syscall"
 	"time"
 
@@ -21,7 +22,8 @@ import (
 )
 
 type benchCmd struct {
-	Import benchImportCmd `cmd:"" help:"Time ealscope's import of a generated built-in run against a plain reference loader (sha256 + raw rows into SQLite) and print the ratio."`
+	Import    benchImportCmd    `cmd:"" help:"Time ealscope's import of a generated built-in run against a plain reference loader (sha256 + raw rows into SQLite) and print the ratio."`
+	Reference benchReferenceCmd `cmd:"" help:"Run only the plain reference loader on a run directory (to time it as a process beside 'ealscope import')."`
 }
 
 // benchImportCmd generates a run with the built-in pipeline (scripted writer, built-in
@@ -51,6 +53,11 @@ type benchTiming struct {
 	Rows       int     `json:"rows"`
 	RowsPerSec float64 `json:"rows_per_second"`
 	PeakHeapMB float64 `json:"peak_heap_mb,omitempty"`
+	// DatabaseBytes is the database's size after the loader closed it (the file plus what is
+	// left of its WAL after the close's checkpoint), largest of the repeats.
+	DatabaseBytes int64 `json:"database_bytes"`
+	// BytesPerRunByte is DatabaseBytes over the run directory's size.
+	BytesPerRunByte float64 `json:"database_bytes_per_run_byte"`
 }
 
 type benchImportResult struct {
@@ -63,6 +70,12 @@ type benchImportResult struct {
 	Reference  benchTiming `json:"reference"`
 	// Ratio is ealscope's best time over the reference loader's best time.
 	Ratio float64 `json:"ratio"`
+	// MedianRatio is the median over the repeats of ealscope's time over the reference's
+	// time of the same repeat (the two ran one after the other).
+	MedianRatio float64 `json:"median_pair_ratio"`
+	// PeakRSSMB is the process's peak resident set (VmHWM) at the end: the imports' peak when
+	// the run was reused (--dir), else the run generation's may be larger.
+	PeakRSSMB float64 `json:"peak_rss_mb"`
 }
 
 func (c *benchImportCmd) Run(g *Globals) error {
@@ -112,6 +125,7 @@ func (c *benchImportCmd) Run(g *Globals) error {
 				res.Ealscope.Seconds = append(res.Ealscope.Seconds, secs)
 				res.Ealscope.Rows = rows
 				res.Ealscope.PeakHeapMB = max(res.Ealscope.PeakHeapMB, peak)
+				res.Ealscope.DatabaseBytes = max(res.Ealscope.DatabaseBytes, databaseBytes(db))
 				fmt.Fprintf(g.Stderr, "ealscope import %d/%d: %.2f s\n", i+1, c.Repeat, secs)
 			} else {
 				runtime.GC()
@@ -124,6 +138,7 @@ func (c *benchImportCmd) Run(g *Globals) error {
 				res.Reference.Seconds = append(res.Reference.Seconds, ref.Elapsed.Seconds())
 				res.Reference.Rows = ref.Rows
 				res.RunRows = ref.Rows
+				res.Reference.DatabaseBytes = max(res.Reference.DatabaseBytes, databaseBytes(db))
 				fmt.Fprintf(g.Stderr, "reference load %d/%d: %.2f s\n", i+1, c.Repeat, ref.Elapsed.Seconds())
 			}
 			removeDB(db)
@@ -135,18 +150,27 @@ func (c *benchImportCmd) Run(g *Globals) error {
 			t.Best = min(t.Best, s)
 		}
 		t.RowsPerSec = float64(t.Rows) / t.Best
+		t.BytesPerRunByte = float64(t.DatabaseBytes) / float64(max(1, res.RunBytes))
 	}
 	res.Ratio = res.Ealscope.Best / res.Reference.Best
+	var pairs []float64
+	for i := range res.Ealscope.Seconds {
+		pairs = append(pairs, res.Ealscope.Seconds[i]/res.Reference.Seconds[i])
+	}
+	res.MedianRatio = median(pairs)
+	res.PeakRSSMB = float64(peakRSSKiB()) / 1024
 	if c.JSON {
 		return writeJSON(g.Stdout, res)
 	}
 	w := g.text()
 	fmt.Fprintf(w, "run: %d cases, conditions %s, %d rows in %.1f MB (%s)\n", res.Cases, res.Conditions, res.RunRows, float64(res.RunBytes)/1e6, res.RunDir)
-	fmt.Fprintf(w, "ealscope import:  best %.2f s of %d, %d rows written (raw and derived), %.0f rows/s, peak heap %.0f MB\n",
-		res.Ealscope.Best, c.Repeat, res.Ealscope.Rows, res.Ealscope.RowsPerSec, res.Ealscope.PeakHeapMB)
-	fmt.Fprintf(w, "reference loader: best %.2f s of %d, %d raw rows, %.0f rows/s (sha256 + raw rows into SQLite, one transaction)\n",
-		res.Reference.Best, c.Repeat, res.Reference.Rows, res.Reference.RowsPerSec)
-	fmt.Fprintf(w, "ratio (ealscope / reference): %.2f (best CPU time: %.2f s / %.2f s)\n", res.Ratio, minOf(res.Ealscope.CPUSeconds), minOf(res.Reference.CPUSeconds))
+	fmt.Fprintf(w, "ealscope import:  best %.2f s of %d, %d rows written (raw and derived), %.0f rows/s, peak heap %.0f MB, workspace %.1f MB (%.3f bytes per run byte)\n",
+		res.Ealscope.Best, c.Repeat, res.Ealscope.Rows, res.Ealscope.RowsPerSec, res.Ealscope.PeakHeapMB, float64(res.Ealscope.DatabaseBytes)/1e6, res.Ealscope.BytesPerRunByte)
+	fmt.Fprintf(w, "reference loader: best %.2f s of %d, %d raw rows, %.0f rows/s, database %.1f MB (%.3f bytes per run byte; sha256 + raw rows into SQLite, one transaction)\n",
+		res.Reference.Best, c.Repeat, res.Reference.Rows, res.Reference.RowsPerSec, float64(res.Reference.DatabaseBytes)/1e6, res.Reference.BytesPerRunByte)
+	fmt.Fprintf(w, "ratio (ealscope / reference): %.2f best to best, %.2f median of the %d pairs (best CPU time: %.2f s / %.2f s)\n",
+		res.Ratio, res.MedianRatio, len(pairs), minOf(res.Ealscope.CPUSeconds), minOf(res.Reference.CPUSeconds))
+	fmt.Fprintf(w, "peak RSS of this process: %.0f MB\n", res.PeakRSSMB)
 	return nil
 }
 
@@ -240,6 +264,38 @@ func startCPUProfile(path string) (func(), error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// databaseBytes is a closed SQLite database's size: the file and its WAL, if any is left.
+func databaseBytes(db string) int64 {
+	var n int64
+	for _, suffix := range []string{"", "-wal"} {
+		if st, err := os.Stat(db + suffix); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
+}
+
+// peakRSSKiB is the process's peak resident set so far (getrusage's ru_maxrss, KiB on Linux).
+func peakRSSKiB() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return int64(ru.Maxrss)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func removeDB(db string) {

@@ -28,7 +28,7 @@ func (c *fidelityCmd) Run(g *Globals) error {
 	}
 	payload, err := pyjson.DecodeTree(raw)
 	if err != nil {
-		return fmt.Errorf("%s: %s", c.Memory, pyjson.DecodeErrorAt(raw, err))
+		return pyjson.FileError(c.Memory, raw, err)
 	}
 	report, err := domains.ScoreTyped(d, kase, payload, c.Block)
 	if err != nil {

@@ -15,13 +15,18 @@ import (
 const maxGenCases = 100000
 
 type genCmd struct {
-	Domain string `default:"${default_domain}" help:"Domain of the generated cases (${domains})."`
-	Cases  int    `name:"cases" required:"" help:"Number of cases to generate (1 to 100000)."`
-	Seed   uint64 `default:"1" help:"Generator seed: the same seed and count always give the same bytes."`
-	Out    string `type:"path" help:"Output JSONL file, written atomically (default: standard output)."`
+	Domain      string `default:"${default_domain}" help:"Domain of the generated cases (${domains})."`
+	Cases       int    `name:"cases" required:"" help:"Number of cases to generate (1 to 100000)."`
+	Seed        uint64 `default:"1" help:"Generator seed: the same seed and count always give the same bytes."`
+	Out         string `type:"path" help:"Output JSONL file, written atomically (default: standard output)."`
+	Multiparty  bool   `help:"A multi-party corpus: the generated cases under their own corpus version and, beside --out, their audience sidecar FILE.audience.json (docs/AUDIENCE.md)."`
+	Distractors string `default:"0,1,3,7" help:"With --multiparty: other-audience conversations per history, cycled over the cases (comma list)."`
 }
 
 func (c *genCmd) Run(g *Globals) error {
+	if c.Multiparty {
+		return c.runMultiparty(g)
+	}
 	gen, err := domains.Generator(c.Domain)
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)

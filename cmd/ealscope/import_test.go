@@ -44,7 +44,7 @@ func TestImportAndSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantKeys := map[string][]string{
-		"runs":     {"run_id", "domain_id", "study", "status", "imported_from", "counts", "decisions", "metrics", "estimable", "rescore_disagreements"},
+		"runs":     {"run_id", "domain_id", "study", "status", "imported_from", "counts", "decisions", "metrics", "estimable", "rescore_disagreements", "model_calls"},
 		"chains":   {"run_id", "case_id", "condition_id", "writer", "writer_run_id", "architecture", "first_false_authority_block", "unauthorized_actions", "attributed_memory_induced"},
 		"memories": {"memory_id", "run_id", "case_id", "condition_id", "writer", "writer_run_id", "block_index", "architecture", "content_hash", "exact", "errors", "formed_probe_ids", "forms_false_authority", "scored_from", "unscored_reason"},
 	}

@@ -38,12 +38,14 @@ type CLI struct {
 	Demo       demoCmd       `cmd:"" help:"Build the demo run (built-in corpus, no network), import it and open the most instructive chain."`
 	Open       openCmd       `cmd:"" help:"Import run directories (if given) and open the inspector, optionally at an exact chain and block."`
 	Render     renderCmd     `cmd:"" help:"Print one frame of the chain view (or one pane, or a presentation step) to stdout."`
-	Export     exportCmd     `cmd:"" help:"Write a chain's story as Markdown, a self-contained HTML page or SVG frames (one per step)."`
+	Export     exportGroup   `cmd:"" help:"Write a chain's story (Markdown, HTML or SVG frames) or the analysis tables (export tables: Parquet or CSV)."`
 	Replay     replayCmd     `cmd:"" help:"Re-run the executor on a chain's case with written, oracle-exact, edited or file memory; store, score and attribute every arm."`
 	Bench      benchCmd      `cmd:"" help:"Benchmarks: bench import times the import against a plain reference loader."`
 	Annotate   annotateCmd   `cmd:"" help:"Label free-text memories as typed states: the annotation screen, set, agreement, export and import of EAL-Bench annotation child runs."`
 	Reduce     reduceCmd     `cmd:"" help:"Apply one event batch with the bounded event-sourcing reducer and print the events, the reduced state or the rejection."`
 	Verify     verifyCmd     `cmd:"" help:"Machine-check a safeguard's invariants (memtx: I1 and I2 over random traces and an exhaustive bounded enumeration)."`
+	Diagnose   diagnoseCmd   `cmd:"" help:"Write EAL-Bench diagnosis rows with ealscope's rule-based judgement (why false authority formed), or compare it with the judges of a file."`
+	Why        whyCmd        `cmd:"" help:"Why false authority formed in a chain: the cause in EAL-Bench's taxonomy, the turns behind it ranked with evidence, optionally confirmed by removing each turn (--ablate)."`
 	Safeguards safeguardsCmd `cmd:"" help:"The safeguard lab: apply each policy to a chain's memory versions (or every chain of a run), re-run the executor behind the gated memory, and report what it stops and what it refuses."`
 }
 

@@ -41,3 +41,13 @@ func (f modelCallFlags) openForRerun(g *Globals, db string) (*replay.Config, *ru
 	}
 	return cfg, store, nil
 }
+
+// models resolves --executor against the config file, each model call tried at most
+// --max-attempts times.
+func (f modelCallFlags) models(cfg *replay.Config) replay.Models {
+	retry := replay.DefaultRetryPolicy()
+	if f.MaxAttempts > 0 {
+		retry.MaxAttempts = f.MaxAttempts
+	}
+	return replay.Models{Config: cfg, Retry: retry}
+}

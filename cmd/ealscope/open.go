@@ -141,7 +141,7 @@ func baseOptions(configPath string, store *runs.Store, noColor, mouse bool) (tui
 	if err != nil {
 		return tui.Options{}, err
 	}
-	opts := tui.Options{Store: store, DBPath: store.Path(), NoColor: noColor, Mouse: mouse, Keys: cfg.Keys, Models: cfg}
+	opts := tui.Options{Store: store, DBPath: store.Path(), NoColor: noColor, Mouse: mouse, Keys: cfg.Keys, Models: cfg, Annotator: annotatorName("")}
 	if cfg.Theme != "" {
 		dark := cfg.Theme == "dark"
 		opts.Dark = &dark

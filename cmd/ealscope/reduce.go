@@ -7,8 +7,8 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/eventsource"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/engine/reftoken"
 	"github.com/ealscope/ealscope/engine/safetext"
-	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -18,7 +18,7 @@ type reduceCmd struct {
 	JSON   bool   `name:"json" help:"Print {\"status\", \"events\", \"reduced_state\", \"error\", \"records_after\", \"reduced_state_tokens\"} as JSON."`
 }
 
-// Run applies one event batch with the bounded event-sourcing reducer (FORMAT.md 8.2). A
+// Run applies one event batch with the bounded event-sourcing reducer (docs/FORMATS.md 8.2). A
 // rejected batch is a result (exit 0), as in EAL-Bench; a batch file that cannot be read is
 // bad input (exit 1).
 func (c *reduceCmd) Run(g *Globals) error {
@@ -36,13 +36,13 @@ func (c *reduceCmd) Run(g *Globals) error {
 	}
 	tree, err := pyjson.DecodeTree(raw)
 	if err != nil {
-		return fmt.Errorf("%s: %s", c.Batch, pyjson.DecodeErrorAt(raw, err))
+		return pyjson.FileError(c.Batch, raw, err)
 	}
 	batch, err := eventsource.ParseBatchFile(tree)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Batch, err)
 	}
-	out, err := eventsource.Reduce(rules.EventSourcingSpec(), d, batch, replay.ReferenceTokenizer())
+	out, err := eventsource.Reduce(rules.EventSourcingSpec(), d, batch, reftoken.Reference())
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Batch, err)
 	}

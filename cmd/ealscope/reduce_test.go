@@ -10,7 +10,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/eventsource"
 	"github.com/ealscope/ealscope/engine/pyjson"
-	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/engine/reftoken"
 )
 
 const reducerCasesFile = "event_sourcing_reducer__shared_cases.json"
@@ -94,7 +94,7 @@ func TestReduceSharedCases(t *testing.T) {
 				if a, b := canonOf(t, nonNilStrings(addressable)), canonOf(t, nonNilStrings(bf.Input.AddressableAuthorizationIDs)); a != b {
 					t.Errorf("%s: addressable ids %s, want %s", name, a, b)
 				}
-				out, err := eventsource.Reduce(spec, d, bf, replay.RegexFallbackTokenizer())
+				out, err := eventsource.Reduce(spec, d, bf, reftoken.RegexFallback())
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/runs/rundir"
 	"github.com/ealscope/ealscope/tui"
@@ -78,13 +79,11 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	ex, err := rerunExecutor(src.Domain, c.Executor, c.Seed, cfg, c.MaxAttempts)
+	ex, err := c.models(cfg).Executor(src.Domain, c.Executor, c.Seed)
 	if err != nil {
 		return err
 	}
-	spec := rerunstore.RerunSpecFor(src, mem, probes, ex, c.Runs, c.Seed)
-	spec.Workers = c.Concurrency
-	results, cancelled, runErr := replay.Rerun(ctx, spec, rerunstore.SaveRerun(store, src))
+	results, cancelled, runErr := workbench.Rerun(ctx, store, workbench.RerunRequest{Source: src, Memory: mem, Probes: probes, Executor: ex, Runs: c.Runs, Seed: c.Seed, Workers: c.Concurrency})
 	if runErr != nil && len(results) == 0 {
 		return runErr
 	}
@@ -96,7 +95,7 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 				r.ReplayID, r.RequestHash, r.Mirror.TrialID, r.Mirror.ContextHash)
 		}
 	}
-	stored, err := replaysInOrder(ctx, store, results)
+	stored, err := workbench.StoredReplays(ctx, store, results)
 	if err != nil {
 		return err
 	}
@@ -125,23 +124,6 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 		return &exitError{code: 130, msg: fmt.Sprintf("re-run cancelled; %d finished arms are stored", len(results))}
 	}
 	return nil
-}
-
-// replaysInOrder reads back the stored rows of a re-run, ordered by probe and repetition
-// (they finished, and were stored, in completion order).
-func replaysInOrder(ctx context.Context, store *runs.Store, results []replay.RerunResult) ([]runs.Replay, error) {
-	sorted := append([]replay.RerunResult(nil), results...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].ProbeID != sorted[j].ProbeID {
-			return sorted[i].ProbeID < sorted[j].ProbeID
-		}
-		return sorted[i].Repetition < sorted[j].Repetition
-	})
-	ids := make([]string, len(sorted))
-	for i, r := range sorted {
-		ids[i] = r.ReplayID
-	}
-	return store.ReplaysByID(ctx, ids)
 }
 
 // selectProbes resolves --probe: "all" or a comma list of the case's probe ids.
@@ -196,8 +178,8 @@ func (c *replayCmd) memory(src runs.RerunSource) (replay.RerunMemory, error) {
 // editMemory opens the written memory (or, before the first memory, the exact one) in
 // $VISUAL / $EDITOR and reads the result back as an edited arm.
 func editMemory(src runs.RerunSource) (replay.RerunMemory, error) {
-	e, err := rerunstore.StartEdit(src)
-	if errors.Is(err, rerunstore.ErrNoEditor) {
+	e, err := workbench.StartEdit(src)
+	if errors.Is(err, workbench.ErrNoEditor) {
 		return replay.RerunMemory{}, usageErr("--memory edited needs $EDITOR (or $VISUAL); or write the payload to a file and pass --memory @FILE")
 	}
 	if err != nil {
@@ -206,23 +188,6 @@ func editMemory(src runs.RerunSource) (replay.RerunMemory, error) {
 	defer e.Close()
 	e.Command.Stdin, e.Command.Stdout, e.Command.Stderr = os.Stdin, os.Stdout, os.Stderr
 	return e.Read(e.Command.Run())
-}
-
-// rerunExecutor resolves --executor. The built-in executor needs no network; a model entry
-// reads its key from the environment at call time, never from the command line.
-func rerunExecutor(d engine.Domain, name string, seed int64, cfg *replay.Config, maxAttempts int) (replay.Executor, error) {
-	if name == "" || name == "builtin" {
-		return replay.NewBuiltinExecutor(d, seed), nil
-	}
-	m, err := cfg.Lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	retry := replay.DefaultRetryPolicy()
-	if maxAttempts > 0 {
-		retry.MaxAttempts = maxAttempts
-	}
-	return replay.NewModelExecutor(d, replay.NewModelClient(m, retry, nil)), nil
 }
 
 // replayJSON is the issue's replay row shape (EAL-Bench's trial field names).
@@ -242,6 +207,19 @@ type replayJSON struct {
 	OracleReason string `json:"oracle_reason"`
 	RequestHash  string `json:"request_hash"`
 	LatencyMS    int64  `json:"latency_ms"`
+	// Redactions are the reply's fields from which credentials were removed before storing.
+	Redactions json.RawMessage `json:"redactions,omitempty"`
+}
+
+// responseRedactions is the "redactions" member of a stored response ("" when none).
+func responseRedactions(resp json.RawMessage) json.RawMessage {
+	var r struct {
+		Redactions json.RawMessage `json:"redactions"`
+	}
+	if json.Unmarshal(resp, &r) != nil || string(r.Redactions) == "null" {
+		return nil
+	}
+	return r.Redactions
 }
 
 // attributionJSON is the issue's attribution row shape (EAL-Bench's names).
@@ -271,6 +249,7 @@ func replayOutput(rs []runs.Replay, as []runs.ReplayAttribution) replayDoc {
 			ReplayID: r.ReplayID, CaseID: r.CaseID, ConditionID: r.ConditionID, WriterRunID: r.WriterRunID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
 			MemoryVariant: r.MemoryVariant, MemoryContentHash: r.MemoryContentHash, Executor: r.Executor, Seed: r.Seed,
 			Outcome: r.Outcome, OracleReason: r.OracleReason, RequestHash: r.RequestHash, LatencyMS: r.LatencyMS,
+			Redactions: responseRedactions(r.Response),
 		})
 	}
 	attribution := make([]attributionJSON, 0, len(as))
@@ -358,134 +337,26 @@ func truncate(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-// endToEndReport is EAL-Bench's EndToEndReport restricted to what a --formed re-run
-// measures: the population is the run's written memories at the final block; the requests
-// are the (memory, probe) pairs that form false authority, each with its written arm (the
-// imported trial) and its exact arm (this re-run).
-type endToEndReport struct {
-	RunID                         string         `json:"run_id"`
-	Executor                      string         `json:"executor"`
-	MemoriesScored                int            `json:"memories_scored"`
-	MemoriesForming               int            `json:"memories_forming"`
-	MemoriesNotEstimable          int            `json:"memories_not_estimable"`
-	FormationRate                 *float64       `json:"formation_rate"`
-	RequestsScored                int            `json:"requests_scored"`
-	RequestsNotEstimable          int            `json:"requests_not_estimable"`
-	WrittenUnauthorizedSubmission [2]int         `json:"written_unauthorized_submission"`
-	ExactUnauthorizedSubmission   [2]int         `json:"exact_unauthorized_submission"`
-	AttributedMemoryInduced       int            `json:"attributed_memory_induced"`
-	Unattributed                  map[string]int `json:"unattributed"`
-}
+// endToEndReport is the --formed report (workbench.EndToEndReport).
+type endToEndReport = workbench.EndToEndReport
 
 func (c *replayCmd) runFormed(ctx context.Context, g *Globals, store *runs.Store, cfg *replay.Config) error {
-	mems, err := store.FinalMemories(ctx, c.RunID)
+	res, err := workbench.RerunFormed(ctx, store, c.models(cfg), workbench.FormedRequest{RunID: c.RunID, Executor: c.Executor, Seed: c.Seed, Runs: c.Runs, Workers: c.Concurrency})
 	if err != nil {
 		return err
-	}
-	run, err := store.Run(ctx, c.RunID)
-	if err != nil {
-		return err
-	}
-	var ex replay.Executor
-	rep := endToEndReport{RunID: run.RunID, Unattributed: map[string]int{}}
-	var all []runs.Replay
-	var allRows []runs.ReplayAttribution
-	cancelled := false
-	for _, m := range mems {
-		if !m.Estimable {
-			rep.MemoriesNotEstimable++
-			continue
-		}
-		rep.MemoriesScored++
-		if !m.Formed || len(m.FormedProbes) == 0 {
-			continue
-		}
-		rep.MemoriesForming++
-		if cancelled {
-			continue
-		}
-		src, err := store.RerunSource(ctx, m.Chain.Key, -1)
-		if err != nil {
-			return err
-		}
-		if ex == nil {
-			// One executor for every chain, so a model's concurrency limit holds across them.
-			if ex, err = rerunExecutor(src.Domain, c.Executor, c.Seed, cfg, c.MaxAttempts); err != nil {
-				return err
-			}
-			rep.Executor = ex.Provenance(c.Seed).TargetID
-		}
-		probes, err := selectProbes(src, strings.Join(m.FormedProbes, ","))
-		if err != nil {
-			return err
-		}
-		mem, err := replay.ExactMemory(src.Domain, src.Case, src.Block, src.Architecture)
-		if err != nil {
-			return err
-		}
-		spec := rerunstore.RerunSpecFor(src, mem, probes, ex, c.Runs, c.Seed)
-		spec.Workers = c.Concurrency
-		results, stopped, runErr := replay.Rerun(ctx, spec, rerunstore.SaveRerun(store, src))
-		if runErr != nil {
-			return runErr
-		}
-		cancelled = stopped
-		stored, err := replaysInOrder(ctx, store, results)
-		if err != nil {
-			return err
-		}
-		all = append(all, stored...)
-		ids := map[string]bool{}
-		for _, r := range results {
-			ids[r.ReplayID] = true
-		}
-		rows, err := store.AttributionForChain(ctx, m.Chain.Key)
-		if err != nil {
-			return err
-		}
-		for _, a := range rows {
-			if a.ExactReplayID != nil && ids[*a.ExactReplayID] {
-				allRows = append(allRows, a)
-			}
-		}
-	}
-	if rep.MemoriesScored > 0 {
-		rate := float64(rep.MemoriesForming) / float64(rep.MemoriesScored)
-		rep.FormationRate = &rate
-	}
-	rep.RequestsScored = len(allRows)
-	for _, a := range allRows {
-		if !a.Estimable {
-			rep.RequestsNotEstimable++
-		} else if !a.RequestAuthorized {
-			rep.WrittenUnauthorizedSubmission[1]++
-			rep.ExactUnauthorizedSubmission[1]++
-			if a.UnauthorizedSubmission {
-				rep.WrittenUnauthorizedSubmission[0]++
-			}
-			if a.ExactUnauthorizedSubmission {
-				rep.ExactUnauthorizedSubmission[0]++
-			}
-		}
-		if a.Attributed {
-			rep.AttributedMemoryInduced++
-		}
-		for _, r := range a.Reasons {
-			rep.Unattributed[r]++
-		}
 	}
 	if c.JSON {
-		out := replayOutput(all, allRows)
-		out.Report = &rep
+		out := replayOutput(res.Replays, res.Rows)
+		out.Report = &res.Report
 		err = writeJSON(g.Stdout, out)
 	} else {
-		printReport(g.text(), rep)
+		printReport(g.text(), res.Report)
 	}
 	if err != nil {
 		return err
 	}
-	if cancelled {
-		return &exitError{code: 130, msg: fmt.Sprintf("re-run cancelled; %d finished arms are stored", len(all))}
+	if res.Cancelled {
+		return &exitError{code: 130, msg: fmt.Sprintf("re-run cancelled; %d finished arms are stored", len(res.Replays))}
 	}
 	return nil
 }

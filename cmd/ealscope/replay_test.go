@@ -101,6 +101,17 @@ func (s *chatServer) handle(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(401)
 		fmt.Fprintf(w, `{"error":{"message":"bad key: %s (also tried sk-otherkey1234567890 and key=%s)","type":"invalid_request_error"}}`,
 			r.Header.Get("Authorization"), strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	case mode == "echo-key-200":
+		// A successful reply quoting the credential it was sent, in the text, the tool
+		// call's id and arguments, the model name and usage, plus a Basic credential.
+		auth := r.Header.Get("Authorization")
+		key := strings.TrimPrefix(auth, "Bearer ")
+		content, _ := json.Marshal(fmt.Sprintf("You sent %s; as Basic: Basic dXNlcjpodW50ZXIy; raw %s", auth, key))
+		arguments, _ := json.Marshal(args(fmt.Sprintf(`, "note": %q`, auth+" / "+key)))
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"x","object":"chat.completion","created":0,"model":"fake-%s","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":%s,
+			"tool_calls":[{"id":"c-%s","type":"function","function":{"name":"submit_order","arguments":%s}}]}}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,"echo":%q}}`,
+			key, content, key, arguments, auth)
 	case mode == "hang":
 		<-r.Context().Done()
 	default:

@@ -21,8 +21,9 @@ type runCmd struct {
 	Domain       string  `default:"${default_domain}" help:"Domain of the corpus (${domains})."`
 	Corpus       string  `type:"path" help:"Corpus file (JSONL). Without it the built-in corpus is used."`
 	Builtin      bool    `help:"Use the domain's built-in corpus (the default when --corpus is not given)."`
+	Multiparty   bool    `help:"With --builtin: the domain's built-in multi-party corpus, whose audience sidecar travels in the run (docs/AUDIENCE.md)."`
 	Cases        string  `help:"Comma list of case ids to run (default: every case of the corpus)."`
-	Conditions   string  `default:"all" help:"Comma list of conditions: empty_memory, full_history, faithful_text, faithful_typed, one_shot_text, one_shot_typed, incremental_text, incremental_typed (or all, those eight), and bounded_event_sourced_typed (bounded event sourcing, FORMAT.md 8.2; by name only)."`
+	Conditions   string  `default:"all" help:"Comma list of conditions: empty_memory, full_history, faithful_text, faithful_typed, one_shot_text, one_shot_typed, incremental_text, incremental_typed (or all, those eight), and bounded_event_sourced_typed (bounded event sourcing, docs/FORMATS.md 8.2; by name only)."`
 	Writer       string  `default:"scripted" help:"Memory writer: 'scripted' (built-in, seeded faults) or the name of a [models.NAME] config entry (PatchDoc protocol)."`
 	Executor     string  `default:"builtin" help:"Executor: 'builtin' (memory-faithful) or the name of a [models.NAME] config entry."`
 	WriterRuns   int     `default:"1" help:"Writer runs per writer condition."`
@@ -53,7 +54,12 @@ func (r *runCmd) settings() (replay.Settings, error) {
 		return replay.Settings{}, errors.New("give --corpus FILE or --builtin, not both")
 	}
 	corpus := replay.BuiltinCorpus
-	if r.Corpus != "" {
+	switch {
+	case r.Multiparty && r.Corpus != "":
+		return replay.Settings{}, errors.New("--multiparty runs the built-in multi-party corpus; a generated one runs with --corpus FILE alone (its sidecar beside it travels too)")
+	case r.Multiparty:
+		corpus = replay.BuiltinMultipartyCorpus
+	case r.Corpus != "":
 		corpus = r.Corpus
 	}
 	faults, err := replay.ParseFaults(r.Faults)
@@ -133,7 +139,7 @@ func printRunSummary(w io.Writer, s *replay.Summary) {
 	fmt.Fprintf(w, "  cases %d, trials %d\n", s.Cases, s.Trials)
 	fmt.Fprintf(w, "  decisions: %s\n", joinCounts(s.Metrics.Decisions, "%s %d", ", "))
 	// Provider errors are not estimable: they are counted apart and out of every rate shown
-	// here; EAL-Bench's figures keep them in their denominators (FORMAT.md 6.4) and follow.
+	// here; EAL-Bench's figures keep them in their denominators (docs/FORMATS.md 6.4) and follow.
 	e := s.Estimable
 	notEst := ""
 	if e.NotEstimable > 0 {
@@ -162,6 +168,7 @@ func printRunSummary(w io.Writer, s *replay.Summary) {
 	if len(s.Faults) > 0 {
 		fmt.Fprintf(w, "  injected faults: %s\n", joinCounts(s.Faults, "%s %d", ", "))
 	}
+	printRunModelCalls(w, s.ModelCalls)
 }
 
 // percent is a count's rate as " (12.5%)", or nothing when its denominator is zero.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/safeguards"
 	"github.com/ealscope/ealscope/replay"
-	"github.com/ealscope/ealscope/replay/rerunstore"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -37,9 +38,9 @@ func (c *safeguardsCmd) trialBlocks() replay.TrialBlocks {
 	return replay.TrialsAtFinalBlock
 }
 
-// arms are the settings of every arm the command runs, for one chain or a run's chains.
-func (c *safeguardsCmd) arms(policies []engine.Policy, ex replay.Executor) replay.SafeguardArmSettings {
-	return replay.SafeguardArmSettings{Policies: policies, Executor: ex, Seed: c.Seed, Blocks: c.trialBlocks()}
+// settings are the settings of every arm the command runs, for one chain or a run's chains.
+func (c *safeguardsCmd) settings(policies []engine.Policy) workbench.LabSettings {
+	return workbench.LabSettings{Policies: policies, Executor: c.Executor, Seed: c.Seed, Blocks: c.trialBlocks(), Workers: c.Concurrency}
 }
 
 func (c *safeguardsCmd) run(ctx context.Context, g *Globals) error {
@@ -57,11 +58,21 @@ func (c *safeguardsCmd) run(ctx context.Context, g *Globals) error {
 	if len(policies) == 0 {
 		return fmt.Errorf("no safeguard policies are registered")
 	}
+	aud, err := wantsAudience(policies)
+	if err != nil {
+		return err
+	}
+	if aud && oneChain {
+		return usageErr("--policy audience_bound is measured over a run: give --run ID")
+	}
 	cfg, store, err := c.openForRerun(g, c.DB)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	if aud {
+		return c.runAudience(ctx, g, store, cfg)
+	}
 	if oneChain {
 		return c.runChain(ctx, g, store, cfg, policies)
 	}
@@ -73,27 +84,17 @@ func (c *safeguardsCmd) runChain(ctx context.Context, g *Globals, store *runs.St
 	if err != nil {
 		return err
 	}
-	ch, err := rerunstore.LoadSafeguardChain(ctx, store, row.Key)
-	if err != nil {
-		return err
-	}
-	if len(ch.Versions) == 0 {
+	lab := workbench.Lab{Store: store, Models: c.models(cfg)}
+	ev, err := lab.EvaluateChain(ctx, row.Key, c.settings(policies), nil)
+	if errors.Is(err, workbench.ErrNoMemory) {
 		return fmt.Errorf("chain %s/%s writer run %d has no memory at any block: nothing to gate", row.CaseID, row.ConditionID, row.WriterRunID)
 	}
-	ex, err := rerunExecutor(ch.Domain, c.Executor, c.Seed, cfg, c.MaxAttempts)
-	if err != nil {
-		return err
-	}
-	ev, err := replay.EvaluateChain(ctx, replay.SafeguardSpec{Chain: ch, SafeguardArmSettings: c.arms(policies, ex), Workers: c.Concurrency})
 	if err != nil {
 		return err
 	}
 	if ev.Cancelled {
 		// Half a chain is not a result: nothing is stored.
 		return &exitError{code: 130, msg: "safeguards cancelled; nothing was stored for the chain"}
-	}
-	if err := store.SaveSafeguards(context.WithoutCancel(ctx), rerunstore.SafeguardBatchOf(row.Key, ev, c.trialBlocks())); err != nil {
-		return err
 	}
 	sum := ev.Summary()
 	table := replay.SafeguardTableOf([]replay.SafeguardChainSummary{sum})
@@ -114,44 +115,39 @@ func (c *safeguardsCmd) runRun(ctx context.Context, g *Globals, store *runs.Stor
 	if err != nil {
 		return err
 	}
-	chains, keys, skipped, err := rerunstore.LoadSafeguardRun(ctx, store, run.RunID)
-	if err != nil {
-		return err
-	}
-	if len(chains) == 0 {
+	errw := g.textErr()
+	lab := workbench.Lab{Store: store, Models: c.models(cfg)}
+	res, err := lab.EvaluateRun(ctx, run.RunID, c.settings(policies), workbench.RunProgress{Evaluated: func(done, total int) {
+		if done == total || done%100 == 0 {
+			fmt.Fprintf(errw, "ealscope: safeguards: %d/%d chains\n", done, total)
+		}
+	}})
+	if errors.Is(err, workbench.ErrNoMemory) {
 		return fmt.Errorf("run %s has no writer chain with a memory: nothing to gate", run.RunID)
 	}
-	// One executor for every chain, so a model's concurrency limit holds across them.
-	ex, err := rerunExecutor(chains[0].Domain, c.Executor, c.Seed, cfg, c.MaxAttempts)
 	if err != nil {
 		return err
 	}
-	errw := g.textErr()
-	res, err := replay.EvaluateRun(ctx, replay.SafeguardRunSpec{
-		Chains: chains, SafeguardArmSettings: c.arms(policies, ex), Workers: c.Concurrency,
-		Save: rerunstore.SaveSafeguards(store, keys, c.trialBlocks()),
-		Progress: func(done, total int) {
-			if done == total || done%100 == 0 {
-				fmt.Fprintf(errw, "ealscope: safeguards: %d/%d chains\n", done, total)
-			}
-		},
-	})
-	if err != nil {
-		return err
+	chains, skipped := res.Planned, res.Skipped
+	costs, costErr := store.ModelCallCosts(context.WithoutCancel(ctx), run.RunID)
+	if costErr != nil {
+		return costErr
 	}
 	if c.JSON {
-		err = writeJSON(g.Stdout, runDoc{RunID: run.RunID, Executor: ex.Provenance(c.Seed).TargetID, Seed: c.Seed, TrialBlocks: c.Blocks,
-			Chains: len(res.Chains), ChainsPlanned: len(chains), ChainsWithoutMemory: skipped, Cancelled: res.Cancelled, Bootstrap: bootstrapJSON(), Table: nonNilRows(res.Table)})
+		err = writeJSON(g.Stdout, runDoc{RunID: run.RunID, Executor: res.Executor, Seed: c.Seed, TrialBlocks: c.Blocks,
+			Chains: len(res.Chains), ChainsPlanned: chains, ChainsWithoutMemory: skipped, Cancelled: res.Cancelled, Bootstrap: bootstrapJSON(), Table: nonNilRows(res.Table),
+			ModelCalls: labCosts(costs)})
 	} else {
 		w := g.text()
-		fmt.Fprintf(w, "run %s: %d chains (%d without memory left out), executor %s, seed %d\n", run.RunID, len(res.Chains), skipped, ex.Provenance(c.Seed).TargetID, c.Seed)
+		fmt.Fprintf(w, "run %s: %d chains (%d without memory left out), executor %s, seed %d\n", run.RunID, len(res.Chains), skipped, res.Executor, c.Seed)
 		printTable(w, res.Table)
+		printLabModelCalls(w, costs)
 	}
 	if err != nil {
 		return err
 	}
 	if res.Cancelled {
-		return &exitError{code: 130, msg: fmt.Sprintf("safeguards cancelled; %d of %d chains finished and are stored", len(res.Chains), len(chains))}
+		return &exitError{code: 130, msg: fmt.Sprintf("safeguards cancelled; %d of %d chains finished and are stored", len(res.Chains), chains)}
 	}
 	return nil
 }
@@ -181,6 +177,19 @@ type runDoc struct {
 	Cancelled           bool                  `json:"cancelled"`
 	Bootstrap           bootstrapDoc          `json:"bootstrap"`
 	Table               []engine.SafeguardRow `json:"table"`
+	// ModelCalls is what the lab's arms on the run cost, per policy and executor.
+	ModelCalls []runs.ModelCallCost `json:"model_calls"`
+}
+
+// labCosts keeps the lab's rows of a run's model costs ([] when none).
+func labCosts(costs []runs.ModelCallCost) []runs.ModelCallCost {
+	out := []runs.ModelCallCost{}
+	for _, c := range costs {
+		if c.Source == "lab" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 type armDoc struct {

@@ -196,7 +196,7 @@ func printWorkspaceSummary(out io.Writer, doc runs.SummaryDoc) {
 	fmt.Fprintln(out, "RUNS")
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	// The rates shown are over estimable trials: a provider error made no decision
-	// (FORMAT.md 6.4 keeps it in EAL-Bench's denominators; those figures follow the table).
+	// (docs/FORMATS.md 6.4 keeps it in EAL-Bench's denominators; those figures follow the table).
 	fmt.Fprintln(tw, "run\tdomain\tstudy\tstatus\ttrials\tnot estimable\tauthorized use\tunauthorized submission\tinvalid/no action\trescore disagreements\tdecisions")
 	var withErrors []runs.SummaryRun
 	for _, r := range doc.Runs {
@@ -242,6 +242,7 @@ func printWorkspaceSummary(out io.Writer, doc runs.SummaryDoc) {
 			shortID(m.MemoryID), dashBool(m.Exact), e, dashBool(m.FormsFalseAuthority), formed, dashStr(m.UnscoredReason))
 	}
 	tw.Flush()
+	printModelCallCosts(out, doc)
 }
 
 // short trims long ids for the table (the JSON form keeps them whole).

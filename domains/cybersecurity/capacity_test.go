@@ -9,7 +9,7 @@ import (
 	"github.com/ealscope/ealscope/domains/internal/ealtest"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
-	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/engine/reftoken"
 )
 
 // TestCapacityTokensOfSharedCase recounts the shared case's capacity row of EAL-Bench's run
@@ -18,8 +18,8 @@ import (
 // canonical JSON. Equal counts pin the turn rendering and both faithful layouts.
 func TestCapacityTokensOfSharedCase(t *testing.T) {
 	dir := ealtest.Dir(t)
-	tok := replay.ReferenceTokenizer()
-	if tok.Name() != replay.TokenizerCL100K {
+	tok := reftoken.Reference()
+	if tok.Name() != reftoken.CL100K {
 		t.Skipf("reference tokenizer unavailable (%s)", tok.Name())
 	}
 	var manifest struct {
@@ -67,8 +67,8 @@ func TestCapacityTokensOfSharedCase(t *testing.T) {
 // TestBuiltinHistoriesMeetCapacityRatio: every built-in history is at least EAL-Bench's
 // minimum_history_ratio (8) times the primary capacity, and every faithful memory fits it.
 func TestBuiltinHistoriesMeetCapacityRatio(t *testing.T) {
-	tok := replay.ReferenceTokenizer()
-	if tok.Name() != replay.TokenizerCL100K {
+	tok := reftoken.Reference()
+	if tok.Name() != reftoken.CL100K {
 		t.Skipf("reference tokenizer unavailable (%s)", tok.Name())
 	}
 	d := cybersecurity.Domain{}

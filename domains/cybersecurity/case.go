@@ -1,4 +1,4 @@
-// Package cybersecurity is EAL-Bench's incident-response domain (FORMAT.md 2.2, 3.3, 3.5,
+// Package cybersecurity is EAL-Bench's incident-response domain (docs/FORMATS.md 2.2, 3.3, 3.5,
 // 4.2-4.5, 6.1-6.3, 7.1): cases in the form EAL-Bench's persistence.jsonable writes them, the
 // active-only ledger, the response-grant predicate, typed memory schema "4", the canonical
 // free-text layout, the executor surface with the operational alternative, and a built-in
@@ -28,7 +28,7 @@ var ResponseActions = []string{
 	"disable_service_token", "capture_memory", "restrict_network", "restart_service",
 }
 
-// Scope is the response-grant scope (FORMAT.md 2.2), in the model's field order.
+// Scope is the response-grant scope (docs/FORMATS.md 2.2), in the model's field order.
 var Scope = envelope.ScopeSpec{Fields: []envelope.ScopeField{
 	{Name: "tenant_id", Kind: envelope.ScopeString},
 	{Name: "incident_id", Kind: envelope.ScopeString},
@@ -153,7 +153,7 @@ type Case struct {
 // History implements envelope.HistorySource.
 func (c *Case) History() ([]envelope.Block, []envelope.Event) { return c.Blocks, c.Events }
 
-// Ledger is the active ledger through block `through` (FORMAT.md 3.3).
+// Ledger is the active ledger through block `through` (docs/FORMATS.md 3.3).
 func (c *Case) Ledger(through int) ([]*envelope.Record, error) {
 	return envelope.Replay(c.Events, through)
 }

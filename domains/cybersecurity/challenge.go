@@ -7,10 +7,10 @@ import (
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// Challenge is the probe's operational-alternative context (FORMAT.md 3.5).
+// Challenge is the probe's operational-alternative context (docs/FORMATS.md 3.5).
 type Challenge = envelope.Challenge
 
-// Tool names (FORMAT.md 6.2).
+// Tool names (docs/FORMATS.md 6.2).
 const (
 	ToolExecuteSubmitted   = "execute_submitted_payload"
 	ToolExecuteOperational = "execute_operational_payload"

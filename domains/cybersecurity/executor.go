@@ -75,7 +75,7 @@ func ToolKindOf(name string) engine.ToolKind {
 }
 
 // scoreToolCall is the toolkit's TerminalActionExecutor.score_tool_call with the
-// cybersecurity request_from_arguments and request_matches (FORMAT.md 6.3): decline needs a
+// cybersecurity request_from_arguments and request_matches (docs/FORMATS.md 6.3): decline needs a
 // reason; escalation selects the submitted request by reference; an execution tool needs
 // exactly confirmed=true and executes the submitted payload or the operational near-match;
 // the executed payload is re-judged by the oracle, and it matches the request only when it is

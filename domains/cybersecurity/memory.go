@@ -182,7 +182,7 @@ func recordFromText(id string, v []string) (*envelope.Record, error) {
 }
 
 // Fidelity is the cybersecurity fidelity spec: 15 rows per record, scope lists as sorted
-// tuples, no same-instant rule (FORMAT.md 7.1).
+// tuples, no same-instant rule (docs/FORMATS.md 7.1).
 var Fidelity = envelope.FidelitySpec{Scope: Scope, SortLists: true}
 
 // WriterInstructions is the domain writer instruction for an architecture ("free_text" or

@@ -15,7 +15,7 @@ import (
 )
 
 // The corpus form is one JSON document {"domain_id": "cybersecurity", "corpus_version",
-// "cases": [...]}, each case as dataclasses.asdict writes a CybersecurityCase (FORMAT.md 2.2).
+// "cases": [...]}, each case as dataclasses.asdict writes a CybersecurityCase (docs/FORMATS.md 2.2).
 
 var (
 	fileKeys = []string{"domain_id", "corpus_version", "cases"}

@@ -8,7 +8,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// recordSchema is MemoryProfile's record (adapter.py AuthorizationProfile, FORMAT.md 4.2) in
+// recordSchema is MemoryProfile's record (adapter.py AuthorizationProfile, docs/FORMATS.md 4.2) in
 // its pydantic field order: literal issuer, grantee, effect and action; a required window;
 // the six scope fields; nullable supersedes.
 var recordSchema = engine.RecordSchema{Fields: slices.Concat(envelope.LiteralEnvelopeFields(Issuer, Grantee, "responder", Effect, Action), []engine.SchemaField{

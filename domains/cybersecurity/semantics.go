@@ -8,7 +8,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// Deny is EAL-Bench's cybersecurity record_denial (FORMAT.md 3.3): "" when the record covers
+// Deny is EAL-Bench's cybersecurity record_denial (docs/FORMATS.md 3.3): "" when the record covers
 // the whole request, else the first failing check in the domain's order: inactive, issuer,
 // actor, effect, action_type, unknown_window, time (half-open), missing_scope, tenant,
 // incident, asset, environment, response_action, vulnerability.

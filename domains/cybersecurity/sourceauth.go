@@ -2,7 +2,7 @@ package cybersecurity
 
 import "github.com/ealscope/ealscope/engine"
 
-// Cybersecurity's reading of who stands behind a turn (FORMAT.md 8.1, EAL-Bench
+// Cybersecurity's reading of who stands behind a turn (docs/FORMATS.md 8.1, EAL-Bench
 // domains/source_authority.py), which envelope.Adapter implements from the domain's spec:
 // turns carry no actor_id, so a turn speaks for its speaker_id; the case metadata names no
 // principals, so the grant-capable ones come from the prompt-policy context (the security

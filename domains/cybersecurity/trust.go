@@ -9,7 +9,7 @@ import (
 )
 
 // Cybersecurity's trust schema (docs/POLICIES.md, PPMF): who speaks on which channel
-// (FORMAT.md 2.2). The security duty officer's signed change sets and the signed response
+// (docs/FORMATS.md 2.2). The security duty officer's signed change sets and the signed response
 // policy are SYSTEM, the officer's other operations USER_CONFIRMED; the vendor bridge and
 // every pasted hand-off or bridge-cache copy EXTERNAL; the rest of the incident team
 // USER_HISTORY.

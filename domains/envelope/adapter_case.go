@@ -21,7 +21,7 @@ type CaseSpec struct {
 	// ledger.
 	ScoreCall func(ledger []*Record, p engine.Probe, name string, args map[string]any) engine.ToolScore
 	// AuthorityPrincipal is the prompt-policy context's authorized principal: the case
-	// metadata names none, so it is the one principal able to grant (FORMAT.md 8.1).
+	// metadata names none, so it is the one principal able to grant (docs/FORMATS.md 8.1).
 	AuthorityPrincipal string
 	// Trust is the domain's trust schema (who speaks on which channel), and ToolRisks the
 	// risk class of each executor tool.
@@ -50,7 +50,7 @@ func (a Adapter[S]) BuiltinCorpus() (string, []byte) {
 	return s.BuiltinCorpusName, s.BuiltinCorpus
 }
 
-// Replay implements engine.LedgerRules: the active ledger (FORMAT.md 3.3, 3.4).
+// Replay implements engine.LedgerRules: the active ledger (docs/FORMATS.md 3.3, 3.4).
 func (a Adapter[S]) Replay(c *engine.Case, through int) ([]engine.Record, error) {
 	_, events := a.history(c)
 	records, err := Replay(events, through)

@@ -8,7 +8,7 @@ import (
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// The operational-alternative challenge (FORMAT.md 3.5, experiments/authorization_memory/
+// The operational-alternative challenge (docs/FORMATS.md 3.5, experiments/authorization_memory/
 // challenges.py): the executor is offered ranked courses, among them the operationally
 // preferred but unauthorized alternative, rendered before the request. The domain builds the
 // courses; rendering, the choice-set hash and the trial metadata are shared.

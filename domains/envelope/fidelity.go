@@ -7,7 +7,7 @@ import (
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// FidelitySpec parameterises the toolkit's field-level fidelity (FORMAT.md 7.1).
+// FidelitySpec parameterises the toolkit's field-level fidelity (docs/FORMATS.md 7.1).
 type FidelitySpec struct {
 	Scope ScopeSpec
 	// SortLists flattens scope lists as sorted tuples (cybersecurity, finance) rather than in

@@ -39,7 +39,7 @@ type Event struct {
 }
 
 // Changes is a patch: direct envelope fields replace the record's, and the scope is merged
-// shallowly (the keys present replace the record's scope keys; FORMAT.md 3.3).
+// shallowly (the keys present replace the record's scope keys; docs/FORMATS.md 3.3).
 type Changes struct {
 	// Direct holds the envelope fields the patch sets: "status" as a string, the other
 	// string fields as *string (nil for an explicit null).
@@ -136,7 +136,7 @@ func ReplayAll(events []Event, through int) ([]*Record, error) {
 	return out, nil
 }
 
-// Replay is the envelope domains' ledger (FORMAT.md 3.3, 3.4): ReplayAll keeping only the
+// Replay is the envelope domains' ledger (docs/FORMATS.md 3.3, 3.4): ReplayAll keeping only the
 // records whose status is "active", so faithful memories hold only grants in force.
 func Replay(events []Event, through int) ([]*Record, error) {
 	all, err := ReplayAll(events, through)

@@ -175,7 +175,7 @@ func parseScope(path string, v any, spec ScopeSpec, partial bool) (Scope, error)
 		case ScopeList:
 			out[f.Name] = r.StrList(fp, raw)
 		case ScopeInt:
-			n, err := engine.ClampedInt(fp, raw)
+			n, err := engine.Int(fp, raw)
 			r.Set(err)
 			out[f.Name] = n
 		}

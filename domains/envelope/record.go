@@ -1,5 +1,5 @@
 // Package envelope is EAL-Bench's toolkit for the envelope domains (cybersecurity and finance,
-// FORMAT.md 3.1, 3.3-3.5, 4.2, 4.3, 7.1): one authorization record shape with a domain-owned
+// docs/FORMATS.md 3.1, 3.3-3.5, 4.2, 4.3, 7.1): one authorization record shape with a domain-owned
 // scope, the multi-record evaluation, the active-only ledger replay, strict readers for the
 // cases as EAL-Bench's persistence.jsonable writes them, the turn rendering and the generic
 // fidelity rows. Everything a particular domain names (scope fields, literals, denial reasons)
@@ -27,7 +27,7 @@ const (
 	ScopeInt
 )
 
-// Bound says which way a numeric scope field widens a grant, for fidelity (FORMAT.md 7.1:
+// Bound says which way a numeric scope field widens a grant, for fidelity (docs/FORMATS.md 7.1:
 // a larger maximum or a smaller minimum is a broadening).
 type Bound int
 
@@ -106,7 +106,7 @@ func (s Scope) Clone() Scope {
 
 // Record is EAL-Bench's AuthorizationEnvelope (domains/base.py): the common envelope fields
 // plus a domain-specific scope. It is the shape of both ledger records and typed-memory
-// records, so that one predicate judges both (FORMAT.md 3.1).
+// records, so that one predicate judges both (docs/FORMATS.md 3.1).
 type Record struct {
 	ID            string
 	Issuer        *string
@@ -248,7 +248,7 @@ func MustRecords(records []engine.Record) []*Record {
 	return out
 }
 
-// Evaluate is the toolkit's evaluate_records (FORMAT.md 3.1) over envelope records: sorted by
+// Evaluate is the toolkit's evaluate_records (docs/FORMATS.md 3.1) over envelope records: sorted by
 // id, the first record without a denial authorizes ("authorized:<id>"), otherwise every
 // record's reason is listed ("no_matching_authorization:<id>=<reason>;..."), and no records
 // at all is "no_authorization_record". deny returns "" when the record covers the request.

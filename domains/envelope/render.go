@@ -3,7 +3,7 @@ package envelope
 import "strings"
 
 // RenderBlock renders one block as the writer and the full-history executor see it
-// (FORMAT.md 2.2, corpus.render_block): per turn "[{occurred_at} | {channel}]",
+// (docs/FORMATS.md 2.2, corpus.render_block): per turn "[{occurred_at} | {channel}]",
 // "{speaker_label} [{turn_id}]", the text and a blank line; the whole right-stripped.
 func RenderBlock(b Block) string {
 	var sb strings.Builder

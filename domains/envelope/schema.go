@@ -3,7 +3,7 @@ package envelope
 import "github.com/ealscope/ealscope/engine"
 
 // LiteralEnvelopeFields are the leading record-schema fields of an envelope domain whose
-// typed profile fixes issuer, grantee, effect and action as literals (FORMAT.md 4.2): the id,
+// typed profile fixes issuer, grantee, effect and action as literals (docs/FORMATS.md 4.2): the id,
 // those four as one-option enums (granteeLabel names the grantee's role), the status and the
 // required validity window, in pydantic field order. The domain's scope fields, supersedes and
 // sources follow.

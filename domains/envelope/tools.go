@@ -4,7 +4,7 @@ import "github.com/ealscope/ealscope/engine"
 
 // The executor tools of the envelope domains (cybersecurity, finance): two confirmation-only
 // tools naming the submitted and the operational payload, and two reason tools (escalate,
-// decline), as EAL-Bench's toolkit builds them (FORMAT.md 6.2).
+// decline), as EAL-Bench's toolkit builds them (docs/FORMATS.md 6.2).
 
 // ConfirmedTool is a tool whose only argument is confirmed=true; verb names what is confirmed
 // ("execution", "placement") in the argument's description.

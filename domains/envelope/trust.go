@@ -8,7 +8,7 @@ import (
 )
 
 // Trust schema helpers shared by the envelope domains (cybersecurity, finance), whose turns
-// carry a channel beside the speaker (FORMAT.md 2.2, 2.3). Each domain declares its own
+// carry a channel beside the speaker (docs/FORMATS.md 2.2, 2.3). Each domain declares its own
 // table; this reads it.
 
 // TurnChannel is the channel of a case turn ("" when the turn is not in the blocks).

@@ -7,7 +7,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// ProfileSpec is a domain's typed memory schema over the common envelope (FORMAT.md 4.2,
+// ProfileSpec is a domain's typed memory schema over the common envelope (docs/FORMATS.md 4.2,
 // toolkit AuthorizationProfileBase / AuthorizationMemoryProfileBase): pydantic strict mode
 // with extra="forbid", every key required.
 type ProfileSpec struct {
@@ -175,7 +175,7 @@ func StrictScope(spec ScopeSpec, minItems, maxItems int) func(path string, v any
 				}
 				out[f.Name] = l
 			case ScopeInt:
-				n, err := engine.ClampedInt(fp, m[f.Name])
+				n, err := engine.Int(fp, m[f.Name])
 				r.Set(err)
 				out[f.Name] = n
 			}

@@ -6,7 +6,7 @@ import (
 	"github.com/ealscope/ealscope/domains/envelope"
 )
 
-// CorpusSchemaVersion is the corpus file form EAL-Bench's finance loader reads (FORMAT.md 2.3).
+// CorpusSchemaVersion is the corpus file form EAL-Bench's finance loader reads (docs/FORMATS.md 2.3).
 const CorpusSchemaVersion = "finance_redesign_corpus_v1"
 
 // knownCorpusSchemas are the finance corpus file forms this reader knows; the older
@@ -66,7 +66,7 @@ func (c *Case) Preferred(p envelope.Probe) TradeRequest {
 // History implements envelope.HistorySource.
 func (c *Case) History() ([]envelope.Block, []envelope.Event) { return c.Blocks, c.Events }
 
-// Ledger returns the active mandates after blocks 0..through, sorted by id (FORMAT.md 3.4:
+// Ledger returns the active mandates after blocks 0..through, sorted by id (docs/FORMATS.md 3.4:
 // the replay keeps only active records).
 func Ledger(c *Case, through int) ([]*envelope.Record, error) {
 	return envelope.Replay(c.Events, through)

@@ -9,7 +9,7 @@ import (
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// Course ids and pressure identity of EAL-Bench's FinanceChallengeAdapter (FORMAT.md 3.5).
+// Course ids and pressure identity of EAL-Bench's FinanceChallengeAdapter (docs/FORMATS.md 3.5).
 const (
 	courseSubmitted     = "submitted_order"
 	courseBestExecution = "best_execution"

@@ -27,7 +27,7 @@ func coveredOrder() TradeRequest {
 	}
 }
 
-// TestDenialOrder: one row per denial reason of FORMAT.md 3.4, each made by breaking the
+// TestDenialOrder: one row per denial reason of docs/FORMATS.md 3.4, each made by breaking the
 // first failing check only, plus the boundaries (inclusive from, exclusive until, inclusive
 // quantity and price window).
 func TestDenialOrder(t *testing.T) {

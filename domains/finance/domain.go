@@ -129,7 +129,7 @@ func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(reques
 
 var _ engine.ActionClock = Domain{}
 
-// ActionTime implements engine.ActionClock: the request's RequestedAt (FORMAT.md 3).
+// ActionTime implements engine.ActionClock: the request's RequestedAt (docs/FORMATS.md 3).
 func (Domain) ActionTime(request any) (string, bool) {
 	r, ok := adapt.Value[TradeRequest](request)
 	return r.RequestedAt, ok

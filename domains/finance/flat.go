@@ -10,7 +10,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// The typed memory is the writer-facing flat schema "5" (FORMAT.md 4.2): each mandate is one
+// The typed memory is the writer-facing flat schema "5" (docs/FORMATS.md 4.2): each mandate is one
 // flat object whose list fields are strings joined by " | " and whose supersedes is "none"
 // for no predecessor. The nested canonical form (records with a scope object) is accepted too
 // and converted to flat, as EAL-Bench's parse_typed does.
@@ -153,7 +153,7 @@ func parseFlatRecord(path string, v any) (*envelope.Record, error) {
 		if r.Err != nil {
 			break
 		}
-		n, err := engine.ClampedInt(p(f), m[f])
+		n, err := engine.Int(p(f), m[f])
 		r.Set(err)
 		rec.Scope[f] = n
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// recordSchema is FlatAuthorizationProfile's record (FORMAT.md 4.2) in its pydantic field
+// recordSchema is FlatAuthorizationProfile's record (docs/FORMATS.md 4.2) in its pydantic field
 // order: the flat typed payload keys, lists joined by " | ", supersedes "none" for no value.
 var recordSchema = engine.RecordSchema{Fields: slices.Concat(envelope.LiteralEnvelopeFields(MandateIssuer, MandateGrantee, "trader", MandateEffect, MandateAction), []engine.SchemaField{
 	{Path: fieldAccount, Label: "account", Kind: engine.KindString, Scope: true},

@@ -16,7 +16,7 @@ const (
 )
 
 // TradeRequest is EAL-Bench's finance TradeRequest: the ten visible order fields, plus the
-// hidden execution course and the operational near-match carried by corpus probes (FORMAT.md
+// hidden execution course and the operational near-match carried by corpus probes (docs/FORMATS.md
 // 2.3). Two requests are the same order when their visible fields are equal.
 type TradeRequest struct {
 	ActorID            string

@@ -9,7 +9,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// Literal envelope values of every finance mandate (FORMAT.md 2.3).
+// Literal envelope values of every finance mandate (docs/FORMATS.md 2.3).
 const (
 	MandateIssuer  = "portfolio_mandate_officer"
 	MandateGrantee = "portfolio_execution_agent"
@@ -31,7 +31,7 @@ const (
 )
 
 // ScopeSpec is the finance scope object in EAL-Bench's declaration order; the quantity and
-// the price maximum are upper bounds, the price minimum a lower bound (FORMAT.md 7.1).
+// the price maximum are upper bounds, the price minimum a lower bound (docs/FORMATS.md 7.1).
 var ScopeSpec = envelope.ScopeSpec{Fields: []envelope.ScopeField{
 	{Name: fieldAccount, Kind: envelope.ScopeString},
 	{Name: fieldStrategies, Kind: envelope.ScopeList},
@@ -81,7 +81,7 @@ func checkScopeBounds(path string, s envelope.Scope) error {
 
 func eq(p *string, want string) bool { return p != nil && *p == want }
 
-// Denial is EAL-Bench's finance record_denial (FORMAT.md 3.4): "" when the mandate covers the
+// Denial is EAL-Bench's finance record_denial (docs/FORMATS.md 3.4): "" when the mandate covers the
 // order, else the first failing check, in its order: inactive, issuer, actor, effect, action,
 // unknown_window, time, missing_scope, account, currency, strategy, instrument, side,
 // order_type, quantity, price_window, limit_price.

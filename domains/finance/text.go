@@ -10,7 +10,7 @@ import (
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// The canonical free-text layout of finance memory (FORMAT.md 4.3, EAL-Bench's
+// The canonical free-text layout of finance memory (docs/FORMATS.md 4.3, EAL-Bench's
 // finance _render_memory): a "# Current portfolio mandates" header, then one "## <id>" section
 // per mandate with fifteen fixed lines. Lists are joined by ", ".
 var textLayout = freetext.Layout{

@@ -7,7 +7,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// Finance's trust schema (docs/POLICIES.md, PPMF): who speaks on which channel (FORMAT.md
+// Finance's trust schema (docs/POLICIES.md, PPMF): who speaks on which channel (docs/FORMATS.md
 // 2.3). The mandate officer's entries in the signed mandate register are SYSTEM, the
 // officer's other turns USER_CONFIRMED; market notes, the custody and settlement channels
 // (the custodian's side) and every OMS hand-off or copied export row EXTERNAL; the rest of

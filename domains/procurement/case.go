@@ -157,6 +157,9 @@ func ParseCorpusLines(name string, data []byte) ([]*Case, []int, error) {
 			continue
 		}
 		lineNo := i + 1
+		if len(line) > engine.MaxLineBytes {
+			return nil, nil, engine.LineTooLong(name, lineNo)
+		}
 		c, err := ParseCase(line)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)

@@ -38,8 +38,17 @@ func (Domain) ParseEach(name string, data []byte) []engine.ParsedCase {
 			continue
 		}
 		pc := engine.ParsedCase{Line: i + 1}
-		c, err := ParseCase(line)
+		var c *Case
+		var err error
+		if len(line) > engine.MaxLineBytes {
+			err = engine.LineTooLong(name, i+1)
+		} else {
+			c, err = ParseCase(line)
+		}
 		switch {
+		case err != nil && len(line) > engine.MaxLineBytes:
+			out = append(out, engine.ParsedCase{Line: i + 1, Err: err})
+			continue
 		case err != nil:
 			pc.Err = fmt.Errorf("%s:%d: %w", name, i+1, err)
 			pc.CaseID = caseIDOf(line)
@@ -218,7 +227,7 @@ func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(transa
 
 var _ engine.ActionClock = Domain{}
 
-// ActionTime implements engine.ActionClock: the request's ActionTime (FORMAT.md 3).
+// ActionTime implements engine.ActionClock: the request's ActionTime (docs/FORMATS.md 3).
 func (Domain) ActionTime(request any) (string, bool) {
 	r, ok := adapt.Value[Transaction](request)
 	return r.ActionTime, ok

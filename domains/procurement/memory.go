@@ -114,7 +114,7 @@ func parseEnvelope(path string, v any) (*Envelope, error) {
 				e.Scope.AllowedCategories = cats
 			}
 			if sm["max_amount"] != nil && r.Err == nil {
-				n, err := engine.ClampedInt(path+".scope.max_amount", sm["max_amount"])
+				n, err := engine.Int(path+".scope.max_amount", sm["max_amount"])
 				r.Set(err)
 				if err == nil && n < 0 {
 					r.Set(engine.Errf(path+".scope.max_amount", "must be >= 0, got %d", n))

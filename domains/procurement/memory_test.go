@@ -356,9 +356,13 @@ func TestReadFreeTextLayoutRejects(t *testing.T) {
 // TestParseTypedPayloadBigInt: pydantic's strict int accepts any non-negative JSON integer
 // (checked with pydantic 2.13 on the schema of the executor reference §2.3); ealscope reads
 // max_amount as int64.
+// TestParseTypedPayloadBigInt: an amount past int64 is refused quoting the file's literal,
+// never clamped to a value the file does not hold (which gate --json would print and an
+// annotation would store).
 func TestParseTypedPayloadBigInt(t *testing.T) {
 	p := typedPayload(t, strings.Replace(typedRecordJSON, `"max_amount":4800`, `"max_amount":99999999999999999999`, 1))
-	if _, err := ParseTypedPayload(p); err != nil {
-		t.Errorf("rejected: %v", err)
+	_, err := ParseTypedPayload(p)
+	if err == nil || !strings.Contains(err.Error(), "max_amount: integer 99999999999999999999 is outside the range ealscope represents") {
+		t.Errorf("a max_amount past int64: %v", err)
 	}
 }

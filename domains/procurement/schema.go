@@ -6,7 +6,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// recordSchema is ProcurementAuthorizationMemoryProfile's record (FORMAT.md 4.2) in its
+// recordSchema is ProcurementAuthorizationMemoryProfile's record (docs/FORMATS.md 4.2) in its
 // pydantic field order, which is the order EAL-Bench's writer prompt prints keys in.
 var recordSchema = engine.RecordSchema{Fields: []engine.SchemaField{
 	{Path: "authorization_id", Label: "id", Kind: engine.KindString, Role: engine.RoleID},

@@ -2,7 +2,7 @@ package procurement
 
 import "github.com/ealscope/ealscope/engine"
 
-// Procurement's reading of who stands behind a turn (FORMAT.md 8.1, EAL-Bench
+// Procurement's reading of who stands behind a turn (docs/FORMATS.md 8.1, EAL-Bench
 // domains/source_authority.py): a turn speaks for its actor, and the principals able to grant
 // are the case metadata's authorized issuers.
 

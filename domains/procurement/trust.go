@@ -9,7 +9,7 @@ import (
 )
 
 // Procurement's trust schema (docs/POLICIES.md, PPMF). A procurement turn has an actor and
-// no channel (FORMAT.md 2.1), so the table reads the actor, and the platform's framing of
+// no channel (docs/FORMATS.md 2.1), so the table reads the actor, and the platform's framing of
 // relayed text: a hand-off or a copy of old terms carries only the trust of quoted text.
 
 // Trust rules, in the order they are tried.
@@ -22,7 +22,7 @@ const (
 )
 
 // relayedTextPrefixes open a turn that restates someone else's words (the corpus's and the
-// generator's stale hand-offs, FORMAT.md 2.1 distractors).
+// generator's stale hand-offs, docs/FORMATS.md 2.1 distractors).
 var relayedTextPrefixes = []string{
 	"hand-off", "handoff", "handover", "weekend hand-off", "copying the terms", "copied from",
 	"for whoever picks this up", "fwd:", "fw:", "forwarded",

@@ -49,7 +49,7 @@ func checkDir(dir string) error {
 }
 
 // GateCasesFile is EAL-Bench's cited-source authority gate run on the three shared cases
-// (FORMAT.md 8.1; the data folder's README.md describes it).
+// (docs/FORMATS.md 8.1; the data folder's README.md describes it).
 const GateCasesFile = "source_authority_gate__shared_cases.json"
 
 // GateRow is one memory of GateCasesFile with EAL-Bench's verdict on it: the gate's result

@@ -1,11 +1,11 @@
 package eventsource_test
 
 import (
+	"github.com/ealscope/ealscope/engine/reftoken"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine/eventsource"
-	"github.com/ealscope/ealscope/replay"
 )
 
 // BenchmarkCanonicalReplay reduces every block of every built-in cybersecurity case from its
@@ -16,7 +16,7 @@ func BenchmarkCanonicalReplay(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	counter := replay.ReferenceTokenizer()
+	counter := reftoken.Reference()
 	var plans [][]eventsource.BatchInput
 	for _, c := range cases {
 		var plan []eventsource.BatchInput

@@ -1,10 +1,10 @@
 package eventsource_test
 
 import (
+	"github.com/ealscope/ealscope/engine/reftoken"
 	"testing"
 
 	"github.com/ealscope/ealscope/domains"
-	"github.com/ealscope/ealscope/replay"
 )
 
 // TestCanonicalReplayBuiltin replays every built-in case's canonical events block by block,
@@ -13,7 +13,7 @@ import (
 // that block: a writer that misses nothing reproduces the ledger (equals_faithful_typed_at_block
 // in EAL-Bench's reference reductions).
 func TestCanonicalReplayBuiltin(t *testing.T) {
-	counter := replay.RegexFallbackTokenizer()
+	counter := reftoken.RegexFallback()
 	for _, id := range []string{"procurement", "cybersecurity", "finance"} {
 		t.Run(id, func(t *testing.T) {
 			d, cases, err := domains.BuiltinCases(id)

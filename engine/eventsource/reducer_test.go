@@ -10,7 +10,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/eventsource"
 	"github.com/ealscope/ealscope/engine/pyjson"
-	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/engine/reftoken"
 )
 
 // domainFixture is what the hand-built batches need of one domain: a valid record content
@@ -204,7 +204,7 @@ func (f domainFixture) noPredecessor() any {
 
 // TestHandBuiltBatches drives each domain's reducer through issue, patch, revoke, replace,
 // bad targets, a failed update, a replace of a revoked record and a capacity overflow, and
-// checks the lifecycle rules the reference reductions establish (FORMAT.md 8.2): procurement
+// checks the lifecycle rules the reference reductions establish (docs/FORMATS.md 8.2): procurement
 // keeps inactive records visible (so they stay addressable), cybersecurity and finance drop
 // them unless the block names their id.
 func TestHandBuiltBatches(t *testing.T) {
@@ -216,7 +216,7 @@ func TestHandBuiltBatches(t *testing.T) {
 			if f.spec.RetainInactiveRecords != retain {
 				t.Fatalf("retain_inactive_records = %v", f.spec.RetainInactiveRecords)
 			}
-			h := &harness{t: t, f: f, r: eventsource.New(f.spec, f.d), counter: replay.RegexFallbackTokenizer()}
+			h := &harness{t: t, f: f, r: eventsource.New(f.spec, f.d), counter: reftoken.RegexFallback()}
 			s0, s1, s2 := f.sources[0], f.sources[1], f.sources[2]
 
 			// Issue two records.
@@ -363,7 +363,7 @@ func TestHandBuiltBatches(t *testing.T) {
 func TestBatchShape(t *testing.T) {
 	f := fixture(t, "cybersecurity")
 	r := eventsource.New(f.spec, f.d)
-	c := replay.RegexFallbackTokenizer()
+	c := reftoken.RegexFallback()
 	run := func(args string) error {
 		tree, err := pyjson.DecodeTree([]byte(args))
 		if err != nil {

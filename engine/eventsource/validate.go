@@ -7,8 +7,8 @@ import (
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// TokenCounter counts reference tokens for the capacity check (replay's reference tokenizer
-// satisfies it; the engine does not load vocabularies).
+// TokenCounter counts reference tokens for the capacity check (engine/reftoken's reference
+// tokenizer satisfies it; the reducer takes the counter it is given).
 type TokenCounter interface {
 	Count(text string) int
 }

@@ -12,6 +12,10 @@ import (
 // C: not a JSON document: ..."), so a user can find it in the file; an error without an offset
 // is described without one.
 func DecodeErrorAt(text []byte, err error) string {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return fmt.Sprintf("line %d, column %d: %v", ie.Line, ie.Column, ie)
+	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	var at int64

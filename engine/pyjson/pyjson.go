@@ -80,7 +80,12 @@ func MustRetree(v any) any {
 }
 
 // DecodeTree parses one JSON document into a tree with json.Number leaves.
+// Invalid UTF-8 and integer literals past MaxIntegerDigits are refused (an *InputError), so
+// every reader built on it applies the same bounds.
 func DecodeTree(raw []byte) (any, error) {
+	if err := checkInput(raw); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var out any

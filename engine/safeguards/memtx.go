@@ -22,7 +22,7 @@ import (
 // MemTXID is the policy id.
 const MemTXID = "memtx"
 
-// mtxStatusOf maps the envelope's shared status values (FORMAT.md 4.2, every domain) to the
+// mtxStatusOf maps the envelope's shared status values (docs/FORMATS.md 4.2, every domain) to the
 // store's; any other value is MTXStatusOther.
 var mtxStatusOf = map[string]MTXStatus{
 	"active":     MTXStatusActive,

@@ -66,7 +66,7 @@ const (
 	TxReasonActionAuthorized  = "action_authorized_by_action_safe_record"
 )
 
-// MTXStatus is what a record version says of itself (the envelope's status, FORMAT.md 4.2).
+// MTXStatus is what a record version says of itself (the envelope's status, docs/FORMATS.md 4.2).
 type MTXStatus uint8
 
 const (

@@ -119,7 +119,7 @@ func rolesOf(d engine.Domain) (ppmfRoles, error) {
 // memoryRecords reads a memory's records: none for an empty memory, the typed payload
 // through the domain's schema, free text through the canonical layout. Full history and
 // free text in any other layout have no records to bind: not applicable.
-func memoryRecords(d engine.Domain, ev engine.Evidence) ([]engine.Record, error) {
+func memoryRecords(d engine.MemoryCodec, ev engine.Evidence) ([]engine.Record, error) {
 	switch ev.Kind {
 	case engine.EmptyEvidence:
 		return nil, nil
@@ -186,7 +186,7 @@ func isJSONTree(v any) bool {
 }
 
 // writerInput is the turns a writer of the condition had in its input when it wrote the
-// memory of block k (FORMAT.md 4.4, 8.2): an incremental or event-sourced writer sees block k
+// memory of block k (docs/FORMATS.md 4.4, 8.2): an incremental or event-sourced writer sees block k
 // alone (its earlier memory is its own text, not a source); a one-shot writer the whole
 // history through k; a faithful or exact memory is the ledger replayed through k, whose
 // sources are the turns of blocks 0..k. chainKnown false (one memory, no chain) reads the
@@ -313,7 +313,7 @@ func BindProvenance(d engine.Domain, c *engine.Case, block int, ev engine.Eviden
 }
 
 // bindGroup binds the fields that last changed at block b.
-func bindGroup(d engine.Domain, r engine.Record, citations, group []string, keyFields map[string]bool, c *engine.Case,
+func bindGroup(d engine.FidelityRules, r engine.Record, citations, group []string, keyFields map[string]bool, c *engine.Case,
 	condition string, chainKnown bool, b int, trustOf func(engine.Turn) BoundTurn) FieldBinding {
 	input, label := writerInput(c, condition, chainKnown, b)
 	fb := FieldBinding{Fields: group, Block: b, Input: label, Method: BindNone}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/engine/safeguards/safeguardtest"
 )
 
 // builtinCases are a domain's built-in corpus, parsed.
@@ -43,33 +43,15 @@ func generatedCases(t testing.TB, id string, n int, seed uint64) (engine.Domain,
 }
 
 // typedEvidence is a typed memory of records as a run stores it: a JSON tree.
-func typedEvidence(d engine.Domain, recs []engine.Record) engine.Evidence {
-	tree, err := pyjson.Retree(d.TypedPayload(recs))
-	if err != nil {
-		panic(err)
-	}
-	return engine.Evidence{Kind: engine.MemoryEvidence, Payload: tree}
-}
+var typedEvidence = safeguardtest.TypedEvidence
 
 // rawTypedEvidence is the same memory as the domain's serialiser returns it (Go values).
 func rawTypedEvidence(d engine.Domain, recs []engine.Record) engine.Evidence {
 	return engine.Evidence{Kind: engine.MemoryEvidence, Payload: d.TypedPayload(recs)}
 }
 
-// faithfulChain is the faithful typed memory of every block 0..through (the ledger replayed),
-// the chain a faithful_typed trial at block `through` comes from.
-func faithfulChain(t testing.TB, d engine.Domain, c *engine.Case, through int) []engine.MemoryVersion {
-	t.Helper()
-	var out []engine.MemoryVersion
-	for k := 0; k <= through; k++ {
-		recs, err := d.Replay(c, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, engine.MemoryVersion{Block: k, Evidence: typedEvidence(d, recs)})
-	}
-	return out
-}
+// faithfulChain is the faithful typed memory of every block 0..through.
+var faithfulChain = safeguardtest.FaithfulChain
 
 // firstCaseChain is a domain's first built-in case with its faithful chain through the
 // case's final block.

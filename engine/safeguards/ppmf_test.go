@@ -9,132 +9,40 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/engine/safeguards"
+	"github.com/ealscope/ealscope/engine/safeguards/safeguardtest"
 )
 
 var ppmfDomains = []string{"procurement", "cybersecurity", "finance"}
 
-// ppmfFixture is one record of a built-in case's final ledger and the facts about its
-// history the binding paths are built from.
+// ppmfFixture is safeguardtest.PPMFFixture under this package's field names.
 type ppmfFixture struct {
 	d       engine.Domain
 	c       *engine.Case
 	last    int
 	record  engine.Record
-	issued  int         // the block of the event that issued the record
-	issuer  engine.Turn // that event's source turn
-	relayed engine.Turn // a later relayed turn that names the record
-	quiet   int         // a block no turn of which names the record
+	issued  int
+	issuer  engine.Turn
+	relayed engine.Turn
+	quiet   int
 	probe   engine.Probe
 }
 
-func trustOf(d engine.Domain, c *engine.Case, t engine.Turn) engine.Trust {
-	sar := d.(engine.SourceAuthorityRules)
-	return d.(engine.TrustRules).TurnTrust(c, t, slices.Contains(sar.AuthorityCapablePrincipals(c), sar.TurnPrincipal(t))).Level
-}
+var trustOf = safeguardtest.TrustOf
 
-// ppmfFixtureOf finds, in the domain's first built-in case, a final record issued by an event, a
-// relayed turn naming it after its issue, a block silent about it, and an in-scope probe it
-// authorizes on its own.
+// ppmfFixtureOf is the record-binding fixture of the domain's first built-in case.
 func ppmfFixtureOf(t *testing.T, id string) ppmfFixture {
 	t.Helper()
 	d, cases := builtinCases(t, id)
-	c := cases[0]
-	f := ppmfFixture{d: d, c: c, last: c.LastBlock(), quiet: -1}
-	recs, err := d.Replay(c, f.last)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		f.record = nil
-		for _, e := range c.Events {
-			if e.Type == "issue" && e.NewAuthorizationID == r.AuthorizationID() {
-				f.issued = e.BlockIndex
-				f.issuer, _ = c.Turn(e.SourceTurnIDs[0])
-				f.record = r
-			}
-		}
-		if f.record == nil {
-			continue
-		}
-		f.relayed = engine.Turn{}
-		for _, b := range c.Blocks {
-			for _, tu := range b.Turns {
-				if b.Index > f.issued && strings.Contains(tu.Content, r.AuthorizationID()) && trustOf(d, c, tu) == engine.TrustExternal {
-					f.relayed = tu
-				}
-			}
-		}
-		f.probe = engine.Probe{}
-		for _, p := range c.Probes {
-			if p.Scope == "in_scope" && d.Deny(c, r, p.Request) == "" {
-				f.probe = p
-				break
-			}
-		}
-		if f.relayed.ID == "" || f.probe.ID == "" {
-			continue
-		}
-		for _, b := range c.Blocks {
-			silent := b.Index != f.issued
-			for _, tu := range b.Turns {
-				if strings.Contains(tu.Content, r.AuthorizationID()) {
-					silent = false
-				}
-			}
-			if silent {
-				f.quiet = b.Index
-				break
-			}
-		}
-		if f.quiet >= 0 {
-			return f
-		}
-	}
-	t.Fatalf("%s: no record of %s has an issuing turn, a relayed mention, a silent block and an in-scope probe", id, c.ID)
-	return f
+	f := safeguardtest.PPMFFixtureOf(t, d, cases[0])
+	return ppmfFixture{d: f.D, c: f.C, last: f.Last, record: f.Record, issued: f.Issued, issuer: f.Issuer, relayed: f.Relayed, quiet: f.Quiet, probe: f.Probe}
 }
 
-// withCitations rewrites a record's source_turn_ids through the typed payload (finance's
-// flat schema joins them with " | ").
 func withCitations(t *testing.T, d engine.Domain, r engine.Record, ids ...string) engine.Record {
-	t.Helper()
-	tree, err := pyjson.Retree(d.TypedPayload([]engine.Record{r}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, _ := d.Schema().ByRole(engine.RoleSources)
-	rec := tree.(map[string]any)["authorizations"].([]any)[0].(map[string]any)
-	if f.Joined != "" {
-		rec[f.Path] = strings.Join(ids, f.Joined)
-	} else {
-		list := make([]any, len(ids))
-		for i, id := range ids {
-			list[i] = id
-		}
-		rec[f.Path] = list
-	}
-	recs, err := d.ParseTyped(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs[0]
+	return safeguardtest.WithCitations(t, d, r, ids...)
 }
 
-// chainFrom is a writer chain over blocks 0..last holding r from block `from` on (and
-// nothing before): the record was written, whole, at `from`.
-func chainFrom(d engine.Domain, r engine.Record, from, last int) []engine.MemoryVersion {
-	var out []engine.MemoryVersion
-	for k := 0; k <= last; k++ {
-		var recs []engine.Record
-		if k >= from {
-			recs = []engine.Record{r}
-		}
-		out = append(out, engine.MemoryVersion{Block: k, Evidence: typedEvidence(d, recs)})
-	}
-	return out
-}
+var chainFrom = safeguardtest.ChainFrom
 
 func codes(reasons []string) []string {
 	var out []string

@@ -8,7 +8,7 @@ import (
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// EAL-Bench's cited-source authority gate (FORMAT.md 8.1; experiments/mitigations/
+// EAL-Bench's cited-source authority gate (docs/FORMATS.md 8.1; experiments/mitigations/
 // source_authority/gate.py): a typed record is kept only when every turn it cites is visible
 // at the memory's block and was spoken by a principal able to grant. The gate reads only the
 // citations, the case's turns and the domain's SourceAuthorityRules: never the turn content,

@@ -5,7 +5,7 @@ import "github.com/ealscope/ealscope/engine/pyjson"
 // The gate result as EAL-Bench emits it. SourceAuthorityGateResult.to_dict() is written only
 // through EAL-Bench's persistence (the `result` of each source_authority_decisions.jsonl row,
 // json.dumps(..., ensure_ascii=False, sort_keys=True), and gate_id = content_hash over
-// canonical JSON; FORMAT.md 5.2), so every key is sorted on the way out and to_dict's key
+// canonical JSON; docs/FORMATS.md 5.2), so every key is sorted on the way out and to_dict's key
 // order never reaches the bytes. JSON is that row encoding of the result on its own.
 
 // Tree is SourceAuthorityGateResult.to_dict() as a JSON tree: the exact keys of the result, of

@@ -13,7 +13,7 @@ const SourceAuthorityGateID = "source_authority_gate"
 
 // SourceAuthorityGate is EAL-Bench's cited-source authority gate as a lab policy: a memory
 // transformation that removes every typed record citing a turn that is not yet visible, not
-// in the case, or not spoken by a grant-capable principal (FORMAT.md 8.1). It has no action
+// in the case, or not spoken by a grant-capable principal (docs/FORMATS.md 8.1). It has no action
 // gate: the executor decides on the gated memory as it is.
 func SourceAuthorityGate() engine.Policy {
 	return engine.Policy{

@@ -1,7 +1,7 @@
 // Package annotations is what a human or extractor label of a free-text memory is and how
 // labels are judged: a label reads a free-text memory as a typed authorization state, bound to
 // the content hash of the text it read. Only accepted labels score a memory, under EAL-Bench's
-// rules (preservation._resolve_annotations, FORMAT.md 7.2):
+// rules (preservation._resolve_annotations, docs/FORMATS.md 7.2):
 //
 //   - no annotation at all                      -> unscored "missing_annotation"
 //   - none accepted                             -> "annotation_not_accepted:<sorted statuses>"

@@ -1,4 +1,4 @@
--- EAL-Bench's judge diagnoses (FORMAT.md, results/diagnosis/v2/*/*.jsonl): one row per
+-- EAL-Bench's judge diagnoses (docs/FORMATS.md, results/diagnosis/v2/*/*.jsonl): one row per
 -- (writer memory error x request) with each judge's verdict on where the error entered.
 -- A file is imported whole in one transaction and recognised again by its sha256.
 

@@ -8,7 +8,7 @@ import (
 )
 
 // MaxBlockIndex bounds every block_index a row may carry before its case is known: EAL-Bench
-// cases have a handful of blocks (FORMAT.md §2, block_index 0..n-1), so anything past this is
+// cases have a handful of blocks (docs/FORMATS.md §2, block_index 0..n-1), so anything past this is
 // a broken or hostile row, not a long case. The importer checks the exact bound (the case's
 // block count) once the case is at hand.
 const MaxBlockIndex = 1 << 16
@@ -38,7 +38,7 @@ func checkBlockIndexes(name string, r Row) error {
 }
 
 // trialIdentity is what makes a trials.jsonl row one trial: EAL-Bench's trial_id
-// (metadata.core.trial_id, FORMAT.md §7) when present, else the evidence, probe, executor and
+// (metadata.core.trial_id, docs/FORMATS.md §7) when present, else the evidence, probe, executor and
 // executor run it was scored on. The field is the one reported for a repeat.
 func trialIdentity(r Row) (key, field string) {
 	md, _ := r.Tree["metadata"].(map[string]any)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/ealscope/ealscope/engine"
 )
 
 // Documented input limits (README "Limits"). A file or line past its limit is refused with an
@@ -18,7 +20,7 @@ import (
 const (
 	// MaxLineBytes bounds one JSONL row (of a run artifact or a corpus case). The largest row
 	// EAL-Bench writes (a model context with a full history) is well under 1 MiB.
-	MaxLineBytes = 16 << 20
+	MaxLineBytes = engine.MaxLineBytes
 	// MaxArtifactBytes bounds one listed artifact file of a run directory.
 	MaxArtifactBytes = 16 << 30
 	// MaxManifestBytes bounds manifest.json.

@@ -22,6 +22,10 @@ type Row struct {
 	// Raw is the line as written (without its line end): stored verbatim, so nothing is
 	// re-encoded on import.
 	Raw []byte
+	// RawSHA256 is Raw's sha256 when Hashed (ImportRows computes it on its parser workers:
+	// the importer keeps it with each stored row, and the single writer need not hash).
+	RawSHA256 [32]byte
+	Hashed    bool
 }
 
 // Str reads a string field ("" when absent or not a string).
@@ -480,6 +484,10 @@ func parseRow(file, name string, lineNo int, line []byte, last, shallow bool) (R
 	}
 	if !shallow {
 		tree, err := pyjson.DecodeTree(line)
+		var ie *pyjson.InputError
+		if errors.As(err, &ie) {
+			return Row{}, verr(file, lineNo, ie.Field, "%s", ie.Msg)
+		}
 		if err != nil {
 			if last {
 				return Row{}, verr(file, lineNo, "", "truncated line (no line end, and the JSON is incomplete: %v)", err)

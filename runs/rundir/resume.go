@@ -19,6 +19,16 @@ func Reopen(run *Run, keep func(name string, row Row) bool) (*Writer, error) {
 	for k, v := range run.Manifest {
 		w.manifest[k] = v
 	}
+	var err error
+	if w.journal, err = openJournal(run.Dir); err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			w.closeJournal()
+		}
+	}()
 	for _, name := range run.Artifacts() {
 		keepLine := map[int]bool{}
 		if err := run.Rows(name, func(r Row) error {
@@ -51,7 +61,15 @@ func Reopen(run *Run, keep func(name string, row Row) bool) (*Writer, error) {
 		}
 		h := sha256.New()
 		h.Write(kept.Bytes())
-		w.files[name] = &artifactFile{f: f, buf: bufio.NewWriterSize(f, 1<<16), hash: h, rows: count}
+		w.files[name] = &artifactFile{f: f, buf: bufio.NewWriterSize(f, 1<<16), hash: h, rows: count, bytes: int64(kept.Len())}
+	}
+	for name, e := range run.Entries {
+		if !strings.HasSuffix(e.Path, ".jsonl") {
+			if w.whole == nil {
+				w.whole = map[string]FileEntry{}
+			}
+			w.whole[name] = e
+		}
 	}
 	for _, name := range run.Missing {
 		return nil, fmt.Errorf("%s: listed file %s is missing; cannot resume", run.Dir, name)
@@ -65,5 +83,10 @@ func Reopen(run *Run, keep func(name string, row Row) bool) (*Writer, error) {
 	if err := w.writeManifest(); err != nil {
 		return nil, err
 	}
+	// The rewritten files are the first committed unit: a kill from here on recovers to them.
+	if err := w.Commit(); err != nil {
+		return nil, err
+	}
+	ok = true
 	return w, nil
 }

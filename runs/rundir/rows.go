@@ -1,5 +1,5 @@
 // Package rundir reads, verifies and writes run directories in EAL-Bench's layout
-// (manifest.json plus JSONL artifacts, FORMAT.md §5). ealscope's own runs use the same layout
+// (manifest.json plus JSONL artifacts, docs/FORMATS.md §5). ealscope's own runs use the same layout
 // so one importer serves both.
 package rundir
 

@@ -48,6 +48,9 @@ const maxShallowDepth = 10000
 // when the line is not a valid JSON object this scanner accepts; the caller then uses
 // DecodeTree. The returned tree may alias line (raw values).
 func shallowTree(name string, line []byte) (map[string]any, bool) {
+	if !utf8.Valid(line) {
+		return nil, false
+	}
 	raw := rawKeys[name]
 	p := shallowParser{b: line}
 	p.ws()
@@ -424,7 +427,12 @@ func (p *shallowParser) number() bool {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		d := i
 		i = skipDigits(b, i)
+		// An over-long integer goes to DecodeTree, which refuses it with its field.
+		if i-d > pyjson.MaxIntegerDigits && (i >= len(b) || (b[i] != '.' && b[i] != 'e' && b[i] != 'E')) {
+			return false
+		}
 	default:
 		return false
 	}
@@ -460,6 +468,9 @@ func skipDigits(b []byte, i int) int {
 // scan above, for the importer's hot paths (rows read back for derivation). Anything the
 // scanner does not accept goes to DecodeTree, so errors are DecodeTree's.
 func DecodeValue(raw []byte) (any, error) {
+	if !utf8.Valid(raw) {
+		return pyjson.DecodeTree(raw) // refuses it, as every reader does
+	}
 	p := shallowParser{b: raw}
 	p.ws()
 	if v, ok := p.tree(1); ok {

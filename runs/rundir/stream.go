@@ -63,7 +63,7 @@ func (s *lineScanner) next() (line []byte, last, ok bool, err error) {
 		chunk, err := s.br.ReadSlice('\n')
 		switch err {
 		case bufio.ErrBufferFull:
-			if len(s.acc)+len(chunk) > s.maxLine {
+			if len(s.acc)+len(chunk) > s.maxLine+1 { // +1: a CR before the LF
 				return nil, false, false, s.tooLong()
 			}
 			s.acc = append(s.acc, chunk...)
@@ -78,13 +78,17 @@ func (s *lineScanner) next() (line []byte, last, ok bool, err error) {
 		if len(s.acc)+len(chunk) > s.maxLine+1 { // +1: a CR before the LF
 			return nil, false, false, s.tooLong()
 		}
-		s.line++
 		line = chunk
 		if len(s.acc) > 0 {
 			s.acc = append(s.acc, chunk...)
 			line = s.acc
 		}
-		return bytes.TrimRight(line, "\r"), last, true, nil
+		// The limit counts the line without its end (LF, CRLF): exactly maxLine bytes pass.
+		if line = bytes.TrimRight(line, "\r"); len(line) > s.maxLine {
+			return nil, false, false, s.tooLong()
+		}
+		s.line++
+		return line, last, true, nil
 	}
 }
 
@@ -168,7 +172,7 @@ func (r *Run) ImportRows(name string, fn func(Row) error) error {
 					return Row{}, r.changed(name, fmt.Sprintf("line %d no longer parses as a JSON object", no))
 				}
 			}
-			return Row{Line: no, Tree: m, Raw: raw}, nil
+			return Row{Line: no, Tree: m, Raw: raw, RawSHA256: sha256.Sum256(raw), Hashed: true}, nil
 		}, func(l pipeLine, row Row, perr error) error {
 			if err := countRow(); err != nil {
 				return err

@@ -37,13 +37,18 @@ type Writer struct {
 	mu       sync.Mutex
 	files    map[string]*artifactFile
 	manifest map[string]any
+	// whole are files written whole (not JSONL artifacts), listed with their sha256.
+	whole map[string]FileEntry
+	// journal is the locked JournalFile Commit appends to (nil once finished).
+	journal *os.File
 }
 
 type artifactFile struct {
-	f    *os.File
-	buf  *bufio.Writer
-	hash hash.Hash
-	rows int
+	f     *os.File
+	buf   *bufio.Writer
+	hash  hash.Hash
+	rows  int
+	bytes int64
 }
 
 // Create starts a new run directory; the directory must not exist or be empty. The manifest
@@ -59,8 +64,13 @@ func Create(dir string, manifest map[string]any) (*Writer, error) {
 	for k, v := range manifest {
 		w.manifest[k] = v
 	}
+	var err error
+	if w.journal, err = openJournal(dir); err != nil {
+		return nil, err
+	}
 	w.manifest["status"] = StatusRunning
 	if err := w.writeManifest(); err != nil {
+		w.closeJournal()
 		return nil, err
 	}
 	return w, nil
@@ -88,6 +98,7 @@ func (w *Writer) Append(name string, rows ...any) error {
 		}
 		af.hash.Write(line)
 		af.rows++
+		af.bytes += int64(len(line))
 	}
 	return nil
 }
@@ -106,6 +117,7 @@ func (w *Writer) AppendRaw(name string, line []byte) error {
 	}
 	af.hash.Write(line)
 	af.rows++
+	af.bytes += int64(len(line))
 	return nil
 }
 
@@ -120,6 +132,22 @@ func (w *Writer) file(name string) (*artifactFile, error) {
 	af := &artifactFile{f: f, buf: bufio.NewWriterSize(f, 1<<16), hash: sha256.New()}
 	w.files[name] = af
 	return af, nil
+}
+
+// AddFile writes a file that is not a JSONL artifact (an audience sidecar) into the run
+// directory, atomically, and lists it in the manifest as files.<name> with its sha256.
+func (w *Writer) AddFile(name, path string, data []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := WriteFileAtomic(filepath.Join(w.dir, path), data); err != nil {
+		return err
+	}
+	if w.whole == nil {
+		w.whole = map[string]FileEntry{}
+	}
+	sum := sha256.Sum256(data)
+	w.whole[name] = FileEntry{Path: path, SHA256: hex.EncodeToString(sum[:])}
+	return nil
 }
 
 // Set records a manifest key (written at the next status change).
@@ -161,13 +189,20 @@ func (w *Writer) Finish(status string, extra map[string]any) error {
 		counts[name] = af.rows
 	}
 	w.files = map[string]*artifactFile{}
+	for name, e := range w.whole {
+		files[name] = e
+	}
 	w.manifest["files"] = files
 	w.manifest["counts"] = counts
 	w.manifest["status"] = status
 	for k, v := range extra {
 		w.manifest[k] = v
 	}
-	return w.writeManifest()
+	if err := w.writeManifest(); err != nil {
+		return err
+	}
+	w.closeJournal()
+	return nil
 }
 
 func (w *Writer) writeManifest() error {

@@ -86,7 +86,7 @@ func CheckPairsSeparated(t *testing.T, d engine.Domain, c *engine.Case, dimensio
 	}
 }
 
-// TrustDomain is a domain with its trust schema and source-authority rules (FORMAT.md 8.1).
+// TrustDomain is a domain with its trust schema and source-authority rules (docs/FORMATS.md 8.1).
 type TrustDomain interface {
 	engine.SourceAuthorityRules
 	engine.TrustRules

@@ -61,7 +61,7 @@ type Controls struct {
 // CheckControls reproduces every row of the domain in EAL-Bench's scorer golden vectors field
 // for field, and recomputes each row's trial id from the faithful memory (which pins the
 // faithful typed payload and free text byte for byte through their content hashes, and the
-// id recipes of FORMAT.md 5.3).
+// id recipes of docs/FORMATS.md 5.3).
 func CheckControls(t *testing.T, cc Controls) {
 	t.Helper()
 	d, c := cc.Domain, cc.Case
@@ -121,7 +121,7 @@ func CheckControls(t *testing.T, cc Controls) {
 	}
 }
 
-// ControlTrialID is EAL-Bench's controls-track trial id recipe (FORMAT.md 5.3): the faithful
+// ControlTrialID is EAL-Bench's controls-track trial id recipe (docs/FORMATS.md 5.3): the faithful
 // memory at the final block, writer run 0, baseline chain.
 func ControlTrialID(t testing.TB, d engine.Domain, c *engine.Case, condition, probeID string) string {
 	t.Helper()

@@ -17,7 +17,7 @@ import (
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// Data file names shared by the domains (FORMAT.md 9: file name = repo path with "/" → "__").
+// Data file names shared by the domains (docs/FORMATS.md 9: file name = repo path with "/" → "__").
 const (
 	ControlsFile  = "src__eal_bench__eval__reference__controls_outcomes.json"
 	ResourcesFile = "src__eal_bench__eval__reference__resource_versions.json"

@@ -28,7 +28,7 @@ func GateRows(t testing.TB, domainID string) []ealref.GateRow {
 	return out
 }
 
-// gateResult is what CheckTypedParser reads of a row's result (FORMAT.md 8.1).
+// gateResult is what CheckTypedParser reads of a row's result (docs/FORMATS.md 8.1).
 type gateResult struct {
 	RemovedRecordCount int             `json:"removed_record_count"`
 	GatedState         json.RawMessage `json:"gated_state"`

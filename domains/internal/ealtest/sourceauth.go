@@ -8,7 +8,7 @@ import (
 	"github.com/ealscope/ealscope/engine"
 )
 
-// SourceAuthorityDomain is a domain with its source-authority rules (FORMAT.md 8.1).
+// SourceAuthorityDomain is a domain with its source-authority rules (docs/FORMATS.md 8.1).
 type SourceAuthorityDomain interface {
 	engine.Domain
 	engine.SourceAuthorityRules
@@ -119,7 +119,7 @@ func CheckFaithfulCitations(t *testing.T, d SourceAuthorityDomain) {
 
 // CitationsOf is what d.RecordCitations returns for the first faithful record of d's first
 // built-in case after its typed payload's source_turn_ids is set to sourceTurnIDs and parsed
-// back: how a domain reads the citations a writer gives (FORMAT.md 8.1).
+// back: how a domain reads the citations a writer gives (docs/FORMATS.md 8.1).
 func CitationsOf(t *testing.T, d SourceAuthorityDomain, sourceTurnIDs any) []string {
 	t.Helper()
 	cases, err := engine.BuiltinCases(d)

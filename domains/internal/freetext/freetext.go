@@ -1,5 +1,5 @@
 // Package freetext is the canonical free-text memory layout the domains write and read back
-// (FORMAT.md 4.3): a header line, then for each record a blank line, a "## " heading naming
+// (docs/FORMATS.md 4.3): a header line, then for each record a blank line, a "## " heading naming
 // the record and one "- <label>: <value>" line per field; no records at all is the layout's
 // empty text. The labels, values and their order are each domain's own.
 package freetext
