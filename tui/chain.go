@@ -267,9 +267,6 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 			return s, nil
 		}
 		ck, block := s.key, s.block
-		if block == s.detail.Summary.FirstFalseAuthority {
-			block = -1 // the story's own block: where its memory-induced probe first forms
-		}
 		return s, func() tea.Msg { return openPresentMsg{ck, block} }
 	case key.Matches(msg, k.Annotate):
 		if b, ok := s.blocks[s.block]; ok && b.Memory != nil && b.Memory.Architecture == engine.ArchFreeText {

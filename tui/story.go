@@ -173,15 +173,14 @@ func LoadStory(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey
 	last := len(d.Blocks) - 1
 	finalRows, ferr := store.ProbesAt(ctx, key.ID, last)
 	final := presentBlock(BlockSummary{}, nil, nil, finalRows, ferr).Probes
-	induced, forms, err := earliestForming(ctx, store, key.ID, memoryInducedProbes(final), len(d.Blocks))
+	// The story stays at the first false-authority block (where the cause attribution looks)
+	// and follows the memory-induced probe whose false authority forms earliest.
+	induced, _, err := earliestForming(ctx, store, key.ID, memoryInducedProbes(final), len(d.Blocks))
 	if err != nil {
 		return StoryData{}, err
 	}
 	if block < 0 {
 		block = max(d.Summary.FirstFalseAuthority, 0)
-		if forms >= 0 {
-			block = forms
-		}
 	}
 	if block >= len(d.Blocks) {
 		return StoryData{}, fmt.Errorf("block %d does not exist: this chain has blocks 0..%d", block, len(d.Blocks)-1)

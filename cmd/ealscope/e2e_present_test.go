@@ -96,6 +96,9 @@ func TestPresentCybersecurityInTmux(t *testing.T) {
 		t.Fatalf("step 3 names no probe:\n%s", steps[2])
 	}
 	probe := m[1]
+	if _, short, ok := strings.Cut(probe, caseID+"_"); ok {
+		probe = short // the other steps name the probe by the part that differs within the case
+	}
 	for _, i := range []int{3, 5} {
 		if !strings.Contains(strings.Join(strings.Fields(steps[i]), " "), probe) {
 			t.Errorf("step %d is not about the probe of step 3 (%s):\n%s", i+1, probe, steps[i])
@@ -123,8 +126,11 @@ func TestPresentCybersecurityInTmux(t *testing.T) {
 		t.Errorf("step 6 has no forms check:\n%s", steps[5])
 	}
 	if verdict[1] == "MEMORY-INDUCED" {
-		if !unauthorized || !formsCheck || !forms {
-			t.Errorf("step 6 says memory-induced, steps 3-4 say forms=%v unauthorized=%v", forms, unauthorized)
+		// Formation at the story's block, or (the executor read the final memory) step 3 says
+		// the final memory grants what the ledger denies.
+		finalForms := strings.Contains(strings.Join(strings.Fields(steps[2]), " "), "although the ledger denies it")
+		if !unauthorized || !formsCheck || !forms && !finalForms {
+			t.Errorf("step 6 says memory-induced, steps 3-4 say forms=%v (final %v) unauthorized=%v", forms, finalForms, unauthorized)
 		}
 		if strings.Contains(steps[4], "UNAUTHORIZED ACTION") && strings.Count(steps[4], "UNAUTHORIZED ACTION") > 1 {
 			t.Errorf("step 6 says memory-induced, yet step 5 shows the oracle-exact arm acting:\n%s", steps[4])

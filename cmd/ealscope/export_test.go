@@ -49,9 +49,10 @@ func TestPresentRenderExport(t *testing.T) {
 		t.Errorf("unknown pane: exit %d, %q should list the panes", code, errs)
 	}
 
-	dark, _, _ := runCLI(t, append([]string{"render"}, args()...)...)
+	// --color: into a pipe render writes plain text unless asked for the colours.
+	dark, _, _ := runCLI(t, append([]string{"render"}, args("--color")...)...)
 	cfg := writeFile(t, filepath.Join(tmp, "config.toml"), []byte("theme = \"light\"\n"))
-	light, errs, code := runCLI(t, append([]string{"render"}, args("--config", cfg)...)...)
+	light, errs, code := runCLI(t, append([]string{"render"}, args("--config", cfg, "--color")...)...)
 	if code != 0 || light == dark || !strings.Contains(light, "38;2;31;35;40") {
 		t.Errorf("the configured light theme is not applied (exit %d %s)", code, errs)
 	}

@@ -82,6 +82,12 @@ func TestCLITextIsSanitised(t *testing.T) {
 	}
 	out, errOut, code = runCLI(t, "summary", "--db", db)
 	assertNoRawControls(t, "summary", out+errOut)
+	runID := ""
+	if f := strings.Fields(out); len(f) > 1 && f[0] == "run" {
+		runID = f[1]
+	}
+	out, errOut, code = runCLI(t, "summary", "--db", db, "--run", runID) // the cases are in the detail
+	assertNoRawControls(t, "summary --run", out+errOut)
 	if code != 0 || !strings.Contains(out, "ealscope_v1_x␛␛␛<U+202E>evil") {
 		t.Fatalf("summary: exit %d:\n%s%s", code, out, errOut)
 	}

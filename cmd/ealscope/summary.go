@@ -93,6 +93,7 @@ func printRunsOverview(out io.Writer, doc runs.SummaryDoc, width int) {
 			n.chains, n.forming, n.induced, n.unauthorized))
 		line(fmt.Sprintf("  detail: ealscope summary --run %s (or --json)", r.RunID))
 	}
+	printModelCallCosts(out, doc) // a few lines per run, only when a model was called
 }
 
 // wrapWords breaks text at spaces into lines of at most width cells; continuation lines are
