@@ -65,7 +65,7 @@ func TestModelTokensAcrossAFleet(t *testing.T) {
 	if got == nil || got.Target != "fleet" || got.Calls != exec.Calls || got.PromptTokens != exec.PromptTokens || got.CompletionTokens != exec.CompletionTokens {
 		t.Fatalf("workspace summary %+v, run report %+v", doc.Runs[0].ModelCalls, *exec)
 	}
-	if text := runOK(t, "summary", "--db", db); !strings.Contains(text, "MODEL CALLS") {
+	if text := runOK(t, "summary", "--db", db, "--run", runID); !strings.Contains(text, "MODEL CALLS") {
 		t.Errorf("summary does not show the model calls:\n%s", text)
 	}
 
