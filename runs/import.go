@@ -5,12 +5,14 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/ealscope/ealscope/domains"
@@ -161,9 +163,50 @@ func classify(p string) (string, error) {
 		if filepath.Base(p) == rundir.ManifestFile {
 			return "", fmt.Errorf("%s: give the run directory, not its manifest", p)
 		}
-		return KindWriterMemories, nil
+		return classifyJSON(p)
 	}
 	return "", fmt.Errorf("%s: not a run directory, a corpus (.jsonl) or a writer-memories file (.json)", p)
+}
+
+// classifyJSON tells a .json file by its top-level keys, as check tells a corpus by its
+// content: a corpus document has "cases" (cybersecurity's and finance's corpus forms),
+// EAL-Bench's writer memories "memories", a run manifest its artifact versions. Anything else
+// is an error naming the keys found.
+func classifyJSON(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(io.LimitReader(f, rundir.MaxInputFileBytes))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", fmt.Errorf("%s: not a JSON object: not a corpus, writer-memories file or run", p)
+	}
+	keys := map[string]bool{}
+	var names []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", p, err)
+		}
+		k, _ := tok.(string)
+		keys[k] = true
+		names = append(names, k)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", fmt.Errorf("%s: field %s: %v", p, k, err)
+		}
+	}
+	switch {
+	case keys["memories"]:
+		return KindWriterMemories, nil
+	case keys["cases"]:
+		return KindCorpus, nil
+	case keys["artifact_schema_versions"] || keys["execution_plan"]:
+		return "", fmt.Errorf("%s: a run's manifest: give the run directory, not its manifest", p)
+	}
+	sort.Strings(names)
+	return "", fmt.Errorf("%s: a JSON document with keys [%s] is none of the kinds import reads: a corpus (\"cases\"), writer memories (\"memories\") or a run directory", p, strings.Join(names, ", "))
 }
 
 func emptyResult(path, kind string) PathResult {

@@ -43,6 +43,9 @@ type RunSummary struct {
 	// wrote no memory, whatever the formation counts say.
 	WriterAttempts int `json:"writer_attempts"`
 	WriterErrors   int `json:"writer_errors"`
+	// Writers and Executors are the manifest's writer and executor targets, comma-separated.
+	Writers   string `json:"writers"`
+	Executors string `json:"executors"`
 	// WriterTokens and ExecutorTokens are the prompt and completion tokens of the run's own
 	// model calls (ModelCallCosts has the detail).
 	WriterTokens   int64 `json:"writer_tokens"`
@@ -61,6 +64,8 @@ const runColumns = `r.run_id, r.kind, r.domain_id, r.study, r.status, r.verifica
 	(SELECT COUNT(*) FROM trials t WHERE t.run_pk = r.run_pk AND t.provider_error IS NOT NULL),
 	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk),
 	(SELECT COUNT(*) FROM attempts a JOIN chains c ON a.chain_pk = c.chain_pk WHERE c.run_pk = r.run_pk AND a.status = 'writer_error'),
+	COALESCE((SELECT group_concat(value, ',') FROM json_each(r.manifest_json, '$.writer.targets')), ''),
+	COALESCE((SELECT group_concat(value, ',') FROM json_each(r.manifest_json, '$.executor.targets')), ''),
 	` + runTokensSQL + `'writer'` + runTokensEnd + `, ` + runTokensSQL + `'executor'` + runTokensEnd
 
 // runTokensSQL ... runTokensEnd sums a run's tokens for the task between them, through the
@@ -77,7 +82,7 @@ func scanRun(sc rowScanner) (RunSummary, error) {
 	var counts, missing, unknown string
 	if err := sc.Scan(&r.RunID, &r.Kind, &r.DomainID, &r.Study, &r.Status, &r.Verification, &incomplete, &r.ImportedFrom, &r.ImportedAt, &r.StartedAt,
 		&r.CorpusVersion, &r.ManifestSHA256, &counts, &missing, &unknown, &r.RescoreDisagreements, &r.Chains, &r.ChainsForming, &r.Trials, &r.TrialsNotEstimable,
-		&r.WriterAttempts, &r.WriterErrors, &r.WriterTokens, &r.ExecutorTokens); err != nil {
+		&r.WriterAttempts, &r.WriterErrors, &r.Writers, &r.Executors, &r.WriterTokens, &r.ExecutorTokens); err != nil {
 		return r, err
 	}
 	r.Incomplete = incomplete != 0

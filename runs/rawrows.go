@@ -100,6 +100,16 @@ func (w *txWriter) raw(runPK int64, artifact string, r rundir.Row) ([]any, error
 	return w.chunks.add(runPK, artifact, text, sum)
 }
 
+// insertRaw runs an INSERT whose last columns are rawColumns, with args and then row r (of
+// the artifact) stored plain or compressed.
+func (w *txWriter) insertRaw(table, query string, runPK int64, artifact string, r rundir.Row, args ...any) (sql.Result, error) {
+	raw, err := w.raw(runPK, artifact, r)
+	if err != nil {
+		return nil, err
+	}
+	return w.exec(table, query, append(args, raw...)...)
+}
+
 func (cw *chunkWriter) add(runPK int64, artifact string, text []byte, sum [32]byte) ([]any, error) {
 	key := itoa(int(runPK)) + "\x00" + artifact
 	oc := cw.open[key]

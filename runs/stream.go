@@ -164,12 +164,8 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 		if a := r.Str("architecture"); a != "" {
 			c.archs[st.intern(a)] = true
 		}
-		raw, err := w.raw(runPK, rundir.MemoryStates, r)
-		if err != nil {
-			return err
-		}
-		_, err = w.exec("states", `INSERT INTO states (run_pk, state_id, chain_pk, block_index, status, current_memory_id, changed, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`,
-			append([]any{runPK, id, c.pk, r.Int("block_index"), r.Str("status"), nullStr(r.OptStr("current_memory_id")), b2i(r.Bool("changed")), r.Line}, raw...)...)
+		_, err := w.insertRaw("states", `INSERT INTO states (run_pk, state_id, chain_pk, block_index, status, current_memory_id, changed, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`, runPK, rundir.MemoryStates, r,
+			runPK, id, c.pk, r.Int("block_index"), r.Str("status"), nullStr(r.OptStr("current_memory_id")), b2i(r.Bool("changed")), r.Line)
 		return err
 	}); err != nil {
 		return err
@@ -189,12 +185,8 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 				return err
 			}
 		}
-		raw, err := w.raw(runPK, rundir.MemoryAttempts, r)
-		if err != nil {
-			return err
-		}
-		_, err = w.exec("attempts", `INSERT INTO attempts (run_pk, attempt_id, chain_pk, block_index, attempt_index, status, detail, accepted_memory_id, retained_memory_id, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`,
-			append([]any{runPK, id, c.pk, r.Int("block_index"), r.Int("attempt_index"), r.Str("status"), nullStr(r.OptStr("detail")), nullStr(r.OptStr("accepted_memory_id")), nullStr(r.OptStr("retained_memory_id")), r.Line}, raw...)...)
+		_, err := w.insertRaw("attempts", `INSERT INTO attempts (run_pk, attempt_id, chain_pk, block_index, attempt_index, status, detail, accepted_memory_id, retained_memory_id, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`, runPK, rundir.MemoryAttempts, r,
+			runPK, id, c.pk, r.Int("block_index"), r.Int("attempt_index"), r.Str("status"), nullStr(r.OptStr("detail")), nullStr(r.OptStr("accepted_memory_id")), nullStr(r.OptStr("retained_memory_id")), r.Line)
 		return err
 	}); err != nil {
 		return err
@@ -217,12 +209,8 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 			c.archs[st.intern(*a)] = true
 		}
 		st.evidence[id] = c
-		raw, err := w.raw(runPK, rundir.Evidence, r)
-		if err != nil {
-			return err
-		}
-		_, err = w.exec("evidence", `INSERT INTO evidence (run_pk, evidence_id, chain_pk, memory_id, architecture, content_hash, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,`+rawPlaceholders+`)`,
-			append([]any{runPK, id, c.pk, nullStr(r.OptStr("memory_id")), nullStr(r.OptStr("architecture")), r.Str("content_hash"), r.Line}, raw...)...)
+		_, err := w.insertRaw("evidence", `INSERT INTO evidence (run_pk, evidence_id, chain_pk, memory_id, architecture, content_hash, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,`+rawPlaceholders+`)`, runPK, rundir.Evidence, r,
+			runPK, id, c.pk, nullStr(r.OptStr("memory_id")), nullStr(r.OptStr("architecture")), r.Str("content_hash"), r.Line)
 		return err
 	}); err != nil {
 		return err
@@ -235,12 +223,8 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 			ob = &v
 			oracleBlocks[r.Str("trial_id")] = v
 		}
-		raw, err := w.raw(runPK, rundir.ExecutorPlan, r)
-		if err != nil {
-			return err
-		}
-		_, err = w.exec("executor_plan", `INSERT INTO executor_plan (run_pk, trial_id, call_id, oracle_block_index, line, `+rawColumns+`) VALUES (?,?,?,?,?,`+rawPlaceholders+`)`,
-			append([]any{runPK, r.Str("trial_id"), r.Str("call_id"), nullInt(ob), r.Line}, raw...)...)
+		_, err := w.insertRaw("executor_plan", `INSERT INTO executor_plan (run_pk, trial_id, call_id, oracle_block_index, line, `+rawColumns+`) VALUES (?,?,?,?,?,`+rawPlaceholders+`)`, runPK, rundir.ExecutorPlan, r,
+			runPK, r.Str("trial_id"), r.Str("call_id"), nullInt(ob), r.Line)
 		return err
 	}); err != nil {
 		return err
@@ -274,12 +258,8 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 		if _, err := st.rowChain(r, writer, "writer_run_id"); err != nil {
 			return err
 		}
-		raw, err := w.raw(runPK, rundir.Faults, r)
-		if err != nil {
-			return err
-		}
-		_, err = w.exec("faults", `INSERT INTO faults (run_pk, line, family, case_id, condition_id, writer_run_id, block_index, authorization_id, field, memory_id, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`,
-			append([]any{runPK, r.Line, r.Str("family"), r.Str("case_id"), r.Str("condition_id"), r.Int("writer_run_id"), r.Int("block_index"), r.Str("authorization_id"), r.Str("field"), r.Str("memory_id")}, raw...)...)
+		_, err := w.insertRaw("faults", `INSERT INTO faults (run_pk, line, family, case_id, condition_id, writer_run_id, block_index, authorization_id, field, memory_id, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`, runPK, rundir.Faults, r,
+			runPK, r.Line, r.Str("family"), r.Str("case_id"), r.Str("condition_id"), r.Int("writer_run_id"), r.Int("block_index"), r.Str("authorization_id"), r.Str("field"), r.Str("memory_id"))
 		return err
 	}); err != nil {
 		return err
@@ -360,16 +340,12 @@ func insertTrial(w *txWriter, runPK, chainPK int64, r rundir.Row, oracleBlocks m
 			}
 		}
 	}
-	raw, err := w.raw(runPK, rundir.Trials, r)
-	if err != nil {
-		return err
-	}
-	_, err = w.exec("trials", `INSERT INTO trials (run_pk, chain_pk, line, trial_id, case_id, probe_id, condition_id, evidence_id, memory_id, executor_target, executor_run_id, oracle_block_index, decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error, raw_tool_name, raw_tool_arguments_json, rescored_decision, rescore_status, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?,`+rawPlaceholders+`)`,
-		append([]any{runPK, chainPK, r.Line, trialID, r.Str("case_id"), r.Str("probe_id"), r.Str("condition_id"), nullStr(r.OptStr("evidence_id")), nullStr(r.OptStr("memory_id")),
-			writerTarget(r.Tree["executor"]), r.Int("executor_run_id"), nullInt(oracle),
-			r.Str("decision"), b2i(r.Bool("request_authorized")), b2i(r.Bool("requested_action_taken")), b2i(r.Bool("unauthorized_action_taken")), b2i(r.Bool("action_mismatch")),
-			b2i(r.Bool("compliant")), b2i(r.Bool("parseable")), nullStr(r.OptStr("provider_error")), nullStr(r.OptStr("raw_tool_name")), jsonText(r.Tree["raw_tool_arguments"]),
-			RescoreMissingCase}, raw...)...)
+	_, err := w.insertRaw("trials", `INSERT INTO trials (run_pk, chain_pk, line, trial_id, case_id, probe_id, condition_id, evidence_id, memory_id, executor_target, executor_run_id, oracle_block_index, decision, request_authorized, requested_action_taken, unauthorized_action_taken, action_mismatch, compliant, parseable, provider_error, raw_tool_name, raw_tool_arguments_json, rescored_decision, rescore_status, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?,`+rawPlaceholders+`)`, runPK, rundir.Trials, r,
+		runPK, chainPK, r.Line, trialID, r.Str("case_id"), r.Str("probe_id"), r.Str("condition_id"), nullStr(r.OptStr("evidence_id")), nullStr(r.OptStr("memory_id")),
+		writerTarget(r.Tree["executor"]), r.Int("executor_run_id"), nullInt(oracle),
+		r.Str("decision"), b2i(r.Bool("request_authorized")), b2i(r.Bool("requested_action_taken")), b2i(r.Bool("unauthorized_action_taken")), b2i(r.Bool("action_mismatch")),
+		b2i(r.Bool("compliant")), b2i(r.Bool("parseable")), nullStr(r.OptStr("provider_error")), nullStr(r.OptStr("raw_tool_name")), jsonText(r.Tree["raw_tool_arguments"]),
+		RescoreMissingCase)
 	return err
 }
 
@@ -394,24 +370,16 @@ func insertUnchained(w *txWriter, runPK int64, run *rundir.Run, rows func(string
 	handled := map[string]bool{rundir.Memories: true, rundir.MemoryAttempts: true, rundir.MemoryStates: true, rundir.Evidence: true,
 		rundir.Trials: true, rundir.ExecutorPlan: true, rundir.Faults: true, rundir.ModelContexts: true}
 	if err := distinctRows(rows, rundir.ModelContexts, "context_id", func(id string, r rundir.Row) error {
-		raw, err := w.raw(runPK, rundir.ModelContexts, r)
-		if err != nil {
-			return err
-		}
-		_, err = w.exec("model_contexts", `INSERT INTO model_contexts (run_pk, context_id, call_id, stage, trial_id, memory_attempt_id, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,`+rawPlaceholders+`)`,
-			append([]any{runPK, id, r.Str("call_id"), r.Str("stage"), nullStr(r.OptStr("trial_id")), nullStr(r.OptStr("memory_attempt_id")), r.Line}, raw...)...)
+		_, err := w.insertRaw("model_contexts", `INSERT INTO model_contexts (run_pk, context_id, call_id, stage, trial_id, memory_attempt_id, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,`+rawPlaceholders+`)`, runPK, rundir.ModelContexts, r,
+			runPK, id, r.Str("call_id"), r.Str("stage"), nullStr(r.OptStr("trial_id")), nullStr(r.OptStr("memory_attempt_id")), r.Line)
 		return err
 	}); err != nil {
 		return err
 	}
 	for _, name := range []string{rundir.Calls, "writer_calls"} {
 		if err := rows(name, func(r rundir.Row) error {
-			raw, err := w.raw(runPK, name, r)
-			if err != nil {
-				return err
-			}
-			_, err = w.exec("calls", `INSERT INTO calls (run_pk, artifact, line, call_id, task, error, `+rawColumns+`) VALUES (?,?,?,?,?,?,`+rawPlaceholders+`)`,
-				append([]any{runPK, name, r.Line, r.Str("call_id"), nullStr(r.OptStr("task")), nullStr(r.OptStr("error"))}, raw...)...)
+			_, err := w.insertRaw("calls", `INSERT INTO calls (run_pk, artifact, line, call_id, task, error, `+rawColumns+`) VALUES (?,?,?,?,?,?,`+rawPlaceholders+`)`, runPK, name, r,
+				runPK, name, r.Line, r.Str("call_id"), nullStr(r.OptStr("task")), nullStr(r.OptStr("error")))
 			if err != nil {
 				return err
 			}
@@ -429,11 +397,7 @@ func insertUnchained(w *txWriter, runPK int64, run *rundir.Run, rows func(string
 			continue
 		}
 		if err := rows(name, func(r rundir.Row) error {
-			raw, err := w.raw(runPK, name, r)
-			if err != nil {
-				return err
-			}
-			_, err = w.exec("extra_rows", `INSERT INTO extra_rows (run_pk, artifact, line, `+rawColumns+`) VALUES (?,?,?,`+rawPlaceholders+`)`, append([]any{runPK, name, r.Line}, raw...)...)
+			_, err := w.insertRaw("extra_rows", `INSERT INTO extra_rows (run_pk, artifact, line, `+rawColumns+`) VALUES (?,?,?,`+rawPlaceholders+`)`, runPK, name, r, runPK, name, r.Line)
 			return err
 		}); err != nil {
 			return err

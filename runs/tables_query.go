@@ -16,6 +16,10 @@ import (
 // (tokens_counted) tokens ealscope counted with the reference tokenizer when it reported none.
 const tokenColumns = `call_id:string prompt_tokens:int64 completion_tokens:int64 tokens_counted:bool`
 
+// trialsTable: a trial's call is its executor_plan row's (a repeated trial id is an identical
+// repeat). The plan lookup names its index: without it SQLite searched the plan by run only,
+// every plan row of the run for every trial (a 2,000-case export did not finish in 10
+// minutes).
 var trialsTable = TableSpec{Name: "trials", Columns: columns(`trial_id:string run_id:string chain_id:string line:int64 case_id:string probe_id:string
 	condition_id:string evidence_id:string memory_id:string executor_target:string executor_run_id:int64 oracle_block_index:int64 decision:string
 	request_authorized:bool requested_action_taken:bool unauthorized_action_taken:bool action_mismatch:bool compliant:bool parseable:bool
@@ -25,7 +29,8 @@ var trialsTable = TableSpec{Name: "trials", Columns: columns(`trial_id:string ru
 	t.compliant, t.parseable, t.provider_error, ` + fmt.Sprintf(notEstimableSQL, "t") + `, t.rescored_decision, t.rescore_status, t.raw_tool_name,
 	u.call_id, u.prompt_tokens, u.completion_tokens, u.counted
 	FROM trials t JOIN chains c ON c.chain_pk = t.chain_pk JOIN runs r ON r.run_pk = t.run_pk
-	LEFT JOIN call_tokens u ON u.run_pk = t.run_pk AND u.call_id = (SELECT ep.call_id FROM executor_plan ep WHERE ep.run_pk = t.run_pk AND ep.trial_id = t.trial_id ORDER BY ep.line LIMIT 1)
+	LEFT JOIN call_tokens u ON u.run_pk = t.run_pk AND u.call_id = (SELECT ep.call_id FROM executor_plan ep INDEXED BY executor_plan_by_trial
+		WHERE ep.run_pk = t.run_pk AND ep.trial_id = t.trial_id)
 	WHERE t.run_pk IN {runs} ORDER BY r.run_id, t.line`}
 
 var rerunArmsTable = TableSpec{Name: "rerun_arms", Columns: columns(`replay_id:string batch_id:string run_id:string chain_id:string block_index:int64 probe_id:string

@@ -140,6 +140,9 @@ func New(opts Options) (Model, error) {
 			runID = opts.Start.Chain.RunID
 		}
 		m.chains = newChainsScreen(c, opts.Store, RunSummary{RunID: runID})
+		if opts.Start.Chain != nil {
+			m.chains.selectChain(opts.Start.Chain.ID)
+		}
 		m.stack = append(m.stack, screenChains)
 	}
 	if opts.Start.Chain != nil {
@@ -312,6 +315,10 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 	}
 	if m.cmdline.active {
+		if msg.String() == "tab" { // complete the command's name
+			m.cmdline.value = completeCommand(m.cmdline.value)
+			return m, nil
+		}
 		if m.cmdline.update(msg) == inputSubmitted {
 			return m.runCommand(m.cmdline.value)
 		}
@@ -441,7 +448,8 @@ func (m Model) statusLine() string {
 	var s string
 	switch {
 	case m.cmdline.active:
-		return m.cmdline.view()
+		// The commands that match what is typed so far, so ':' alone lists them all.
+		return m.cmdline.view() + st.App.Subtle.Render("   "+strings.Join(matchingCommands(m.cmdline.value), " · ")+" (tab completes)")
 	case m.err != nil:
 		return st.App.Error.Render("! " + sanitizeLine(m.err.Error()))
 	case m.notice != "":
@@ -499,6 +507,7 @@ func (m Model) runCommand(line string) (tea.Model, tea.Cmd) {
 			m.err = err
 			return m, nil
 		}
+		m.chain.notice = "" // "match 2/14" belonged to the search, not to the block asked for
 		cmd := m.chain.setBlock(n)
 		return m, cmd
 	case "replay", "rerun":
@@ -533,7 +542,7 @@ func (m Model) runCommand(line string) (tea.Model, tea.Cmd) {
 		m.notice = "copied: " + link
 		return m, tea.SetClipboard(link)
 	}
-	m.err = fmt.Errorf("unknown command :%s (try :block N, :case ID, :replay, :safeguards, :link, :q)", sanitizeLine(f[0]))
+	m.err = fmt.Errorf("unknown command :%s (try %s)", sanitizeLine(f[0]), strings.Join(matchingCommands(""), ", "))
 	return m, nil
 }
 

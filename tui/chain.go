@@ -267,6 +267,9 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 			return s, nil
 		}
 		ck, block := s.key, s.block
+		if block == s.detail.Summary.FirstFalseAuthority {
+			block = -1 // the story's own block: where its memory-induced probe first forms
+		}
 		return s, func() tea.Msg { return openPresentMsg{ck, block} }
 	case key.Matches(msg, k.Annotate):
 		if b, ok := s.blocks[s.block]; ok && b.Memory != nil && b.Memory.Architecture == engine.ArchFreeText {
@@ -510,10 +513,22 @@ func (s chainScreen) ShortHelp() []key.Binding {
 	if s.rerun != nil {
 		return s.rerunHelp()
 	}
+	if len(s.hits) > 0 { // a search is on: its next/previous match come first
+		next, prev := s.matchKeys()
+		return []key.Binding{next, prev, k.PrevBlock, k.NextBlock, g.Help, g.Back}
+	}
 	if local := s.focusHelp(); local != nil { // the key bar follows the focused pane
 		return append(local, g.NextPane, g.Help, g.Back)
 	}
 	return []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, g.NextPane, k.Baseline, k.Search, k.Rerun, g.Help, g.Back}
+}
+
+// matchKeys are the next/previous-change keys described as what they do during a search.
+func (s chainScreen) matchKeys() (next, prev key.Binding) {
+	k := s.c.keys.Chain
+	next = key.NewBinding(key.WithKeys(k.NextChange.Keys()...), key.WithHelp(k.NextChange.Help().Key, "next search match"))
+	prev = key.NewBinding(key.WithKeys(k.PrevChange.Keys()...), key.WithHelp(k.PrevChange.Help().Key, "previous search match"))
+	return next, prev
 }
 
 // FullHelp is the `?` sheet of the focused pane, then the keys that work everywhere.
@@ -525,7 +540,9 @@ func (s chainScreen) FullHelp() [][]key.Binding {
 	if s.rerun != nil {
 		return [][]key.Binding{s.rerunHelp(), {g.Help, g.ForceQuit}}
 	}
-	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Search, k.Rerun, k.Present, s.c.keys.Lab.Open}
+	// The keys that work from any pane, the search's match keys among them.
+	next, prev := s.matchKeys()
+	steps := []key.Binding{k.PrevBlock, k.NextBlock, k.FirstFalse, k.Baseline, k.Annotate, k.Search, next, prev, k.Rerun, k.Present, s.c.keys.Lab.Open}
 	var local []key.Binding
 	switch s.focus {
 	case paneTimeline:

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/runs"
 )
@@ -41,21 +42,30 @@ func (l ledgerRow) toggle(i int) ledgerRow {
 	return l
 }
 
-// ledgerTable draws the fidelity rows: a header, one line per row (values cut to the
-// column), expanded rows followed by their full values. starts[i] is the first line of row i
-// and ends[i] one past its last, so the pane can keep the focused row in view.
+// ledgerTable draws the fidelity rows: a header, one line per row (values cut to their
+// column), expanded rows followed by their full values, and under a record the memory renamed
+// the ledger record it pairs with and the fields that differ. starts[i] is the first line of
+// row i and ends[i] one past its last, so the pane can keep the focused row in view. The
+// columns are laid out by layoutColumns: they fill the pane, the values taking what the field
+// and class columns leave.
 func (s chainScreen) ledgerTable(b BlockDetail, w int) (out []diffLine, starts, ends []int) {
 	st := s.c.styles
-	// The field and class columns take what their words need; the two values share the rest,
-	// so a wide terminal shows long values whole instead of a fixed ~25 cells.
-	fw := clamp(w*32/100, 8, 32)
-	cw := clamp(w*14/100, 6, 24)
-	vw := max((w-fw-cw-6)/2, 6)
-	row := func(a, b, c, d string) string {
-		return fit(a, fw) + " " + fit(b, vw) + " " + fit(c, vw) + " " + fit(d, cw)
+	sc := s.schema()
+	cells := make([][]string, len(b.Fidelity))
+	for i, r := range b.Fidelity {
+		glyph := "! "
+		if len(r.Errors) == 0 {
+			glyph = "= "
+		}
+		l, m := ledgerCells(sc, r)
+		cells[i] = []string{glyph + sanitizeLine(ledgerFieldName(r.Field)), l, m, sanitizeLine(ledgerClass(r))}
 	}
+	cols := []column{{title: "  field", min: 14}, {title: "ledger", mid: false, min: 10}, {title: "memory", min: 10}, {title: "error class", min: 10}}
+	widths := layoutColumns(cols, naturalWidths(cols, len(cells), func(r, c int) string { return cells[r][c] }), max(w-1, 1))
+	row := func(get func(int) string) string { return joinCells(cols, widths, get) }
 	// The first cell is the cursor, then "=" (exact) or "!" (an error): glyphs, not colour.
-	out = []diffLine{{st.List.Header.Render(" " + row("  field", "ledger", "memory", "error class")), false}}
+	out = []diffLine{{st.List.Header.Render(" " + row(func(c int) string { return cols[c].title })), false}}
+	pairs := pairRenamedRecords(b.Fidelity)
 	record := ""
 	focused := s.focus == paneMemory || s.only == paneMemory
 	for i, r := range b.Fidelity {
@@ -68,22 +78,29 @@ func (s chainScreen) ledgerTable(b BlockDetail, w int) (out []diffLine, starts, 
 		if focused && i == s.ledger.row && !s.ledger.all {
 			sel = "▸"
 		}
-		name := sanitizeLine(ledgerFieldName(r.Field))
-		class := ledgerClass(r)
-		ledgerV, memV := sanitizeLine(r.Ledger), sanitizeLine(r.Remembered)
+		line := ansi.Truncate(sel+row(func(c int) string { return cells[i][c] }), w, "")
 		if len(r.Errors) == 0 {
-			out = append(out, diffLine{ansi.Truncate(sel+row("= "+name, ledgerV, memV, "exact"), w, ""), false})
+			out = append(out, diffLine{line, false})
 		} else {
-			line := ansi.Truncate(sel+row("! "+name, ledgerV, memV, sanitizeLine(class)), w, "")
 			out = append(out, diffLine{st.Chain.ErrClass.Render(line), true})
 		}
+		if p, ok := pairs[i]; ok {
+			out = append(out, diffLine{st.App.Subtle.Render(ansi.Truncate("    ≈ the ledger's "+sanitizeLine(p.ledgerID)+" under another id; differs in:", w, "…")), false})
+			for _, d := range p.diffs {
+				text := fmt.Sprintf("      ~ %s: %s → %s", sanitizeLine(d[0]), sanitizeLine(d[1]), sanitizeLine(d[2]))
+				out = append(out, diffLine{st.Chain.Changed.Render(ansi.Truncate(text, w, "…")), true})
+			}
+		}
 		if s.ledger.isExpanded(i) {
-			out = append(out, expandedValues(st, r, w)...)
+			out = append(out, expandedValues(st, sc, r, w)...)
 		}
 		ends = append(ends, len(out))
 	}
 	if len(b.Fidelity) > 0 && !s.ledger.all {
-		out = append(out, diffLine{st.App.Subtle.Render(ansi.Truncate("  j/k row · enter expands the full values · y copies the row", w, "…")), false})
+		k := s.c.keys
+		hint := fmt.Sprintf("  %s/%s row · %s expands the full values · %s copies the row", k.Chain.Down.Help().Key, k.Chain.Up.Help().Key,
+			k.List.Open.Help().Key, k.Chain.Copy.Help().Key)
+		out = append(out, diffLine{st.App.Subtle.Render(ansi.Truncate(hint, w, "…")), false})
 	}
 	return out, starts, ends
 }
@@ -112,14 +129,22 @@ func ledgerClass(r FieldRow) string {
 // expandedValues shows a row's full ledger and remembered values, wrapped, with the words
 // the memory lost marked [-…-] on the ledger side and the words it added {+…+} on the memory
 // side. Records (JSON objects) are indented so a word diff lines up field by field.
-func expandedValues(st *Styles, r FieldRow, w int) []diffLine {
+func expandedValues(st *Styles, sc engine.RecordSchema, r FieldRow, w int) []diffLine {
 	ledger, mem := expandJSON(r.Ledger), expandJSON(r.Remembered)
 	var ledgerText, memText string
-	if r.Ledger == "—" || r.Remembered == "—" {
+	f, set := setField(sc, r.Field)
+	li, lok := listItems(f, r.Ledger)
+	mi, mok := listItems(f, r.Remembered)
+	switch {
+	case set && lok && mok:
+		// Order-free lists: the items each side lacks, not a word diff of their order.
+		l, m, _ := setCells(li, mi)
+		ledgerText, memText = markSetItems(st, sanitize(l)), markSetItems(st, sanitize(m))
+	case r.Ledger == "—" || r.Remembered == "—":
 		// A record one side lacks: marking every word of the other says nothing the "—" does
 		// not, and buries the values.
 		ledgerText, memText = sanitize(ledger), sanitize(mem)
-	} else {
+	default:
 		ledgerText, memText = markSides(st, wordDiff(sanitize(ledger), sanitize(mem)))
 	}
 	var out []diffLine

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/ealscope/ealscope/runs"
 	"sort"
 	"strings"
 
@@ -25,6 +26,23 @@ type chainsScreen struct {
 	saved  string
 	sortBy int
 	ready  bool
+	// pending is a chain to put the cursor on once the list has loaded (the chain the program
+	// started on, or one opened from elsewhere), so that back from it lands on its row.
+	pending runs.ChainKey
+}
+
+// selectChain puts the cursor on a chain's row, now or once the list has loaded.
+func (s *chainsScreen) selectChain(id runs.ChainKey) {
+	if !s.ready {
+		s.pending = id
+		return
+	}
+	for i, j := range s.shown {
+		if s.all[j].Key.ID == id {
+			s.cur.set(i, len(s.shown), s.tableH())
+			return
+		}
+	}
 }
 
 // chainSortKeys are the sortable columns, in the order `o` cycles through them.
@@ -53,6 +71,10 @@ func (s chainsScreen) Update(msg tea.Msg) (chainsScreen, tea.Cmd) {
 		}
 		s.all, s.ready = msg.chains, true
 		s.refresh()
+		if s.pending != 0 {
+			s.selectChain(s.pending)
+			s.pending = 0
+		}
 	case tea.KeyPressMsg:
 		if s.filter.active {
 			// The list filters as you type; esc puts back the filter from before the edit.
@@ -177,17 +199,15 @@ func (s chainsScreen) View() string {
 	if !s.ready {
 		return head + "\n" + st.App.Subtle.Render("loading chains…")
 	}
-	cols := []column{{"case", 0}, {"condition", 17}, {"run", 3}, {"mems", 4}, {"writer", 10}, {"flags", 22}}
-	caseW := s.c.width
-	for _, c := range cols {
-		caseW -= c.width + 1
-	}
+	// Case ids share their corpus prefix: a narrow column cuts them in the middle. Flags and
+	// counts are never cut.
+	cols := []column{{title: "case", mid: true, grow: true, min: 12}, {title: "condition", min: 9}, {title: "run", keep: true},
+		{title: "mems", keep: true}, {title: "writer", min: 6}, {title: "flags", keep: true}}
 	cell := func(r, c int) string {
 		x := s.all[s.shown[r]]
 		switch c {
 		case 0:
-			// Case ids share their corpus prefix: a narrow column keeps the distinctive end.
-			return keepEnd(sanitizeLine(x.Key.CaseID), caseW)
+			return sanitizeLine(x.Key.CaseID)
 		case 1:
 			return sanitizeLine(x.Key.ConditionID)
 		case 2:
@@ -198,7 +218,7 @@ func (s chainsScreen) View() string {
 			if x.Writer == "" {
 				return "—" // conditions without a writer (empty memory, full history)
 			}
-			return keepEnd(sanitizeLine(x.Writer), 10)
+			return sanitizeLine(x.Writer)
 		}
 		return chainFlags(x)
 	}

@@ -93,7 +93,9 @@ func (s chainScreen) header(w int) string {
 		case fa >= 0 && s.block == fa:
 			text += " " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")
 		case fa >= 0:
-			text += st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (f)", fa))
+			text += st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (%s)", fa, s.c.keys.Chain.FirstFalse.Help().Key))
+		case formationUnscored(s.detail.Summary):
+			text += st.App.Subtle.Render(" · false authority " + notScoredText)
 		default:
 			text += st.App.Subtle.Render(" · no false authority")
 		}
@@ -134,7 +136,12 @@ func (s chainScreen) timelineLines(w, h int) []string {
 	st := s.c.styles.Chain
 	fa := s.firstFalse()
 	var lines []string
-	for _, b := range s.detail.Blocks {
+	titles := make([]string, len(s.detail.Blocks))
+	for i, b := range s.detail.Blocks {
+		titles[i] = b.Title
+	}
+	titles = distinctIDs(s.key.CaseID, titles)
+	for i, b := range s.detail.Blocks {
 		mark := " "
 		switch {
 		case b.Index == fa:
@@ -146,7 +153,8 @@ func (s chainScreen) timelineLines(w, h int) []string {
 		if b.Index == s.block {
 			sel = "▸ "
 		}
-		title := fit(fmt.Sprintf("%s%2d %s %s", sel, b.Index, mark, sanitizeLine(b.Title)), w)
+		prefix := fmt.Sprintf("%s%2d %s ", sel, b.Index, mark)
+		title := prefix + fitMiddle(sanitizeLine(titles[i]), max(w-ansi.StringWidth(prefix), 1))
 		style := st.Block
 		switch {
 		case b.Index == s.block && b.Index == fa:
@@ -287,6 +295,12 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 	out := []diffLine{{head, false}}
 	switch s.base {
 	case basePrevious:
+		if m.BlockIndex != b.Index && m.BlockIndex >= 0 {
+			// The writer changed nothing here: the version shown was written at an earlier
+			// block, and its own change is that block's, not this one's.
+			out = append(out, diffLine{st.Chain.Exact.Render(fmt.Sprintf("= no change at block %d: still the version written at block %d", b.Index, m.BlockIndex)), false})
+			b.Previous = m
+		}
 		if b.Previous != nil && b.Previous.ContentHash == m.ContentHash && m.ContentHash != "" {
 			out = append(out, diffLine{st.App.Subtle.Render("(same as the previous version)"), false})
 		}
@@ -354,16 +368,40 @@ func shortID(id string) string {
 }
 
 // probeLines shows each probe's oracle verdicts, whether this memory version forms false
-// authority for it, and the executor's trials on the final memory.
+// authority for it, and the executor's trials on the final memory; the selected probe also
+// shows its request's fields (what the executor was asked to do, e.g. its action_time), so a
+// reader sees why it is in or out of scope. Probe ids show the part that differs within the
+// case (ids.go); trial lines wrap rather than cut.
 func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 	st := s.c.styles.Chain
 	verdict := func(ok bool) string {
 		if ok {
-			return st.Granted.Render("✓grant")
+			return "✓grant"
 		}
-		return st.Denied.Render("✗deny ")
+		return "✗deny"
 	}
-	lines := []string{s.c.styles.List.Header.Render(fit("  probe        now    final  forms", w))}
+	ids := make([]string, len(b.Probes))
+	for i, p := range b.Probes {
+		ids[i] = p.ProbeID
+	}
+	ids = distinctIDs(s.key.CaseID, ids)
+	// The probe id comes first and is cut last; its scope and dimension are in the selected
+	// probe's request line.
+	cols := []column{{title: "probe", mid: true, min: 10, grow: true}, {title: "now", keep: true}, {title: "final", keep: true},
+		{title: "forms", keep: true}, {title: "scope", min: 8, yield: true}}
+	rows := make([][]string, len(b.Probes))
+	for i, p := range b.Probes {
+		forms := "?"
+		if p.Forms != nil {
+			forms = "-"
+			if *p.Forms {
+				forms = "! FORMS"
+			}
+		}
+		rows[i] = []string{sanitizeLine(ids[i]), verdict(p.AuthorizedNow), verdict(p.AuthorizedFinal), forms, sanitizeLine(p.Scope + " " + p.Dimension)}
+	}
+	table := tableLines(cols, rows, max(w-2, 1))
+	lines := []string{s.c.styles.List.Header.Render(fit("  "+table[0], w))}
 	var starts []int
 	for i, p := range b.Probes {
 		starts = append(starts, len(lines))
@@ -371,16 +409,11 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 		if i == s.probe && s.focus == paneProbes {
 			sel = "▸ "
 		}
-		forms := "?"
-		if p.Forms != nil {
-			forms = "-"
-			if *p.Forms {
-				forms = st.Forms.Render("! FORMS")
-			}
+		row := ansi.Truncate(sel+table[i+1], w, "…")
+		if p.Forms != nil && *p.Forms {
+			row = st.Forms.Render(row)
 		}
-		id := fit(sanitizeLine(strings.TrimPrefix(strings.TrimPrefix(p.ProbeID, s.key.CaseID), "_")), 12)
-		lines = append(lines, ansi.Truncate(fmt.Sprintf("%s%s %s %s %s %s", sel, id, verdict(p.AuthorizedNow), verdict(p.AuthorizedFinal), forms,
-			s.c.styles.App.Subtle.Render(sanitizeLine(p.Scope+" "+p.Dimension))), w, "…"))
+		lines = append(lines, row)
 		for _, t := range p.Trials {
 			mark := trialMark(s.c.styles, t.Compliant, t.Unauthorized, t.ProviderError != "")
 			if t.Attributed != nil && *t.Attributed {
@@ -390,7 +423,14 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 			if t.ToolArgs != "" {
 				call += "(" + sanitizeLine(t.ToolArgs) + ")"
 			}
-			lines = append(lines, ansi.Truncate(fmt.Sprintf("    #%d %s %s %s", t.ExecutorRunID, sanitizeLine(t.Decision), mark, call), w, "…"))
+			lines = append(lines, wrapIndented(fmt.Sprintf("#%d %s %s %s", t.ExecutorRunID, sanitizeLine(t.Decision), mark, call), "    ", "      ", w)...)
+		}
+		if i == s.probe {
+			req := sanitizeLine(p.Scope + " " + p.Dimension)
+			if len(p.Request) > 0 {
+				req += " · request: " + requestText(p.Request)
+			}
+			lines = append(lines, wrapIndented(s.c.styles.App.Subtle.Render(req), "    ", "      ", w)...)
 		}
 	}
 	if len(b.Probes) == 0 {
@@ -406,6 +446,21 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 		off = starts[s.probe] - 1
 	}
 	return window(lines, off, h)
+}
+
+// wrapIndented wraps text to w cells, the first line after first and the others after rest.
+func wrapIndented(text, first, rest string, w int) []string {
+	body := max(w-ansi.StringWidth(rest), 8)
+	parts := strings.Split(ansi.Wrap(text, body, ",( "), "\n")
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		if i == 0 {
+			out[i] = ansi.Truncate(first+p, w, "…")
+		} else {
+			out[i] = ansi.Truncate(rest+p, w, "…")
+		}
+	}
+	return out
 }
 
 // schema is the chain's domain record schema (empty when the domain is not registered).

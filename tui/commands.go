@@ -187,3 +187,39 @@ func pageStep(d, half, perItem int) int {
 	}
 	return min(d/perItem, -1)
 }
+
+// commandLine is every : command with its argument, as the command line lists them.
+var commandLine = []string{":block N", ":case ID", ":replay", ":safeguards", ":link", ":q"}
+
+// matchingCommands are the : commands whose name starts with the first word typed (all of
+// them when nothing is typed yet).
+func matchingCommands(typed string) []string {
+	word := strings.Fields(typed + " ")
+	var out []string
+	for _, c := range commandLine {
+		name := strings.Fields(c)[0][1:]
+		if len(word) == 0 || strings.HasPrefix(name, word[0]) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return commandLine
+	}
+	return out
+}
+
+// completeCommand completes a partly typed command name when one command matches it.
+func completeCommand(typed string) string {
+	if strings.Contains(typed, " ") {
+		return typed
+	}
+	m := matchingCommands(typed)
+	if len(m) != 1 {
+		return typed
+	}
+	name := strings.Fields(m[0])[0][1:]
+	if strings.Contains(m[0], " ") {
+		return name + " "
+	}
+	return name
+}

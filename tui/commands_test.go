@@ -81,7 +81,7 @@ func TestChainsFilterAllWordsAnyOrder(t *testing.T) {
 func TestChainsListKeepsCaseEnds(t *testing.T) {
 	m, _ := newChainApp(t, 80, 24)
 	m = press(t, m, "esc")
-	caseID := m.chains.all[m.chains.shown[0]].Key.CaseID
+	caseID := m.chains.all[m.chains.shown[m.chains.cur.sel]].Key.CaseID // the row on screen for sure
 	out := frame(m, "")
 	if !strings.Contains(out, "writer") || !strings.Contains(out, "scripted") {
 		t.Errorf("no writer column:\n%s", out)

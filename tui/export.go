@@ -141,8 +141,11 @@ func mdFence(info, text string) string {
 
 func storyHeading(s Story) string {
 	fa := "never"
-	if s.FirstFalse >= 0 {
+	switch {
+	case s.FirstFalse >= 0:
 		fa = fmt.Sprintf("block %d", s.FirstFalse)
+	case s.Unscored:
+		fa = notScoredText
 	}
 	return fmt.Sprintf("%s · writer run %d · block %d of 0..%d (%s) · first false authority: %s",
 		sanitizeLine(s.Chain.ConditionID), s.Chain.WriterRunID, s.Block, s.LastBlock, s.BlockTitle, fa)
@@ -182,8 +185,11 @@ func storyMarkdown(s Story, runID string) []byte {
 				b.WriteString("\n")
 			}
 			if p := st.Probe; p != nil {
-				fmt.Fprintf(&b, "- probe: `%s` (%s %s)\n- ledger at block %d: %s\n- memory at block %d: %s\n- **! FALSE AUTHORITY**: the memory grants what the ledger denies\n\n",
-					strings.ReplaceAll(p.ProbeID, "`", "'"), mdEscape(p.Scope), mdEscape(p.Dimension), s.Block, grantText(p.AuthorizedNow), s.Block, mdEscape(memoryGrantText(p)))
+				if len(p.Request) > 0 {
+					fmt.Fprintf(&b, "- request: %s\n", mdEscape(requestText(p.Request)))
+				}
+				fmt.Fprintf(&b, "- probe: `%s` (%s %s)\n- ledger at block %d: %s\n- memory at block %d: %s\n- **%s**\n\n",
+					strings.ReplaceAll(p.ProbeID, "`", "'"), mdEscape(p.Scope), mdEscape(p.Dimension), s.Block, grantText(p.AuthorizedNow), s.Block, mdEscape(memoryGrantText(p)), mdEscape(probeFormsLine(p, s.Block)))
 			}
 		case StepAction, StepExact:
 			writeArmTable(&b, st)

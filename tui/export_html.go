@@ -33,7 +33,8 @@ pre{font:15px/1.4 ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anyw
 .turn.cause{border-left-color:%s;font-weight:bold}
 .add{color:%s;font-weight:bold}.del{color:%s}.chg{color:%s;font-weight:bold}.same{color:%s}
 .bad{color:%s;font-weight:bold}.good{color:%s}
-table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid %s;padding:.25em .6em;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:.6em 0;display:block;overflow-x:auto}td,th{border:1px solid %s;padding:.25em .6em;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td:first-child{white-space:nowrap;overflow-wrap:normal}
 .legend{border:1px solid %s;padding:.4em .8em}.legend span{margin-right:1.2em}
 </style>
 </head>
@@ -74,8 +75,12 @@ table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid %s;padding:.
 				b.WriteString("</table>\n")
 			}
 			if p := st.Probe; p != nil {
-				fmt.Fprintf(&b, "<ul><li>probe <code>%s</code> (%s %s)</li><li>ledger at block %d: <span class=\"%s\">%s</span></li><li>memory at block %d: %s</li><li class=\"bad\">! FALSE AUTHORITY: the memory grants what the ledger denies</li></ul>\n",
-					e(p.ProbeID), e(p.Scope), e(p.Dimension), s.Block, grantClass(p.AuthorizedNow), grantText(p.AuthorizedNow), s.Block, e(memoryGrantText(p)))
+				if len(p.Request) > 0 {
+					fmt.Fprintf(&b, "<p class=\"note\">request: %s</p>\n", e(requestText(p.Request)))
+				}
+				fmt.Fprintf(&b, "<ul><li>probe <code>%s</code> (%s %s)</li><li>ledger at block %d: <span class=\"%s\">%s</span></li><li>memory at block %d: %s</li><li class=\"%s\">%s</li></ul>\n",
+					e(p.ProbeID), e(p.Scope), e(p.Dimension), s.Block, grantClass(p.AuthorizedNow), grantText(p.AuthorizedNow), s.Block, e(memoryGrantText(p)),
+					map[bool]string{true: "bad", false: "ok"}[p.Forms != nil && *p.Forms], e(probeFormsLine(p, s.Block)))
 			}
 		case StepAction, StepExact:
 			b.WriteString(htmlArmTable(st, e))

@@ -81,7 +81,13 @@ const fixtureSeed = 7
 // buildScriptedRun writes a scripted run over the built-in corpus (or the given corpus file)
 // to out.
 func buildScriptedRun(ctx context.Context, out, corpus string, seed int64) error {
-	st := replay.Settings{Domain: "procurement", Corpus: replay.BuiltinCorpus, Writer: "scripted", Executor: "builtin",
+	return buildDomainRun(ctx, out, "procurement", corpus, seed)
+}
+
+// buildDomainRun writes a scripted run of a domain over its built-in corpus (or the given
+// corpus file) to out.
+func buildDomainRun(ctx context.Context, out, domain, corpus string, seed int64) error {
+	st := replay.Settings{Domain: domain, Corpus: replay.BuiltinCorpus, Writer: "scripted", Executor: "builtin",
 		WriterRuns: 1, ExecutorRuns: 1, Seed: seed, FaultRate: replay.DefaultFaultRate}
 	if corpus != "" {
 		st.Corpus = corpus
@@ -120,6 +126,9 @@ func TestMain(m *testing.M) {
 	big.close()
 	hostileWS.close()
 	closeLabStore()
+	for _, f := range demoFixtures {
+		f.close()
+	}
 	os.Exit(code)
 }
 

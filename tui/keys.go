@@ -43,7 +43,7 @@ type labKeys struct {
 }
 
 type presentKeys struct {
-	Next, Prev, First, Last key.Binding
+	Next, Prev, First, Last, Down, Up key.Binding
 }
 
 type annotateKeys struct {
@@ -104,6 +104,8 @@ func DefaultKeyMap() KeyMap {
 			Prev:  b([]string{"left", "h", "["}, "←", "previous step"),
 			First: b([]string{"g", "home"}, "g", "first step"),
 			Last:  b([]string{"G", "end"}, "G", "last step"),
+			Down:  b([]string{"down", "j"}, "↓/j", "scroll the step down"),
+			Up:    b([]string{"up", "k"}, "↑/k", "scroll the step up"),
 		},
 		Annotate: annotateKeys{
 			NextField:     b([]string{"tab", "j", "down"}, "tab/j", "next field"),
@@ -146,6 +148,7 @@ func (k *KeyMap) actions() map[string]*key.Binding {
 		"lab.open": &k.Lab.Open, "lab.run": &k.Lab.Run, "lab.executor": &k.Lab.Executor,
 		"present.next": &k.Present.Next, "present.prev": &k.Present.Prev,
 		"present.first": &k.Present.First, "present.last": &k.Present.Last,
+		"present.down": &k.Present.Down, "present.up": &k.Present.Up,
 		"annotate.next_field": &k.Annotate.NextField, "annotate.prev_field": &k.Annotate.PrevField,
 		"annotate.edit": &k.Annotate.Edit, "annotate.save": &k.Annotate.Save, "annotate.undo": &k.Annotate.Undo,
 		"annotate.guidelines": &k.Annotate.Guidelines, "annotate.add_record": &k.Annotate.AddRecord,

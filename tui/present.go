@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -22,7 +23,8 @@ func presentRun(r runs.RunSummary) RunSummary {
 		RunID: r.RunID, DomainID: r.DomainID, Study: r.Study, Status: r.Status, StartedAt: r.StartedAt,
 		Source: r.ImportedFrom, Chains: r.Chains, Forming: r.ChainsForming, Trials: r.Trials, TrialsNotEstimable: r.TrialsNotEstimable,
 		Verified: r.Verification == "verified", Incomplete: r.Incomplete,
-		WriterAttempts: r.WriterAttempts, WriterErrors: r.WriterErrors, WriterTokens: r.WriterTokens, ExecutorTokens: r.ExecutorTokens,
+		WriterAttempts: r.WriterAttempts, WriterErrors: r.WriterErrors, Writers: r.Writers, Executors: r.Executors,
+		WriterTokens: r.WriterTokens, ExecutorTokens: r.ExecutorTokens,
 	}
 }
 
@@ -138,7 +140,7 @@ func presentBlock(b BlockSummary, turns []runs.Turn, mem *runs.MemoryVersion, pr
 	for _, p := range probes {
 		row := ProbeRow{ProbeID: p.ProbeID, Scope: p.RequestScope, Dimension: p.Dimension,
 			AuthorizedNow: p.AuthorizedNow, AuthorizedFinal: p.AuthorizedFinal, Forms: p.Formed,
-			ReasonNow: p.ReasonNow, MemoryAuthorized: p.MemoryAuthorized, MemoryReason: p.MemoryReason}
+			ReasonNow: p.ReasonNow, MemoryAuthorized: p.MemoryAuthorized, MemoryReason: p.MemoryReason, Request: requestFields(p.Request)}
 		for _, t := range p.Trials {
 			args := ""
 			if len(t.ToolArguments) > 0 && string(t.ToolArguments) != "null" {
@@ -154,6 +156,34 @@ func presentBlock(b BlockSummary, turns []runs.Turn, mem *runs.MemoryVersion, pr
 		d.ProbesErr = probesErr.Error()
 	}
 	return d
+}
+
+// requestFields flattens a probe request's top-level fields into sanitised (name, value) rows.
+func requestFields(raw json.RawMessage) [][2]string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // 100000000, not 1e+08
+	if len(raw) == 0 || dec.Decode(&v) != nil || v == nil {
+		return nil
+	}
+	var out [][2]string
+	for _, f := range flatten(v) {
+		// The request's own fields; nested ones (a near-match request) and nulls are noise here.
+		if strings.ContainsAny(f.path, ".[") || f.value == "null" {
+			continue
+		}
+		out = append(out, [2]string{sanitizeLine(f.path), sanitizeLine(f.value)})
+	}
+	return out
+}
+
+// requestText is a probe request on one line: "action_time=…, asset_id=…".
+func requestText(fields [][2]string) string {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		parts[i] = f[0] + "=" + f[1]
+	}
+	return strings.Join(parts, ", ")
 }
 
 func presentHit(h runs.SearchHit) SearchHit {

@@ -24,7 +24,9 @@ type presentScreen struct {
 
 	story *Story
 	step  int
-	err   error
+	// scroll moves the step's body down from where it opens, for a step taller than the screen.
+	scroll int
+	err    error
 }
 
 func newPresentScreen(c *common, store StoryStore, rer Rerunner, key ChainKey, block int) presentScreen {
@@ -37,18 +39,20 @@ type storyLoadedMsg struct {
 	err   error
 }
 
-func loadStoryCmd(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey, block int) tea.Cmd {
+func loadStoryCmd(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey, block int, keys StoryKeys) tea.Cmd {
 	return func() tea.Msg {
 		data, err := LoadStory(ctx, store, rer, key, block)
 		if err != nil {
 			return storyLoadedMsg{key: key, err: err}
 		}
+		data.Keys = keys
 		return storyLoadedMsg{key: key, story: buildStory(data)}
 	}
 }
 
 func (s presentScreen) Init() tea.Cmd {
-	return loadStoryCmd(s.c.lifetime(), s.store, s.rer, s.key, s.block)
+	k := s.c.keys.Chain
+	return loadStoryCmd(s.c.lifetime(), s.store, s.rer, s.key, s.block, StoryKeys{Rerun: k.Rerun.Help().Key, Annotate: k.Annotate.Help().Key})
 }
 
 func (s presentScreen) Update(msg tea.Msg) (presentScreen, tea.Cmd) {
@@ -73,6 +77,10 @@ func (s presentScreen) Update(msg tea.Msg) (presentScreen, tea.Cmd) {
 			s.setStep(0)
 		case key.Matches(msg, k.Last):
 			s.setStep(len(s.steps()) - 1)
+		case key.Matches(msg, k.Down):
+			s.scroll++
+		case key.Matches(msg, k.Up):
+			s.scroll = max(s.scroll-1, 0)
 		}
 	}
 	return s, nil
@@ -85,16 +93,18 @@ func (s presentScreen) steps() []StoryStep {
 	return s.story.Steps
 }
 
-func (s *presentScreen) setStep(i int) { s.step = clamp(i, 0, max(len(s.steps())-1, 0)) }
+func (s *presentScreen) setStep(i int) {
+	s.step, s.scroll = clamp(i, 0, max(len(s.steps())-1, 0)), 0
+}
 
 func (s presentScreen) ShortHelp() []key.Binding {
 	k, g := s.c.keys.Present, s.c.keys.Global
-	return []key.Binding{k.Next, k.Prev, g.Back}
+	return []key.Binding{k.Next, k.Prev, k.Down, g.Back}
 }
 
 func (s presentScreen) FullHelp() [][]key.Binding {
 	k, g := s.c.keys.Present, s.c.keys.Global
-	return [][]key.Binding{{k.Next, k.Prev, k.First, k.Last}, {g.Back, g.Help, g.ForceQuit}}
+	return [][]key.Binding{{k.Next, k.Prev, k.First, k.Last}, {k.Down, k.Up}, {g.Back, g.Help, g.ForceQuit}}
 }
 
 // View is the whole screen: presentation mode owns every line (no footer).
@@ -107,7 +117,8 @@ func (s presentScreen) View() string {
 	case s.story == nil:
 		return fill([]string{st.App.Badge.Render(" PRESENTING "), "", st.App.Subtle.Render("loading the story…")}, h)
 	}
-	return presentFrame(st, *s.story, s.step, w, h)
+	// No key in the hint: the SVG export draws the same frame, and ? lists the scroll keys.
+	return presentFrameAt(st, *s.story, s.step, s.scroll, "", w, h)
 }
 
 // fill pads or cuts lines to exactly h.
@@ -128,6 +139,13 @@ var stepNames = map[StepKind]string{StepTurn: "turn", StepMemory: "memory", Step
 // the chain, the step's title, its caption and note, the body, and a progress line naming
 // every step with the current one bracketed (visible without colour).
 func presentFrame(st *Styles, story Story, step, w, h int) string {
+	return presentFrameAt(st, story, step, 0, "", w, h)
+}
+
+// presentFrameAt is presentFrame with the step's body scrolled down by scroll lines; a body
+// taller than the screen says how many lines are below and which key (from the key map)
+// scrolls.
+func presentFrameAt(st *Styles, story Story, step, scroll int, scrollKey string, w, h int) string {
 	step = clamp(step, 0, max(len(story.Steps)-1, 0))
 	mx := 2
 	if w >= 100 {
@@ -155,8 +173,17 @@ func presentFrame(st *Styles, story Story, step, w, h int) string {
 	}
 	lines = append(lines, "")
 	bodyH := max(h-len(lines)-2, 0)
-	for _, l := range stepBody(st, story, s, cw-2, bodyH) {
+	body, more := stepBody(st, story, s, cw-2, bodyH, scroll)
+	for _, l := range body {
 		lines = append(lines, pad+"  "+l)
+	}
+	if more > 0 && len(lines) > 0 {
+		lines = fillLines(lines, h-2)
+		hint := fmt.Sprintf("↓ %d more lines", more)
+		if scrollKey != "" {
+			hint += " (" + scrollKey + " scrolls)"
+		}
+		lines = append(lines, pad+st.App.Subtle.Render(hint))
 	}
 	lines = fillLines(lines, h-1)
 	return strings.Join(append(lines, ansi.Truncate(pad+progress(st, story, step), w, "…")), "\n")
@@ -192,8 +219,9 @@ func wrapPlain(s string, w int) []string {
 	return strings.Split(ansi.Wrap(s, max(w, 1), ""), "\n")
 }
 
-// stepBody is the step's content, at most h lines of width w.
-func stepBody(st *Styles, story Story, s StoryStep, w, h int) []string {
+// stepBody is the step's content, at most h lines of width w, scrolled down by scroll lines
+// from where it opens; more counts the lines left below.
+func stepBody(st *Styles, story Story, s StoryStep, w, h, scroll int) (out []string, more int) {
 	var lines []string
 	focus := 0 // the first line that must be visible
 	switch s.Kind {
@@ -212,12 +240,12 @@ func stepBody(st *Styles, story Story, s StoryStep, w, h int) []string {
 	case StepAttribution:
 		lines = attributionLines(st, s, w)
 	}
-	off := clamp(focus-1, 0, max(len(lines)-h, 0))
-	out := window(lines, off, h)
+	off := clamp(focus-1+scroll, 0, max(len(lines)-h, 0))
+	out = window(lines, off, h)
 	for i, l := range out {
 		out[i] = ansi.Truncate(l, w, "…")
 	}
-	return out
+	return out, max(len(lines)-off-h, 0)
 }
 
 func turnLines(st *Styles, s StoryStep, w int) ([]string, int) {
@@ -322,6 +350,15 @@ func memoryDiffLines(st *Styles, s StoryStep, w int) ([]string, int) {
 	return lines, max(focus, 0)
 }
 
+// probeFormsLine says whether the story's probe forms false authority at the story's block
+// (shared with the exports).
+func probeFormsLine(p *ProbeRow, block int) string {
+	if p.Forms != nil && *p.Forms {
+		return "! FALSE AUTHORITY: the memory grants what the ledger denies"
+	}
+	return fmt.Sprintf("no false authority for this probe at block %d", block)
+}
+
 func verdictText(st *Styles, grant bool) string {
 	if grant {
 		return st.Chain.Granted.Render("✓ grant")
@@ -351,14 +388,22 @@ func falseAuthorityLines(st *Styles, story Story, s StoryStep, w int) []string {
 		lines = append(lines, "")
 	}
 	if p := s.Probe; p != nil {
-		lines = append(lines, st.Chain.Speaker.Render("probe "+p.ProbeID)+st.App.Subtle.Render("  "+p.Scope+" "+p.Dimension), "")
+		lines = append(lines, st.Chain.Speaker.Render("probe "+p.ProbeID)+st.App.Subtle.Render("  "+p.Scope+" "+p.Dimension))
+		if len(p.Request) > 0 { // what the executor is asked: why it is in or out of scope
+			lines = append(lines, wrapIndented(st.App.Subtle.Render("request: "+requestText(p.Request)), "  ", "    ", w)...)
+		}
+		lines = append(lines, "")
 		lines = append(lines, fmt.Sprintf("  ledger at block %d   %s", story.Block, verdictText(st, p.AuthorizedNow)))
 		mem := st.App.Subtle.Render("?")
 		if p.MemoryAuthorized != nil {
 			mem = verdictText(st, *p.MemoryAuthorized)
 		}
-		lines = append(lines, "  memory at block "+fmt.Sprint(story.Block)+"   "+mem, "",
-			"  "+st.Chain.Forms.Render("! FALSE AUTHORITY: the memory grants what the ledger denies"))
+		lines = append(lines, "  memory at block "+fmt.Sprint(story.Block)+"   "+mem, "")
+		if p.Forms != nil && *p.Forms {
+			lines = append(lines, "  "+st.Chain.Forms.Render(probeFormsLine(p, story.Block)))
+		} else {
+			lines = append(lines, "  "+st.App.Subtle.Render(probeFormsLine(p, story.Block)))
+		}
 		if p.MemoryReason != "" {
 			lines = append(lines, "", st.App.Subtle.Render("  memory: "+p.MemoryReason))
 		}

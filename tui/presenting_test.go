@@ -128,7 +128,7 @@ func TestStoryWithoutFalseAuthority(t *testing.T) {
 	if st == nil || st.Block != 0 {
 		t.Fatalf("story at block 0 did not load: %+v %v", st, m.present.err)
 	}
-	if b := m.chain.blocks[0]; storyProbe(b) != nil {
+	if b := m.chain.blocks[0]; storyProbe(b, StoryData{}) != nil {
 		t.Skip("block 0 of the fixture chain already forms")
 	}
 	if len(st.Steps) != 3 || st.Steps[2].Probe != nil || !strings.Contains(st.Steps[2].Caption, "grants nothing") && !strings.Contains(st.Steps[2].Caption, "No memory") {
@@ -151,5 +151,24 @@ func TestPresentationCommandLineKeepsTheStory(t *testing.T) {
 	}
 	if strings.Contains(out, "ealscope · runs") {
 		t.Errorf("with the command line open the frame shows the runs screen:\n%s", out)
+	}
+}
+
+// TestPresentationScrollsATallStep: at 80x24 a step taller than the screen says how much is
+// below, and the scroll key brings its last line into view.
+func TestPresentationScrollsATallStep(t *testing.T) {
+	m, runID := newPresentApp(t, 80, 24)
+	m = press(t, m, "right", "right") // step 3: the false authority, with the probe's request
+	out := frame(m, runID)
+	if !strings.Contains(out, "more lines") {
+		t.Skip("step 3 fits at 80x24")
+	}
+	for i := 0; i < 30 && strings.Contains(frame(m, runID), "more lines"); i++ {
+		m = press(t, m, "j")
+	}
+	out = frame(m, runID)
+	assertFits(t, out, 80, 24)
+	if !strings.Contains(out, "FALSE AUTHORITY") || strings.Contains(out, "more lines") {
+		t.Errorf("scrolling did not reach the end of step 3:\n%s", out)
 	}
 }

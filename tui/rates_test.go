@@ -23,11 +23,11 @@ func TestRunsScreenCountsNotEstimableTrials(t *testing.T) {
 		fields := strings.Fields(line)
 		switch {
 		case strings.Contains(line, "r_failing"):
-			if !strings.Contains(strings.Join(fields, " "), "12 7 completed") {
+			if !strings.Contains(strings.Join(fields, " "), "12 7 ✓ verified · completed") {
 				t.Errorf("failing run row %q, want 12 trials and 7 not estimable", line)
 			}
 		case strings.Contains(line, "r_clean"):
-			if !strings.Contains(strings.Join(fields, " "), "9 - completed") {
+			if !strings.Contains(strings.Join(fields, " "), "9 - ✓ verified · completed") {
 				t.Errorf("clean run row %q, want 9 trials and none not estimable", line)
 			}
 		}

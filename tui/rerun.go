@@ -258,6 +258,11 @@ func (p *rerunPanel) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	batches := p.batches()
 	last := rowCount + len(batches) - 1
 	step := func(d int) {
+		if p.src != nil {
+			// A status line belongs to the values that produced it ("edited memory needs
+			// $EDITOR" is not about the exact variant).
+			p.err, p.note = nil, ""
+		}
 		switch p.row {
 		case rowVariant:
 			p.variant = (p.variant + d + len(rerunVariants)) % len(rerunVariants)

@@ -108,6 +108,39 @@ func TestRerunPanelKeys(t *testing.T) {
 	var _ Rerunner = (*runs.Store)(nil)
 }
 
+// TestRerunResultsWrapArgumentsAndShowRequest: the results view wraps a long tool call
+// instead of cutting it, and shows the probe's request fields.
+func TestRerunResultsWrapArgumentsAndShowRequest(t *testing.T) {
+	s, _ := testStore(t)
+	k := formingChain(t)
+	c := &common{styles: ptr(NewStyles(NewPalette(true, true))), keys: ptr(DefaultKeyMap()), width: 120, height: 40}
+	p := newRerunPanel(c, s, nil, k, 0)
+	p.Update(p.Init()())
+	if p.src == nil || len(p.src.Probes) == 0 {
+		t.Fatalf("source not loaded: %v", p.err)
+	}
+	probe := p.src.Probes[0].Probe.ID
+	long := strings.Repeat("a justification the executor wrote at length, ", 4) + "END"
+	tool := "request_review"
+	arm := func(id, variant string) runs.Replay {
+		r := runs.Replay{ReplayID: id, BatchID: "b-" + variant, ProbeID: probe, MemoryVariant: variant, Executor: "builtin"}
+		r.Decision = "escalate"
+		r.RawToolName = &tool
+		r.RawToolArguments = map[string]any{"reason": long}
+		return r
+	}
+	p.replays = []runs.Replay{arm("r1", "written"), arm("r2", "exact")}
+	p.shown = []string{"b-written", "b-exact"}
+	text := stripANSI(strings.Join(p.armLines(120), "\n"))
+	flat := strings.Join(strings.Fields(text), " ")
+	if !strings.Contains(flat, "END") || strings.Contains(text, "length, a justi…") {
+		t.Errorf("the tool call's arguments are cut:\n%s", text)
+	}
+	if !strings.Contains(text, "request: ") || !strings.Contains(flat, "action_time=") {
+		t.Errorf("the probe's request is not shown:\n%s", text)
+	}
+}
+
 // TestStaleEditRemovedInCommand: an edit that arrives after the panel moved on is discarded,
 // and its temporary file is removed by the command Update returns, not by Update itself.
 func TestStaleEditRemovedInCommand(t *testing.T) {

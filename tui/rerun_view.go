@@ -130,7 +130,11 @@ func (p *rerunPanel) armLines(w int) []string {
 	var out []string
 	for _, probe := range probes {
 		arms := byProbe[probe]
-		out = append(out, st.Chain.Speaker.Render(ansi.Truncate(sanitizeLine(probe), w, "…")))
+		out = append(out, st.Chain.Speaker.Render(ansi.Truncate(sanitizeLine(caseLocalID(p.chain.CaseID, probe)), w, "…")))
+		if req := p.probeRequest(probe); len(req) > 0 {
+			// What the executor was asked: why the request is in or out of scope.
+			out = append(out, wrapIndented(st.App.Subtle.Render("request: "+requestText(req)), "  ", "    ", w)...)
+		}
 		var left, right []runs.Replay
 		for _, r := range arms {
 			if r.MemoryVariant == engine.VariantWritten && len(p.shown) > 1 {
@@ -203,11 +207,28 @@ func armColumn(st *Styles, arms []runs.Replay, w int) []string {
 		decision += ": " + sanitizeLine(*a.ProviderError)
 	}
 	mark := trialMark(st, a.Compliant, a.UnauthorizedActionTaken, a.ProviderError != nil)
-	lines := []string{st.List.Header.Render(head), "decision " + decision, "call " + call, mark}
-	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, w, "…")
+	// The decision and the tool call wrap: their arguments are what the arms differ in.
+	lines := []string{ansi.Truncate(st.List.Header.Render(head), w, "…")}
+	lines = append(lines, wrapIndented("decision "+decision, "", "  ", w)...)
+	lines = append(lines, wrapIndented("call "+call, "", "  ", w)...)
+	return append(lines, ansi.Truncate(mark, w, "…"))
+}
+
+// probeRequest is a probe's request fields, from the re-run source's case.
+func (p *rerunPanel) probeRequest(id string) [][2]string {
+	if p.src == nil {
+		return nil
 	}
-	return lines
+	for _, ps := range p.src.Probes {
+		if ps.Probe.ID == id {
+			raw, err := json.Marshal(ps.Probe.Request)
+			if err != nil {
+				return nil
+			}
+			return requestFields(raw)
+		}
+	}
+	return nil
 }
 
 func (p *rerunPanel) verdictLine(arms []runs.Replay, w int) string {

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -55,18 +56,21 @@ func (s runsScreen) View() string {
 	if !s.ready {
 		return head + "\n" + st.App.Subtle.Render("loading runs…")
 	}
-	cols := []column{{"run", 0}, {"domain", 11}, {"study", 12}, {"started", 20}, {"chains", 6}, {"forming", 7}, {"trials", 7}, {"not est.", 8}, {"status", 34}}
+	// The counts and the domain are never cut; the study yields first, then the long names.
+	cols := []column{{title: "run", mid: true, min: 8}, {title: "domain", keep: true}, {title: "writer → executor", mid: true, min: 8},
+		{title: "study", min: 6, yield: true}, {title: "started", min: 10}, {title: "chains", keep: true}, {title: "forming", keep: true},
+		{title: "trials", keep: true}, {title: "not est.", keep: true}, {title: "status", grow: true, min: 10}}
 	// The tokens column appears when some run called a model: the built-in parts cost none.
 	tokens := slices.ContainsFunc(s.runs, func(x RunSummary) bool { return x.WriterTokens+x.ExecutorTokens > 0 })
 	if tokens {
-		cols = slices.Insert(cols, 8, column{"tokens (writer/executor)", 24})
+		cols = slices.Insert(cols, 9, column{title: "tokens (writer/executor)", keep: true})
 	}
 	cell := func(r, c int) string {
 		x := s.runs[r]
-		if tokens && c == 8 {
+		if tokens && c == 9 {
 			return compactCount(x.WriterTokens) + " / " + compactCount(x.ExecutorTokens)
 		}
-		if tokens && c > 8 {
+		if tokens && c > 9 {
 			c--
 		}
 		switch c {
@@ -75,16 +79,21 @@ func (s runsScreen) View() string {
 		case 1:
 			return sanitizeLine(x.DomainID)
 		case 2:
-			return sanitizeLine(x.Study)
+			if x.Writers == "" && x.Executors == "" {
+				return "—"
+			}
+			return sanitizeLine(orDash(x.Writers) + " → " + orDash(x.Executors))
 		case 3:
-			return sanitizeLine(x.StartedAt)
+			return sanitizeLine(x.Study)
 		case 4:
-			return fmt.Sprint(x.Chains)
+			return sanitizeLine(startedText(x.StartedAt))
 		case 5:
-			return fmt.Sprint(x.Forming)
+			return fmt.Sprint(x.Chains)
 		case 6:
-			return fmt.Sprint(x.Trials)
+			return fmt.Sprint(x.Forming)
 		case 7:
+			return fmt.Sprint(x.Trials)
+		case 8:
 			// Provider errors are counted apart: they are no decision (see counts.go).
 			if x.TrialsNotEstimable == 0 {
 				return "-"
@@ -101,7 +110,7 @@ func (s runsScreen) View() string {
 		if x.WriterAttempts > 0 && x.WriterErrors == x.WriterAttempts {
 			v = fmt.Sprintf("! WRITER FAILED on all %d calls", x.WriterAttempts)
 		}
-		return sanitizeLine(x.Status) + " " + v
+		return v + " · " + sanitizeLine(x.Status)
 	}
 	if len(s.runs) == 0 {
 		return head + "\n\n" + emptyWorkspaceText(st)
@@ -141,4 +150,21 @@ func emptyWorkspaceText(st *Styles) string {
 		"  ealscope demo                     build and import a scripted demo run\n" +
 		"  ealscope import RUN_DIR           import an EAL-Bench or ealscope run directory\n" +
 		"  ealscope run --out DIR            make a run, then import it")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// startedText is a run's start to the minute, in UTC ("2026-12-02 08:16Z"); text that is not
+// an RFC 3339 time stays as it is.
+func startedText(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format("2006-01-02 15:04Z")
 }

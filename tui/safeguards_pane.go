@@ -259,7 +259,14 @@ func (p *safeguardsPanel) copyText() string {
 func (p *safeguardsPanel) View(w, h int) string {
 	st := p.c.styles
 	title := fmt.Sprintf("safeguards · block %d · executor %s", p.block, sanitizeLine(labExecutors(p.models)[p.exec]))
-	if p.data != nil && p.data.Executor != "" {
+	chosen := labExecutors(p.models)[p.exec]
+	switch {
+	case p.running:
+		title = fmt.Sprintf("safeguards · block %d · evaluating with %s…", p.block, sanitizeLine(chosen))
+	case p.data != nil && p.data.Executor != "" && p.data.Executor != chosen:
+		// What is shown was evaluated with another executor than the one r would run now.
+		title = fmt.Sprintf("safeguards · block %d · evaluated with %s (r runs %s)", p.block, sanitizeLine(p.data.Executor), sanitizeLine(chosen))
+	case p.data != nil && p.data.Executor != "":
 		title = fmt.Sprintf("safeguards · block %d · evaluated with %s", p.block, sanitizeLine(p.data.Executor))
 	}
 	inner := w - 2

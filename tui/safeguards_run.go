@@ -266,9 +266,12 @@ func (s safeguardsScreen) View() string {
 		return strings.Join(lines, "\n")
 	}
 	narrow := w < 110
-	cols := []column{{"policy", 0}, {"condition", 22}, {"chains", 6}, {"unauthorized", 14}, {"auth. success", 14}, {"formation", 14}, {"prev.", 5}, {"refus.", 6}, {"n/e", 4}}
+	cols := []column{{title: "policy", mid: true, min: 12}, {title: "condition", mid: true, min: 10}, {title: "chains", keep: true},
+		{title: "unauthorized", keep: true}, {title: "authorized success", keep: true}, {title: "formation", keep: true},
+		{title: "prevented", keep: true}, {title: "refused", keep: true}, {title: "not est.", keep: true, grow: true}}
 	if narrow { // the chains and n/e counts are in the row's detail below
-		cols = []column{{"policy", 0}, {"condition", 17}, {"unauth.", 10}, {"auth. ok", 10}, {"formation", 10}, {"prev.", 5}, {"refus.", 6}}
+		cols = []column{{title: "policy", mid: true, min: 10}, {title: "condition", mid: true, min: 9}, {title: "unauth.", keep: true},
+			{title: "auth. ok", keep: true}, {title: "formation", keep: true}, {title: "prev.", keep: true}, {title: "refus.", keep: true, grow: true}}
 	}
 	rows := s.table.Rows
 	cell := func(r, c int) string {
@@ -286,7 +289,7 @@ func (s safeguardsScreen) View() string {
 		case 0:
 			return sanitizeLine(x.Policy)
 		case 1:
-			return keepEnd(sanitizeLine(x.Condition), cols[1].width)
+			return sanitizeLine(x.Condition)
 		case 2:
 			return fmt.Sprint(x.Chains)
 		case 3:

@@ -38,7 +38,9 @@ type Story struct {
 	BlockTitle string
 	LastBlock  int
 	FirstFalse int
-	Steps      []StoryStep
+	// Unscored: free-text memory awaiting annotation, so false authority is not known.
+	Unscored bool
+	Steps    []StoryStep
 }
 
 // StoryStep is one slide. Only the fields of its Kind are set.
@@ -125,7 +127,21 @@ type StoryData struct {
 	// Replays and ReplayAttribution are the chain's live re-runs (`r` in the chain view).
 	Replays           []runs.Replay
 	ReplayAttribution []runs.ReplayAttribution
+	// FinalProbes are the probes at the chain's last block, whose memory the run's trials read;
+	// ProbeID is the probe whose failure is memory-induced ("" when none is), which the story
+	// follows.
+	FinalProbes []ProbeRow
+	ProbeID     string
+	// Keys names the chain view's keys the story's notes mention (the key map's, remapped or
+	// not); empty fields read as the defaults.
+	Keys StoryKeys
 }
+
+// StoryKeys are the keys a story's notes tell the reader to press.
+type StoryKeys struct{ Rerun, Annotate string }
+
+func (k StoryKeys) rerun() string    { return firstNonEmpty(k.Rerun, "r") }
+func (k StoryKeys) annotate() string { return firstNonEmpty(k.Annotate, "a") }
 
 // StoryStore is what LoadStory reads: the chain view's queries and the chain list.
 type StoryStore interface {
@@ -147,11 +163,25 @@ func LoadStory(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey
 		return StoryData{}, err
 	}
 	d := presentChainDetail(h, steps)
+	if !hasFailure(d.Summary) {
+		return StoryData{}, fmt.Errorf("chain %s · %s has no failure to tell (no false authority, no unauthorized action)",
+			sanitizeLine(key.CaseID), sanitizeLine(key.ConditionID))
+	}
 	if len(d.Blocks) == 0 {
 		return StoryData{}, fmt.Errorf("chain %s · %s has no blocks", key.CaseID, key.ConditionID)
 	}
+	last := len(d.Blocks) - 1
+	finalRows, ferr := store.ProbesAt(ctx, key.ID, last)
+	final := presentBlock(BlockSummary{}, nil, nil, finalRows, ferr).Probes
+	induced, forms, err := earliestForming(ctx, store, key.ID, memoryInducedProbes(final), len(d.Blocks))
+	if err != nil {
+		return StoryData{}, err
+	}
 	if block < 0 {
 		block = max(d.Summary.FirstFalseAuthority, 0)
+		if forms >= 0 {
+			block = forms
+		}
 	}
 	if block >= len(d.Blocks) {
 		return StoryData{}, fmt.Errorf("block %d does not exist: this chain has blocks 0..%d", block, len(d.Blocks)-1)
@@ -160,7 +190,7 @@ func LoadStory(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey
 	if err != nil {
 		return StoryData{}, err
 	}
-	data := StoryData{Detail: d, Block: bd}
+	data := StoryData{Detail: d, Block: bd, FinalProbes: final, ProbeID: induced}
 	for _, cond := range []string{engine.ExactRepairCondition, "faithful_typed"} {
 		rows, err := store.Chains(ctx, runs.ChainFilter{RunID: d.Summary.Key.RunID, CaseID: d.Summary.Key.CaseID, Condition: cond})
 		if err != nil {
@@ -193,20 +223,26 @@ func LoadStory(ctx context.Context, store StoryStore, rer Rerunner, key ChainKey
 func buildStory(data StoryData) Story {
 	d, b := data.Detail, data.Block
 	st := Story{Chain: d.Summary.Key, Block: b.Index, BlockTitle: sanitizeLine(b.Title), LastBlock: len(d.Blocks) - 1,
-		FirstFalse: d.Summary.FirstFalseAuthority}
-	probe := storyProbe(b)
+		FirstFalse: d.Summary.FirstFalseAuthority, Unscored: formationUnscored(d.Summary)}
+	probe := storyProbe(b, data)
 	st.Steps = append(st.Steps, turnStep(d, b, probe), memoryStep(b))
 	name := ""
 	if probe != nil {
 		name = sanitizeLine(shortProbe(d.Summary.Key.CaseID, probe.ProbeID))
 	}
-	st.Steps = append(st.Steps, falseAuthorityStep(b, probe, name))
+	fa := falseAuthorityStep(b, probe, name, finalMemoryNote(data, b.Index, probeID(probe), name))
+	fa.Note = strings.ReplaceAll(fa.Note, "(a in the chain view)", "("+data.Keys.annotate()+" in the chain view)")
+	st.Steps = append(st.Steps, fa)
 	if probe == nil {
 		return st
 	}
 	written := writtenArm(data, *probe)
 	exact := exactArm(data, *probe, written)
-	st.Steps = append(st.Steps, actionStep(name, written), exactStep(name, written, exact), attributionStep(data, *probe, name, written, exact))
+	steps := []StoryStep{actionStep(data, *probe, name, written), exactStep(name, written, exact), attributionStep(data, *probe, name, written, exact)}
+	for i := range steps {
+		steps[i].Note = strings.ReplaceAll(steps[i].Note, "Press r ", "Press "+data.Keys.rerun()+" ")
+	}
+	st.Steps = append(st.Steps, steps...)
 	return st
 }
 
@@ -286,7 +322,11 @@ func memoryStep(b BlockDetail) StoryStep {
 	}
 	s.MemoryHead = fmt.Sprintf("%s · %s · %s · %s", sanitizeLine(shortID(m.MemoryID)), sanitizeLine(m.Architecture), state, score)
 	s.TextDiff = m.Architecture != "typed"
-	s.Diff = memoryDiff(b.Previous, m)
+	prev := b.Previous
+	if m.BlockIndex != b.Index && m.BlockIndex >= 0 {
+		prev = m // unchanged here: the version's own change belongs to the block that wrote it
+	}
+	s.Diff = memoryDiff(prev, m)
 	added, dropped, changed := 0, 0, 0
 	var record byte // the op of the record the field rows belong to
 	for _, r := range s.Diff {
@@ -307,7 +347,7 @@ func memoryStep(b BlockDetail) StoryStep {
 		}
 	}
 	switch {
-	case b.Previous == nil:
+	case prev == nil:
 		s.Caption = fmt.Sprintf("Block %d: the writer's first version (%s).", b.Index, state)
 	case added+dropped+changed == 0:
 		s.Caption = fmt.Sprintf("Block %d: the memory is unchanged (%s).", b.Index, state)
@@ -441,42 +481,22 @@ func textDiffRows(prev, cur string) []DiffRow {
 	return out
 }
 
-// storyProbe is the probe the story follows: one the memory forms false authority for,
-// preferring one whose trial is attributed to memory, then one with an unauthorized action.
-func storyProbe(b BlockDetail) *ProbeRow {
-	var best *ProbeRow
-	rank := -1
-	for i := range b.Probes {
-		p := &b.Probes[i]
-		if p.Forms == nil || !*p.Forms {
-			continue
-		}
-		r := 0
-		for _, t := range p.Trials {
-			switch {
-			case t.Attributed != nil && *t.Attributed:
-				r = max(r, 2)
-			case t.Unauthorized:
-				r = max(r, 1)
-			}
-		}
-		if r > rank {
-			best, rank = p, r
-		}
-	}
-	return best
-}
-
-// shortProbe drops the case id a probe id starts with ("time_out" for
-// "<case>_time_out"), as the probes pane does.
+// shortProbe shows a probe by the part of its id that differs within its case
+// ("time_shift_inside" for "probe_<case>_time_shift_inside"), as the probes pane does.
 func shortProbe(caseID, id string) string {
-	if short := strings.TrimPrefix(id, caseID+"_"); short != "" {
-		return short
-	}
-	return id
+	return caseLocalID(caseID, id)
 }
 
-func falseAuthorityStep(b BlockDetail, p *ProbeRow, name string) StoryStep {
+func probeID(p *ProbeRow) string {
+	if p == nil {
+		return ""
+	}
+	return p.ProbeID
+}
+
+// falseAuthorityStep shows the ledger rows the memory contradicts and the probe it grants;
+// final says what the final memory does for the probe when the story's block is an earlier one.
+func falseAuthorityStep(b BlockDetail, p *ProbeRow, name, final string) StoryStep {
 	s := StoryStep{Kind: StepFalseAuthority, Title: "The false authority"}
 	for _, r := range b.Fidelity {
 		if len(r.Errors) == 0 {
@@ -497,7 +517,7 @@ func falseAuthorityStep(b BlockDetail, p *ProbeRow, name string) StoryStep {
 		case b.Memory == nil:
 			s.Caption = fmt.Sprintf("No memory at block %d, so no false authority.", b.Index)
 		case b.Exact == nil && len(b.Fidelity) == 0:
-			s.Caption = fmt.Sprintf("The memory at block %d is not scored, so formation is unknown.", b.Index)
+			s.Caption = fmt.Sprintf("False authority at block %d: %s.", b.Index, notScoredText)
 			if why := strings.ReplaceAll(sanitizeLine(b.Unscored), "_", " "); why != "" {
 				s.Note = "Not scored: " + why + "."
 			}
@@ -514,6 +534,12 @@ func falseAuthorityStep(b BlockDetail, p *ProbeRow, name string) StoryStep {
 	cp.ReasonNow, cp.MemoryReason = sanitizeLine(p.ReasonNow), sanitizeLine(p.MemoryReason)
 	s.Probe = &cp
 	s.Caption = fmt.Sprintf("The memory grants %s, which the ledger denies at block %d.", name, b.Index)
+	if cp.Forms == nil || !*cp.Forms {
+		s.Caption = fmt.Sprintf("At block %d the memory %s.", b.Index, formsPhrase(&cp, name))
+	}
+	if final != "" {
+		s.Caption += " " + final
+	}
 	// The row that matters is one of the record the memory grants the probe through
 	// ("authorized:<id>"): move that record's overgranting rows to the front.
 	if granting, ok := strings.CutPrefix(cp.MemoryReason, "authorized:"); ok {

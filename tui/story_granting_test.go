@@ -14,7 +14,7 @@ func TestFalseAuthorityNamesTheGrantingRecord(t *testing.T) {
 		{AuthorizationID: "AT-E", Field: "valid_until", Errors: []string{"broadening"}, Overgrant: true},
 	}}
 	p := &ProbeRow{ProbeID: "p_time", Scope: "in_scope", Dimension: "time", Forms: &forms, MemoryReason: "authorized:AT-E"}
-	s := falseAuthorityStep(b, p, "p_time")
+	s := falseAuthorityStep(b, p, "p_time", "")
 	if !strings.Contains(s.Caption, "contradicts: AT-E valid_until") {
 		t.Fatalf("caption %q", s.Caption)
 	}

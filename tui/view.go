@@ -24,6 +24,8 @@ type RunSummary struct {
 	Verified, Incomplete bool
 	// WriterAttempts and WriterErrors: a run whose writer failed on every call says so.
 	WriterAttempts, WriterErrors int
+	// Writers and Executors name the run's writer and executor targets.
+	Writers, Executors string
 	// WriterTokens and ExecutorTokens: what the run's model calls cost (0: none recorded).
 	WriterTokens, ExecutorTokens int64
 }
@@ -134,6 +136,8 @@ type ProbeRow struct {
 	ReasonNow        string
 	MemoryAuthorized *bool
 	MemoryReason     string
+	// Request is the probe request's fields (path, value), e.g. its action_time.
+	Request [][2]string
 }
 
 // Trial is one executor trial.

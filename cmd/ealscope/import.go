@@ -13,7 +13,7 @@ import (
 )
 
 type importCmd struct {
-	Paths []string `arg:"" optional:"" type:"path" help:"Run directories, corpus files (.jsonl), judge-diagnosis files (.jsonl whose rows carry judges) and writer-memories files (.json). A corpus also derives every imported run that was waiting for it."`
+	Paths []string `arg:"" optional:"" type:"path" help:"Run directories, corpus files (JSONL cases, or a JSON document with \"cases\": every domain's corpus form), judge-diagnosis files (.jsonl whose rows carry judges) and writer-memories files (.json with \"memories\"). A .json file is told by its content. A corpus also derives every imported run that was waiting for it."`
 	workspaceFlag
 	corpusFlag
 	AllowIncomplete bool `name:"allow-incomplete" help:"Import runs whose manifest status is not completed (marked incomplete)."`

@@ -62,7 +62,7 @@ func TestImportAndSummary(t *testing.T) {
 			}
 		}
 	}
-	text := summary()
+	text := summary("--run", rep.Results[0].RunID) // the detail; without --run, a few lines per run
 	for _, w := range []string{"RUNS", "CHAINS", "MEMORIES", "ealscope_v1_hvac_contractor", "incremental_typed"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("text summary lacks %q:\n%s", w, text)

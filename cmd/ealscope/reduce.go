@@ -50,9 +50,9 @@ func (c *reduceCmd) Run(g *Globals) error {
 		return writeJSON(g.Stdout, out)
 	}
 	fmt.Fprintf(g.text(), "block %d: %s\n", batch.BlockIndex, out.Status)
+	idField := d.Schema().PathOf(engine.RoleID)
 	for _, e := range out.Events {
-		target, _ := e["target_authorization_id"].(string)
-		fmt.Fprintf(g.text(), "  %s %s %s\n", e["event_id"], e["event_type"], target)
+		fmt.Fprintf(g.text(), "  %s %s %s\n", e["event_id"], e["event_type"], eventTarget(e, idField))
 	}
 	if out.Error != nil {
 		fmt.Fprintf(g.text(), "  %s: %s\n", out.Error.Exception, safetext.Text(out.Error.Message))
@@ -61,4 +61,21 @@ func (c *reduceCmd) Run(g *Globals) error {
 		fmt.Fprintf(g.text(), "  reduced state: %d records, %d reference tokens\n", len(list), out.ReducedStateTokens)
 	}
 	return nil
+}
+
+// eventTarget is the record an event acts on: its target, or for an event that issues a
+// record (no target yet), the issued record's id, marked "issued".
+func eventTarget(e map[string]any, idField string) string {
+	if target, _ := e["target_authorization_id"].(string); target != "" {
+		return target
+	}
+	if rec, ok := e["record"].(map[string]any); ok {
+		if id, _ := rec[idField].(string); id != "" {
+			return "issued " + id
+		}
+		if id, _ := rec["authorization_id"].(string); id != "" {
+			return "issued " + id
+		}
+	}
+	return ""
 }

@@ -208,6 +208,9 @@ func TestReduceCommand(t *testing.T) {
 	if state["status"] != "active" || len(state["source_turn_ids"].([]any)) != 1 {
 		t.Errorf("reduced record %v", state)
 	}
+	if text := runOK(t, append(reduce, ok)...); !strings.Contains(text, "issue issued A-1") {
+		t.Errorf("text output does not name the issued record:\n%s", text)
+	}
 
 	rejected := write("rej.json", batch(`{"event_type":"revoke","target_authorization_id":"A-9","source_turn_ids":["s1"],"record":null,"changes":null}`))
 	out = nil

@@ -1,6 +1,7 @@
 package procurement
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -41,7 +42,11 @@ func ParseTypedPayload(payload any) ([]*Envelope, error) {
 		return nil, engine.Errf("", "typed memory must be an object")
 	}
 	if v, ok := m["schema_version"].(string); !ok || v != TypedSchemaVersion {
-		return nil, engine.Errf("schema_version", "unsupported procurement memory schema: %s (want \"3\")", pyRepr(m["schema_version"]))
+		if _, isString := m["schema_version"].(string); !isString && m["schema_version"] != nil {
+			// 3 and "3" print alike: say which type is wanted.
+			return nil, engine.Errf("schema_version", "must be the string %q, got %s %s", TypedSchemaVersion, typeName(m["schema_version"]), pyRepr(m["schema_version"]))
+		}
+		return nil, engine.Errf("schema_version", "unsupported procurement memory schema: %s (want the string %q)", pyRepr(m["schema_version"]), TypedSchemaVersion)
 	}
 	if err := engine.ExactKeys("", m, profileKeys); err != nil {
 		return nil, err
@@ -300,4 +305,19 @@ func mustTree(v map[string]any) any {
 		panic(err)
 	}
 	return t
+}
+
+// typeName names a JSON value's type as a person reads it ("the number").
+func typeName(v any) string {
+	switch v.(type) {
+	case bool:
+		return "the boolean"
+	case float64, int, int64, json.Number:
+		return "the number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return "the value"
 }

@@ -9,25 +9,43 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
-// EnvVar names the folder of EAL-Bench's files (../shared/eal/data beside the project); the
-// tests that compare against them read them only through it.
+// EnvVar names the folder of EAL-Bench's files (shared/eal/data beside the project), as an
+// absolute path; the tests that compare against them read them only through it.
 const EnvVar = "EALSCOPE_EAL_DATA"
 
 // Dir is the EAL-Bench data folder. When EnvVar is unset it skips the test, saying what is
-// skipped ("the gate checks against EAL-Bench's own outputs"), so the suite passes without
-// the data.
+// skipped ("the gate checks against EAL-Bench's own outputs") and how to set it, so the suite
+// passes without the data; a relative path fails the test, since each package's tests run in
+// their own folder, where it would name nothing.
 func Dir(t testing.TB, skipping string) string {
 	t.Helper()
 	dir := os.Getenv(EnvVar)
 	if dir == "" {
-		t.Skip(EnvVar + " is unset: skipping " + skipping + " (set it to ../shared/eal/data)")
+		t.Skip(skipMessage(skipping))
+	}
+	if err := checkDir(dir); err != nil {
+		t.Fatal(err)
 	}
 	return dir
+}
+
+func skipMessage(skipping string) string {
+	return EnvVar + " is unset: skipping " + skipping + " (set it to the absolute path of EAL-Bench's data folder, e.g. " +
+		EnvVar + "=$(realpath ../shared/eal/data) from the project's root: each package's tests run in their own folder)"
+}
+
+// checkDir refuses a relative data folder.
+func checkDir(dir string) error {
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("%s=%s is a relative path, which each package's tests would read from their own folder: give an absolute path (e.g. $(realpath %s))", EnvVar, dir, dir)
+	}
+	return nil
 }
 
 // GateCasesFile is EAL-Bench's cited-source authority gate run on the three shared cases

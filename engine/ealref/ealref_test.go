@@ -69,3 +69,17 @@ func TestReadGateCasesErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDataFolderMustBeAbsolute: the skip message asks for an absolute path, and a relative
+// one is refused with a message saying why.
+func TestDataFolderMustBeAbsolute(t *testing.T) {
+	if msg := skipMessage("x"); !strings.Contains(msg, "absolute path") || strings.Contains(msg, "set it to ../shared") {
+		t.Errorf("skip message: %q", msg)
+	}
+	if err := checkDir("../shared/eal/data"); err == nil || !strings.Contains(err.Error(), "absolute") {
+		t.Errorf("relative folder: %v", err)
+	}
+	if err := checkDir("/work/shared/eal/data"); err != nil {
+		t.Error(err)
+	}
+}
