@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -35,5 +36,23 @@ func TestCausesFocusableAndOpen(t *testing.T) {
 	}
 	if text, what := m.chain.copyTarget(); !strings.HasPrefix(what, "cause ") || !strings.Contains(text, pw.Class) {
 		t.Errorf("y on a cause copies %q: %q", what, text)
+	}
+}
+
+// TestFocusedCauseIsOnScreen: with the cursor on a ranked cause, the probes pane's window
+// shows it, however many lines the probes above it take (at 160x45 the cybersecurity demo's
+// causes sat below a full pane of probes and could be focused but not seen).
+func TestFocusedCauseIsOnScreen(t *testing.T) {
+	m, _ := newChainApp(t, 120, 40)
+	b := m.chain.blocks[m.chain.block]
+	pw := m.chain.shownWhy(b)
+	if pw == nil || len(pw.Causes) == 0 {
+		t.Fatalf("no ranked cause at block %d", b.Index)
+	}
+	m = press(t, m, "tab", "tab", "tab", "G")
+	const h = 6 // fewer lines than the probes take, so the window must scroll to the cause
+	pane := stripANSI(strings.Join(m.chain.probeLines(b, 120, h), "\n"))
+	if !strings.Contains(pane, "▸ ") || !strings.Contains(pane, fmt.Sprintf("%d. ", pw.Causes[len(pw.Causes)-1].Rank)) {
+		t.Fatalf("the focused cause is not in the %d-line window:\n%s", h, pane)
 	}
 }

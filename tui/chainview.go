@@ -440,10 +440,16 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 		}
 		lines = append(lines, s.c.styles.App.Subtle.Render(ansi.Truncate(why, w, "…")))
 	}
+	causeStart := len(lines)
 	lines = append(lines, s.causeLines(b, w)...)
 	off := 0
-	if s.probe > 0 && s.probe < len(starts) {
+	switch {
+	case s.probe > 0 && s.probe < len(starts):
 		off = starts[s.probe] - 1
+	case s.probe >= len(b.Probes) && len(b.Probes) > 0:
+		// The cursor is on a ranked cause: show the causes from their heading, scrolled on
+		// only as far as the focused one needs (the probes above can be many lines long).
+		off = causeStart + max(0, s.probe-len(b.Probes)+2-h)
 	}
 	return window(lines, off, h)
 }
