@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // TestCausesFocusableAndOpen: at the fixture's first false-authority block the probes pane
@@ -54,5 +56,24 @@ func TestFocusedCauseIsOnScreen(t *testing.T) {
 	pane := stripANSI(strings.Join(m.chain.probeLines(b, 120, h), "\n"))
 	if !strings.Contains(pane, "▸ ") || !strings.Contains(pane, fmt.Sprintf("%d. ", pw.Causes[len(pw.Causes)-1].Rank)) {
 		t.Fatalf("the focused cause is not in the %d-line window:\n%s", h, pane)
+	}
+}
+
+// TestHeaderKeepsTheBlockWhole: at 80 columns the chain header cut "block 3/11" to
+// "block 3/1…"; the case and condition now give way, cut in the middle, and the block
+// position with its status stays whole at every width down to 60.
+func TestHeaderKeepsTheBlockWhole(t *testing.T) {
+	m, _ := newChainApp(t, 160, 45)
+	s := m.chain
+	s.key.CaseID = "ealscope_v1_a_case_id_long_enough_to_crowd_the_header_out_of_an_eighty_column_screen"
+	want := fmt.Sprintf("block %d/%d", s.block, s.lastBlock())
+	for _, w := range []int{60, 80, 120} {
+		h := stripANSI(s.header(w))
+		if !strings.Contains(h, want+" ") && !strings.HasSuffix(h, want) {
+			t.Errorf("width %d: %q does not keep %q whole", w, h, want)
+		}
+		if ansi.StringWidth(h) > w {
+			t.Errorf("width %d: header is %d cells", w, ansi.StringWidth(h))
+		}
 	}
 }

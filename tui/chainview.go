@@ -84,25 +84,40 @@ func (s chainScreen) View() string {
 func (s chainScreen) header(w int) string {
 	st := s.c.styles
 	k := s.key
-	text := st.App.Title.Render(sanitizeLine(k.CaseID)) + st.App.Subtle.Render(fmt.Sprintf(" · %s · run %d",
-		sanitizeLine(k.ConditionID), k.WriterRunID))
+	// The block position and its status are what a reader steps by, so they stay whole; the
+	// case and condition give way first, cut in the middle so both ends of the id remain.
+	tail := ""
 	if s.detail != nil {
-		text += st.App.Subtle.Render(fmt.Sprintf(" · block %d/%d", s.block, s.lastBlock()))
+		tail += st.App.Subtle.Render(fmt.Sprintf(" · block %d/%d", s.block, s.lastBlock()))
 		fa := s.firstFalse()
 		switch {
 		case fa >= 0 && s.block == fa:
-			text += " " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")
+			tail += " " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")
 		case fa >= 0:
-			text += st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (%s)", fa, s.c.keys.Chain.FirstFalse.Help().Key))
+			tail += st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (%s)", fa, s.c.keys.Chain.FirstFalse.Help().Key))
 		case formationUnscored(s.detail.Summary):
-			text += st.App.Subtle.Render(" · false authority " + notScoredText)
+			tail += st.App.Subtle.Render(" · false authority " + notScoredText)
 		default:
-			text += st.App.Subtle.Render(" · no false authority")
+			tail += st.App.Subtle.Render(" · no false authority")
 		}
 		if s.detail.MissingCorpus != "" {
-			text += " " + st.App.Error.Render("! corpus missing: "+sanitizeLine(s.detail.MissingCorpus))
+			tail += " " + st.App.Error.Render("! corpus missing: "+sanitizeLine(s.detail.MissingCorpus))
 		}
 	}
+	caseID, cond := sanitizeLine(k.CaseID), sanitizeLine(k.ConditionID)
+	runPart := fmt.Sprintf(" · run %d", k.WriterRunID)
+	room := w - ansi.StringWidth(tail) - ansi.StringWidth(runPart) - len(" · ")
+	// The case gives way first, down to minCase cells; then the condition.
+	const minCase = 14
+	if ansi.StringWidth(caseID)+ansi.StringWidth(cond) > room && room > 0 {
+		if caseRoom := room - ansi.StringWidth(cond); caseRoom >= minCase {
+			caseID = cutMiddle(caseID, caseRoom)
+		} else {
+			caseID = cutMiddle(caseID, minCase)
+			cond = cutMiddle(cond, max(room-ansi.StringWidth(caseID), 5))
+		}
+	}
+	text := st.App.Title.Render(caseID) + st.App.Subtle.Render(" · "+cond+runPart) + tail
 	return ansi.Truncate(text, w, "…")
 }
 
