@@ -1,6 +1,9 @@
 package envelope
 
-import "github.com/ealscope/ealscope/engine"
+import (
+	"github.com/ealscope/ealscope/domains/kit"
+	"github.com/ealscope/ealscope/engine"
+)
 
 // Spec is what an envelope domain (cybersecurity, finance) gives for the roles every such
 // domain fills the same way: its typed and free-text memory codec on envelope records, its
@@ -28,79 +31,46 @@ type Spec struct {
 type SpecOf interface{ EnvelopeSpec() Spec }
 
 // Adapter implements, from a domain's Spec, the engine.Domain methods every envelope domain
-// implements alike. A domain embeds it (type Domain struct{ envelope.Adapter[spec] }), so
-// Domain{} keeps working and the methods are Domain's own.
-type Adapter[S SpecOf] struct{}
+// implements alike: the generic ones through kit.Adapter (on envelope records, the ledger
+// replayed from the case's events, blocks rendered in the toolkit's layout), the envelope's
+// own (source authority, trust, audience) here. A domain embeds it (type Domain struct{
+// envelope.Adapter[spec] }), so Domain{} keeps working and the methods are Domain's own.
+type Adapter[S SpecOf] struct {
+	kit.Adapter[kitSpec[S], *Record]
+}
 
 func (Adapter[S]) spec() Spec {
 	var s S
 	return s.EnvelopeSpec()
 }
 
-// Schema implements engine.MemoryCodec.
-func (a Adapter[S]) Schema() engine.RecordSchema { return a.spec().Schema }
+// kitSpec is the kit's view of an envelope domain's Spec.
+type kitSpec[S SpecOf] struct{}
 
-// TypedSchemaVersion implements engine.MemoryCodec.
-func (a Adapter[S]) TypedSchemaVersion() string { return a.spec().TypedSchemaVersion }
-
-// PayloadSchemaID implements engine.MemoryCodec.
-func (a Adapter[S]) PayloadSchemaID() string { return a.spec().PayloadSchemaID }
-
-// ParseTyped implements engine.MemoryCodec.
-func (a Adapter[S]) ParseTyped(payload any) ([]engine.Record, error) {
-	records, err := a.spec().ParseTyped(payload)
-	if err != nil {
-		return nil, err
+// KitSpec implements kit.SpecOf.
+func (kitSpec[S]) KitSpec() kit.Spec[*Record] {
+	var of S
+	s := of.EnvelopeSpec()
+	return kit.Spec[*Record]{
+		DomainID: s.Case.DomainID, AdapterVersion: s.Case.AdapterVersion,
+		BuiltinCorpusName: s.Case.BuiltinCorpusName, BuiltinCorpus: s.Case.BuiltinCorpus,
+		Schema: s.Schema, TypedSchemaVersion: s.TypedSchemaVersion, PayloadSchemaID: s.PayloadSchemaID,
+		ParseTyped: s.ParseTyped, TypedPayload: s.TypedPayload, FaithfulText: s.FaithfulText, ReadFreeText: s.ReadFreeText,
+		Fidelity: kit.Fidelity[*Record]{Fields: s.Fidelity.Fields, Value: s.Fidelity.Value, Classify: s.Fidelity.Classify},
+		Ledger: func(c *engine.Case, through int) ([]*Record, error) {
+			_, events := history(c, s.Case.DomainID)
+			return Replay(events, through)
+		},
+		ScoreCall: func(_ *engine.Case, ledger []*Record, p engine.Probe, name string, args map[string]any) engine.ToolScore {
+			return s.Case.ScoreCall(ledger, p, name, args)
+		},
+		SystemPrompt:        func(*engine.Case) string { return s.SystemPrompt },
+		ExecutorInstruction: s.ExecutorInstruction, EmptyEvidenceText: s.EmptyEvidenceText,
+		Tools: s.Tools, ToolKind: s.ToolKind,
+		RenderBlock: func(c *engine.Case, index int) string {
+			blocks, _ := history(c, s.Case.DomainID)
+			return RenderBlock(blocks[index])
+		},
+		CapacityTokens: s.CapacityTokens,
 	}
-	return Generic(records), nil
 }
-
-// TypedPayload implements engine.MemoryCodec.
-func (a Adapter[S]) TypedPayload(records []engine.Record) map[string]any {
-	return a.spec().TypedPayload(MustRecords(records))
-}
-
-// FaithfulText implements engine.MemoryCodec.
-func (a Adapter[S]) FaithfulText(records []engine.Record) string {
-	return a.spec().FaithfulText(MustRecords(records))
-}
-
-// ReadFreeText implements engine.MemoryCodec.
-func (a Adapter[S]) ReadFreeText(text string) ([]engine.Record, error) {
-	records, err := a.spec().ReadFreeText(text)
-	if err != nil {
-		return nil, err
-	}
-	return Generic(records), nil
-}
-
-// FidelityFields implements engine.FidelityRules.
-func (a Adapter[S]) FidelityFields() []string { return a.spec().Fidelity.Fields() }
-
-// FieldValue implements engine.FidelityRules.
-func (a Adapter[S]) FieldValue(r engine.Record, field string) any {
-	return a.spec().Fidelity.Value(r.(*Record), field)
-}
-
-// ClassifyField implements engine.FidelityRules.
-func (a Adapter[S]) ClassifyField(field string, canonical, remembered any) engine.FieldClass {
-	return a.spec().Fidelity.Classify(field, canonical, remembered)
-}
-
-// SystemPrompt implements engine.ExecutorSurface.
-func (a Adapter[S]) SystemPrompt(*engine.Case) string { return a.spec().SystemPrompt }
-
-// ExecutorInstruction implements engine.ExecutorSurface.
-func (a Adapter[S]) ExecutorInstruction() string { return a.spec().ExecutorInstruction }
-
-// EmptyEvidenceText implements engine.ExecutorSurface.
-func (a Adapter[S]) EmptyEvidenceText() string { return a.spec().EmptyEvidenceText }
-
-// Tools implements engine.ExecutorSurface.
-func (a Adapter[S]) Tools() []engine.Tool { return a.spec().Tools() }
-
-// ToolKind implements engine.ExecutorSurface.
-func (a Adapter[S]) ToolKind(name string) engine.ToolKind { return a.spec().ToolKind(name) }
-
-// CapacityTokens implements engine.WriterSurface.
-func (a Adapter[S]) CapacityTokens() int { return a.spec().CapacityTokens }

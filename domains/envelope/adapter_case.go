@@ -34,45 +34,8 @@ type HistorySource interface {
 	History() ([]Block, []Event)
 }
 
-func (a Adapter[S]) history(c *engine.Case) ([]Block, []Event) {
-	return adapt.Source[HistorySource](c, a.spec().Case.DomainID).History()
-}
-
-// ID implements engine.DomainIdentity.
-func (a Adapter[S]) ID() string { return a.spec().Case.DomainID }
-
-// AdapterVersion implements engine.DomainIdentity.
-func (a Adapter[S]) AdapterVersion() string { return a.spec().Case.AdapterVersion }
-
-// BuiltinCorpus implements engine.CorpusReader.
-func (a Adapter[S]) BuiltinCorpus() (string, []byte) {
-	s := a.spec().Case
-	return s.BuiltinCorpusName, s.BuiltinCorpus
-}
-
-// Replay implements engine.LedgerRules: the active ledger (docs/FORMATS.md 3.3, 3.4).
-func (a Adapter[S]) Replay(c *engine.Case, through int) ([]engine.Record, error) {
-	_, events := a.history(c)
-	records, err := Replay(events, through)
-	if err != nil {
-		return nil, err
-	}
-	return Generic(records), nil
-}
-
-// ScoreToolCall implements engine.ExecutorSurface.
-func (a Adapter[S]) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
-	_, events := a.history(c)
-	ledger := func(through int) ([]*Record, error) { return Replay(events, through) }
-	return adapt.ScoreOnLedger(c, through, ledger, func(ledger []*Record) engine.ToolScore {
-		return a.spec().Case.ScoreCall(ledger, p, name, args)
-	})
-}
-
-// RenderBlock implements engine.WriterSurface.
-func (a Adapter[S]) RenderBlock(c *engine.Case, index int) string {
-	blocks, _ := a.history(c)
-	return RenderBlock(blocks[index])
+func history(c *engine.Case, domainID string) ([]Block, []Event) {
+	return adapt.Source[HistorySource](c, domainID).History()
 }
 
 // TurnPrincipal implements engine.SourceAuthorityRules: turns carry no actor_id, so a turn

@@ -6,22 +6,43 @@ import (
 	"fmt"
 
 	"github.com/ealscope/ealscope/domains/internal/adapt"
+	"github.com/ealscope/ealscope/domains/kit"
 	"github.com/ealscope/ealscope/engine"
 )
 
 // DomainID is EAL-Bench's procurement domain id.
 const DomainID = "procurement"
 
-// Domain implements engine.Domain for procurement.
-type Domain struct{}
+// Domain implements engine.Domain for procurement: the roles every domain fills alike come
+// from kit.Adapter on procurement's own record (the ledger envelope of memory schema "3"),
+// the rest are procurement's methods below.
+type Domain struct {
+	kit.Adapter[kitSpec, *Envelope]
+}
+
+// kitSpec is what the kit needs of procurement (its identity and corpus, memory codec,
+// fidelity rules, ledger and scoring, executor literals and tools, rendering and capacity).
+type kitSpec struct{}
+
+// KitSpec implements kit.SpecOf.
+func (kitSpec) KitSpec() kit.Spec[*Envelope] {
+	return kit.Spec[*Envelope]{
+		DomainID: DomainID, AdapterVersion: AdapterVersion, BuiltinCorpusName: BuiltinCorpusName, BuiltinCorpus: builtinCorpus,
+		Schema: recordSchema, TypedSchemaVersion: TypedSchemaVersion, PayloadSchemaID: PayloadSchemaID,
+		ParseTyped: ParseTypedPayload, TypedPayload: TypedPayloadOf, FaithfulText: FaithfulTextOf, ReadFreeText: ReadFreeTextLayout,
+		Fidelity: kit.Fidelity[*Envelope]{Fields: func() []string { return fidelityFields }, Value: fieldValue, Classify: classify},
+		Ledger:   func(c *engine.Case, through int) ([]*Envelope, error) { return Ledger(source(c), through) },
+		ScoreCall: func(c *engine.Case, ledger []*Envelope, p engine.Probe, name string, args map[string]any) engine.ToolScore {
+			return scoreToolCall(source(c), ledger, transaction(p.Request), name, args)
+		},
+		SystemPrompt:        func(c *engine.Case) string { return SystemPrompt(c.Policy) },
+		ExecutorInstruction: executorInstruction, EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf,
+		RenderBlock:    func(c *engine.Case, index int) string { return RenderBlock(source(c).Blocks[index]) },
+		CapacityTokens: PrimaryCapacityTokens,
+	}
+}
 
 var _ engine.Domain = Domain{}
-
-// ID implements engine.Domain.
-func (Domain) ID() string { return DomainID }
-
-// AdapterVersion implements engine.Domain.
-func (Domain) AdapterVersion() string { return AdapterVersion }
 
 // ParseCorpus implements engine.Domain.
 func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
@@ -73,9 +94,6 @@ func caseIDOf(line []byte) string {
 	_ = json.Unmarshal(line, &probe)
 	return probe.CaseID
 }
-
-// BuiltinCorpus implements engine.Domain.
-func (Domain) BuiltinCorpus() (string, []byte) { return BuiltinCorpusName, builtinCorpus }
 
 // ToEngine converts a procurement case to the engine's domain-neutral case.
 func ToEngine(c *Case, line int) *engine.Case {
@@ -138,89 +156,10 @@ func Ledger(c *Case, through int) ([]*Envelope, error) {
 	return out, nil
 }
 
-func toGeneric(envs []*Envelope) []engine.Record {
-	out := make([]engine.Record, len(envs))
-	for i, e := range envs {
-		out[i] = e
-	}
-	return out
-}
-
-func toEnvelopes(records []engine.Record) []*Envelope {
-	out := make([]*Envelope, len(records))
-	for i, r := range records {
-		out[i] = r.(*Envelope)
-	}
-	return out
-}
-
-// Replay implements engine.Domain.
-func (Domain) Replay(c *engine.Case, through int) ([]engine.Record, error) {
-	envs, err := Ledger(source(c), through)
-	if err != nil {
-		return nil, err
-	}
-	return toGeneric(envs), nil
-}
-
 // Deny implements engine.Domain.
 func (Domain) Deny(c *engine.Case, r engine.Record, request any) string {
 	return Denial(c.AuthorizedIssuers, r.(*Envelope), transaction(request))
 }
-
-// TypedSchemaVersion implements engine.Domain.
-func (Domain) TypedSchemaVersion() string { return TypedSchemaVersion }
-
-// PayloadSchemaID implements engine.Domain.
-func (Domain) PayloadSchemaID() string { return PayloadSchemaID }
-
-// ParseTyped implements engine.Domain.
-func (Domain) ParseTyped(payload any) ([]engine.Record, error) {
-	envs, err := ParseTypedPayload(payload)
-	if err != nil {
-		return nil, err
-	}
-	return toGeneric(envs), nil
-}
-
-// TypedPayload implements engine.Domain.
-func (Domain) TypedPayload(records []engine.Record) map[string]any {
-	return TypedPayloadOf(toEnvelopes(records))
-}
-
-// FaithfulText implements engine.Domain.
-func (Domain) FaithfulText(records []engine.Record) string {
-	return FaithfulTextOf(toEnvelopes(records))
-}
-
-// ReadFreeText implements engine.Domain.
-func (Domain) ReadFreeText(text string) ([]engine.Record, error) {
-	envs, err := ReadFreeTextLayout(text)
-	if err != nil {
-		return nil, err
-	}
-	return toGeneric(envs), nil
-}
-
-// FidelityFields implements engine.Domain.
-func (Domain) FidelityFields() []string { return fidelityFields }
-
-// FieldValue implements engine.Domain.
-func (Domain) FieldValue(r engine.Record, field string) any { return fieldValue(r.(*Envelope), field) }
-
-// ClassifyField implements engine.Domain.
-func (Domain) ClassifyField(field string, canonical, remembered any) engine.FieldClass {
-	return classify(field, canonical, remembered)
-}
-
-// SystemPrompt implements engine.Domain.
-func (Domain) SystemPrompt(c *engine.Case) string { return SystemPrompt(c.Policy) }
-
-// ExecutorInstruction implements engine.Domain.
-func (Domain) ExecutorInstruction() string { return executorInstruction }
-
-// EmptyEvidenceText implements engine.Domain.
-func (Domain) EmptyEvidenceText() string { return emptyEvidenceText }
 
 // RenderRequest implements engine.Domain.
 func (Domain) RenderRequest(p engine.Probe) string { return RenderRequest(transaction(p.Request)) }
@@ -231,21 +170,6 @@ var _ engine.ActionClock = Domain{}
 func (Domain) ActionTime(request any) (string, bool) {
 	r, ok := adapt.Value[Transaction](request)
 	return r.ActionTime, ok
-}
-
-// Tools implements engine.Domain.
-func (Domain) Tools() []engine.Tool { return Tools() }
-
-// ToolKind implements engine.Domain.
-func (Domain) ToolKind(name string) engine.ToolKind { return ToolKindOf(name) }
-
-// ScoreToolCall implements engine.Domain.
-func (Domain) ScoreToolCall(c *engine.Case, p engine.Probe, name string, args map[string]any, through int) engine.ToolScore {
-	pc := source(c)
-	ledger := func(through int) ([]*Envelope, error) { return Ledger(pc, through) }
-	return adapt.ScoreOnLedger(c, through, ledger, func(ledger []*Envelope) engine.ToolScore {
-		return scoreToolCall(pc, ledger, transaction(p.Request), name, args)
-	})
 }
 
 // RequestCall implements engine.Domain.
@@ -259,11 +183,3 @@ func (Domain) EscalationCall(p engine.Probe, reason string) (string, map[string]
 	args["reason"] = reason
 	return ToolRequestAuthorization, args
 }
-
-// RenderBlock implements engine.Domain.
-func (Domain) RenderBlock(c *engine.Case, index int) string {
-	return RenderBlock(source(c).Blocks[index])
-}
-
-// CapacityTokens implements engine.Domain.
-func (Domain) CapacityTokens() int { return PrimaryCapacityTokens }

@@ -26,9 +26,6 @@ var recordSchema = engine.RecordSchema{Fields: []engine.SchemaField{
 	{Path: "source_turn_ids", Label: "source turns", Kind: engine.KindCitations, Role: engine.RoleSources},
 }}
 
-// Schema implements engine.MemoryCodec.
-func (Domain) Schema() engine.RecordSchema { return recordSchema }
-
 // GenerateCorpus implements engine.CaseGenerator.
 func (Domain) GenerateCorpus(w io.Writer, n int, seed uint64) (string, error) {
 	return GeneratedCorpusVersion, WriteJSONL(w, n, seed)
