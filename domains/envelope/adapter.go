@@ -72,5 +72,24 @@ func (kitSpec[S]) KitSpec() kit.Spec[*Record] {
 			return RenderBlock(blocks[index])
 		},
 		CapacityTokens: s.CapacityTokens,
+		// Turns carry no actor_id, so a turn speaks for its speaker_id (the engine turn's
+		// ActorID); the grant-capable principal is the prompt-policy context's.
+		SourceAuthority: kit.SourceAuthority[*Record]{
+			Principals: func(*engine.Case) []string { return []string{s.Case.AuthorityPrincipal} },
+			Citations:  func(r *Record) []string { return append([]string(nil), r.SourceTurnIDs...) },
+		},
+		// Every corpus turn names its channel, so a turn's audience is the sidecar channel of
+		// that name.
+		Audience: engine.SidecarAudience{CorpusChannel: corpusChannel},
 	}
+}
+
+// corpusChannel is the channel an envelope corpus names for a turn ("" for a case of another
+// domain).
+func corpusChannel(c *engine.Case, t engine.Turn) string {
+	if src, ok := c.Source.(HistorySource); ok {
+		blocks, _ := src.History()
+		return TurnChannel(blocks, t)
+	}
+	return ""
 }

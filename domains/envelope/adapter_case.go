@@ -38,25 +38,6 @@ func history(c *engine.Case, domainID string) ([]Block, []Event) {
 	return adapt.Source[HistorySource](c, domainID).History()
 }
 
-// TurnPrincipal implements engine.SourceAuthorityRules: turns carry no actor_id, so a turn
-// speaks for its speaker_id (engine.Turn carries it as ActorID).
-func (a Adapter[S]) TurnPrincipal(t engine.Turn) string { return t.ActorID }
-
-// AuthorityCapablePrincipals implements engine.SourceAuthorityRules: the prompt-policy
-// context's authorized_principals.
-func (a Adapter[S]) AuthorityCapablePrincipals(*engine.Case) []string {
-	return []string{a.spec().Case.AuthorityPrincipal}
-}
-
-// RecordCitations implements engine.SourceAuthorityRules: the record's source_turn_ids, item
-// by item. A record of another domain cites nothing.
-func (a Adapter[S]) RecordCitations(r engine.Record) []string {
-	if e, ok := r.(*Record); ok {
-		return append([]string(nil), e.SourceTurnIDs...)
-	}
-	return nil
-}
-
 // ToolRiskClasses implements engine.TrustRules: the spec's ToolRisks (a copy).
 func (a Adapter[S]) ToolRiskClasses() []engine.ToolClass {
 	return slices.Clone(a.spec().Case.ToolRisks)
@@ -71,10 +52,5 @@ func (a Adapter[S]) ToolRisk(name string, _ any) engine.RiskClass {
 // TurnTrust implements engine.TrustRules: the domain's trust schema on the turn's channel (no
 // channel when the case is another domain's).
 func (a Adapter[S]) TurnTrust(c *engine.Case, t engine.Turn, authorityCapable bool) engine.TrustAssignment {
-	var channel string
-	if src, ok := c.Source.(HistorySource); ok {
-		blocks, _ := src.History()
-		channel = TurnChannel(blocks, t)
-	}
-	return a.spec().Case.Trust.TurnTrust(channel, t, authorityCapable)
+	return a.spec().Case.Trust.TurnTrust(corpusChannel(c, t), t, authorityCapable)
 }

@@ -3,7 +3,7 @@ package finance
 import "github.com/ealscope/ealscope/engine"
 
 // Finance's reading of who stands behind a turn (docs/FORMATS.md 8.1, EAL-Bench
-// domains/source_authority.py), which envelope.Adapter implements from the domain's spec:
+// domains/source_authority.py), which envelope.Adapter (on kit.Adapter) implements from the domain's spec:
 // turns carry no actor_id, so a turn speaks for its speaker_id; the grant-capable principals
 // come from the prompt-policy context (the portfolio mandate officer, MandateIssuer).
 //

@@ -52,6 +52,11 @@ type Spec[R engine.Record] struct {
 	// primary writer capacity.
 	RenderBlock    func(c *engine.Case, index int) string
 	CapacityTokens int
+
+	// SourceAuthority and Audience declare the source-authority and audience roles
+	// (roles.go); a zero Audience reads every turn's channel from the audience sidecar.
+	SourceAuthority SourceAuthority[R]
+	Audience        engine.SidecarAudience
 }
 
 // Fidelity is a domain's field-level fidelity (docs/FORMATS.md 7.1) on its records.

@@ -43,6 +43,10 @@ func (noteSpec) KitSpec() Spec[*note] {
 			return engine.ToolScore{Decision: name, Valid: true, Detail: p.ID + ":" + ledger[0].id}
 		},
 		SystemPrompt: func(c *engine.Case) string { return "policy " + c.Policy },
+		SourceAuthority: SourceAuthority[*note]{
+			Principals: func(c *engine.Case) []string { return c.AuthorizedIssuers },
+			Citations:  func(n *note) []string { return []string{"t-" + n.id} },
+		},
 	}
 }
 
@@ -84,4 +88,23 @@ func TestAnotherDomainsRecordIsAProgrammingError(t *testing.T) {
 		}
 	}()
 	notes{}.FaithfulText([]engine.Record{other{}})
+}
+
+func TestSourceAuthorityComesFromTheSpec(t *testing.T) {
+	var d notes
+	c := &engine.Case{AuthorizedIssuers: []string{"cfo"}}
+	if got := d.AuthorityCapablePrincipals(c); len(got) != 1 || got[0] != "cfo" {
+		t.Fatalf("principals %v", got)
+	}
+	if got := d.TurnPrincipal(engine.Turn{ActorID: "ann", Speaker: "Ann"}); got != "ann" {
+		t.Fatalf("turn principal %q", got)
+	}
+	if got := d.RecordCitations(&note{id: "a"}); len(got) != 1 || got[0] != "t-a" {
+		t.Fatalf("citations %v", got)
+	}
+	// A record of another domain cites nothing rather than panicking: the safeguards read
+	// records from any memory they are handed.
+	if got := d.RecordCitations(other{}); got != nil {
+		t.Fatalf("another domain's record cites %v", got)
+	}
 }

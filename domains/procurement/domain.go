@@ -39,6 +39,14 @@ func (kitSpec) KitSpec() kit.Spec[*Envelope] {
 		ExecutorInstruction: executorInstruction, EmptyEvidenceText: emptyEvidenceText, Tools: Tools, ToolKind: ToolKindOf,
 		RenderBlock:    func(c *engine.Case, index int) string { return RenderBlock(source(c).Blocks[index]) },
 		CapacityTokens: PrimaryCapacityTokens,
+		SourceAuthority: kit.SourceAuthority[*Envelope]{
+			// Procurement metadata has no authorized_principals key, so EAL-Bench falls back
+			// to authorized_issuers.
+			Principals: func(c *engine.Case) []string { return append([]string(nil), c.AuthorizedIssuers...) },
+			Citations:  func(e *Envelope) []string { return append([]string(nil), e.SourceTurnIDs...) },
+		},
+		// Turns carry an actor but no channel, so the sidecar's turn_channels give every
+		// turn's channel (a zero SidecarAudience).
 	}
 }
 
