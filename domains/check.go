@@ -49,7 +49,7 @@ func (r CheckReport) Invalid() int {
 // Check validates every case of a corpus and decides each probe at the final block.
 func Check(d engine.Domain, name string, data []byte) CheckReport {
 	report := CheckReport{Corpus: name, Domain: d.ID()}
-	for _, pc := range d.ParseEach(name, data) {
+	for _, pc := range engine.ParseEach(d, name, data) {
 		cc := CaseCheck{CaseID: pc.CaseID, Line: pc.Line, Probes: []ProbeCheck{}, Mismatches: []string{}}
 		if pc.Err != nil {
 			msg := pc.Err.Error()

@@ -201,8 +201,6 @@ type DomainIdentity interface {
 type CorpusReader interface {
 	// ParseCorpus reads a corpus file strictly; errors name the file, line, case and field.
 	ParseCorpus(name string, data []byte) ([]*Case, error)
-	// ParseEach reads a corpus case by case, so one invalid case does not hide the others.
-	ParseEach(name string, data []byte) []ParsedCase
 	// BuiltinCorpus is the corpus this project ships for the domain (file name and bytes).
 	BuiltinCorpus() (name string, data []byte)
 }
@@ -267,8 +265,6 @@ type ExecutorSurface interface {
 
 // WriterSurface is what the memory writer is shown.
 type WriterSurface interface {
-	// RenderBlock renders one history block as the writer and full-history executor see it.
-	RenderBlock(c *Case, index int) string
 	// CapacityTokens is the primary writer capacity in reference tokens.
 	CapacityTokens() int
 	// Surface is the domain's presentation and memory-implementation identity.

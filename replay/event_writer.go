@@ -65,7 +65,7 @@ func (st *eventChainState) block(ch *chainInfo, u update) (eventBlock, error) {
 	if err != nil {
 		return eventBlock{}, err
 	}
-	text := ch.domain.RenderBlock(ch.c, u.block)
+	text := engine.RenderBlock(ch.domain, ch.c, u.block)
 	visible, addressable := eventsource.BlockContext(st.reducer, prev, ch.c, u.block, text)
 	return eventBlock{previous: prev, text: text, visible: visible, addressable: addressable}, nil
 }

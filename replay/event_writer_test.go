@@ -203,7 +203,7 @@ func TestModelEventWriterOverLoopback(t *testing.T) {
 		user := msgs[len(msgs)-1].(map[string]any)["content"].(string)
 		_, text, _ := strings.Cut(user, "\n\nCURRENT CONVERSATION BLOCK\n")
 		for k := range c.Blocks {
-			if d.RenderBlock(c, k) == text {
+			if engine.RenderBlock(d, c, k) == text {
 				return k
 			}
 		}

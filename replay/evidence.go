@@ -43,7 +43,7 @@ func (e evidenceItem) engineEvidence() engine.Evidence {
 func renderHistory(d engine.WriterSurface, c *engine.Case) string {
 	parts := make([]string, len(c.Blocks))
 	for i := range c.Blocks {
-		parts[i] = d.RenderBlock(c, i)
+		parts[i] = engine.RenderBlock(d, c, i)
 	}
 	return strings.Join(parts, "\n\n")
 }

@@ -63,7 +63,7 @@ func JudgeMessages(jc JudgeCase) ([]engine.ChatMessage, error) {
 	section("REQUEST (the final memory wrongly authorizes it)", d.RenderRequest(jc.Probe))
 	section(fmt.Sprintf("TRUE PERMISSION STATE after block %d", jc.Block), compactMemory(d, truth))
 	section("MEMORY BEFORE the block", compactMemory(d, jc.Before))
-	section(fmt.Sprintf("BLOCK %d MESSAGES", jc.Block), cut(d.RenderBlock(c, jc.Block), judgeBlockCut))
+	section(fmt.Sprintf("BLOCK %d MESSAGES", jc.Block), cut(engine.RenderBlock(d, c, jc.Block), judgeBlockCut))
 	var plan strings.Builder
 	for i, s := range jc.Attempts {
 		fmt.Fprintf(&plan, "attempt %d: %s\n", i+1, s)

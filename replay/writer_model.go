@@ -125,7 +125,7 @@ func (w *ModelWriter) messages(ch *chainInfo, u update, current any, index int, 
 	if u.inputKind == InputFullHistory {
 		content = "<SOURCE_HISTORY>\n" + renderHistory(ch.domain, ch.c) + "\n</SOURCE_HISTORY>"
 	} else {
-		content = "<NEW_CONVERSATION_BLOCK>\n" + ch.domain.RenderBlock(ch.c, u.block) + "\n</NEW_CONVERSATION_BLOCK>"
+		content = "<NEW_CONVERSATION_BLOCK>\n" + engine.RenderBlock(ch.domain, ch.c, u.block) + "\n</NEW_CONVERSATION_BLOCK>"
 	}
 	phase := "initial"
 	if index > 1 {

@@ -87,7 +87,7 @@ func TestReduceSharedCases(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				visible, addressable := eventsource.BlockContext(before, prevState, kase, bf.BlockIndex, d.RenderBlock(kase, bf.BlockIndex))
+				visible, addressable := eventsource.BlockContext(before, prevState, kase, bf.BlockIndex, engine.RenderBlock(d, kase, bf.BlockIndex))
 				if a, b := canonOf(t, nonNilStrings(visible)), canonOf(t, nonNilStrings(bf.Input.VisibleSourceIDs)); a != b {
 					t.Errorf("%s: visible source ids\n got %s\nwant %s", name, a, b)
 				}

@@ -31,13 +31,15 @@ func (envelopeSpec) EnvelopeSpec() envelope.Spec {
 
 var _ engine.Domain = Domain{}
 
+var _ engine.CaseByCaseReader = Domain{}
+
 // ParseCorpus implements engine.Domain.
 func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
 	return adapt.EngineCases(ParseCorpus, ToEngine, name, data)
 }
 
-// ParseEach implements engine.Domain: a file-level error is one entry on its line; otherwise
-// one entry per case, so that one invalid case does not hide the others.
+// ParseEach implements engine.CaseByCaseReader: a file-level error is one entry on its line;
+// otherwise one entry per case, so that one invalid case does not hide the others.
 func (Domain) ParseEach(name string, data []byte) []engine.ParsedCase {
 	version, raws, err := splitCorpus(data)
 	if err != nil {

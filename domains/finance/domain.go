@@ -32,6 +32,8 @@ func (envelopeSpec) EnvelopeSpec() envelope.Spec {
 
 var _ engine.Domain = Domain{}
 
+var _ engine.CaseByCaseReader = Domain{}
+
 // ParseCorpus implements engine.Domain.
 func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
 	pc, err := ParseFile(name, data)
@@ -48,7 +50,7 @@ func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
 	return out, nil
 }
 
-// ParseEach implements engine.Domain. A file whose header does not read is one failed entry.
+// ParseEach implements engine.CaseByCaseReader. A file whose header does not read is one failed entry.
 func (Domain) ParseEach(name string, data []byte) []engine.ParsedCase {
 	pc, err := ParseFile(name, data)
 	if err != nil {

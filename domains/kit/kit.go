@@ -48,8 +48,8 @@ type Spec[R engine.Record] struct {
 	Tools                                  func() []engine.Tool
 	ToolKind                               func(name string) engine.ToolKind
 
-	// RenderBlock renders one history block as the writer sees it; CapacityTokens is the
-	// primary writer capacity.
+	// RenderBlock renders one history block as the writer sees it (nil: engine.RenderTurns,
+	// one line per turn); CapacityTokens is the primary writer capacity.
 	RenderBlock    func(c *engine.Case, index int) string
 	CapacityTokens int
 
@@ -199,9 +199,12 @@ func (a Adapter[S, R]) Tools() []engine.Tool { return a.spec().Tools() }
 // ToolKind implements engine.ExecutorSurface.
 func (a Adapter[S, R]) ToolKind(name string) engine.ToolKind { return a.spec().ToolKind(name) }
 
-// RenderBlock implements engine.WriterSurface.
+// RenderBlock implements engine.BlockRenderer.
 func (a Adapter[S, R]) RenderBlock(c *engine.Case, index int) string {
-	return a.spec().RenderBlock(c, index)
+	if render := a.spec().RenderBlock; render != nil {
+		return render(c, index)
+	}
+	return engine.RenderTurns(c.Blocks[index])
 }
 
 // CapacityTokens implements engine.WriterSurface.

@@ -7,9 +7,11 @@ import "github.com/ealscope/ealscope/engine"
 
 // SourceAuthority is a domain's reading of who stands behind a turn and what a record cites.
 type SourceAuthority[R engine.Record] struct {
-	// Principals are the case's principals whose turns may grant.
+	// Principals are the case's principals whose turns may grant (nil: the case's
+	// authorized issuers, EAL-Bench's fallback when the metadata names no principals).
 	Principals func(c *engine.Case) []string
-	// Citations are the turn ids a record cites, exactly as EAL-Bench's gate reads them.
+	// Citations are the turn ids a record cites, exactly as EAL-Bench's gate reads them (nil:
+	// a record cites nothing, so no source gate lets it through).
 	Citations func(r R) []string
 }
 
@@ -20,14 +22,18 @@ func (a Adapter[S, R]) TurnPrincipal(t engine.Turn) string { return t.ActorID }
 
 // AuthorityCapablePrincipals implements engine.SourceAuthorityRules.
 func (a Adapter[S, R]) AuthorityCapablePrincipals(c *engine.Case) []string {
-	return a.spec().SourceAuthority.Principals(c)
+	if principals := a.spec().SourceAuthority.Principals; principals != nil {
+		return principals(c)
+	}
+	return append([]string(nil), c.AuthorizedIssuers...)
 }
 
 // RecordCitations implements engine.SourceAuthorityRules; a record of another domain cites
 // nothing.
 func (a Adapter[S, R]) RecordCitations(r engine.Record) []string {
-	if own, ok := r.(R); ok {
-		return a.spec().SourceAuthority.Citations(own)
+	cites := a.spec().SourceAuthority.Citations
+	if own, ok := r.(R); ok && cites != nil {
+		return cites(own)
 	}
 	return nil
 }

@@ -52,12 +52,15 @@ func (kitSpec) KitSpec() kit.Spec[*Envelope] {
 
 var _ engine.Domain = Domain{}
 
+var _ engine.CaseByCaseReader = Domain{}
+
 // ParseCorpus implements engine.Domain.
 func (Domain) ParseCorpus(name string, data []byte) ([]*engine.Case, error) {
 	return adapt.EngineCases(ParseCorpusLines, ToEngine, name, data)
 }
 
-// ParseEach implements engine.Domain.
+// ParseEach implements engine.CaseByCaseReader: one entry per line, so one invalid case does
+// not hide the others.
 func (Domain) ParseEach(name string, data []byte) []engine.ParsedCase {
 	var out []engine.ParsedCase
 	seen := map[string]int{}

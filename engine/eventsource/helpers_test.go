@@ -35,7 +35,7 @@ func replayCanonical(t testing.TB, d engine.Domain, c *engine.Case, counter even
 		if err != nil {
 			t.Fatal(err)
 		}
-		visible, addressable := eventsource.BlockContext(r, prev, c, b.Index, d.RenderBlock(c, b.Index))
+		visible, addressable := eventsource.BlockContext(r, prev, c, b.Index, engine.RenderBlock(d, c, b.Index))
 		events := []any{}
 		for _, e := range canonical[b.Index] {
 			events = append(events, e)
