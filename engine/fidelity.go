@@ -130,7 +130,7 @@ type Formation struct {
 
 // Form decides formation for every probe of the case, in probe order, against the ledger
 // through block `block`.
-func Form(d Domain, c *Case, block int, ledger, memory []Record) Formation {
+func Form(d LedgerRules, c *Case, block int, ledger, memory []Record) Formation {
 	f := Formation{FormedProbeIDs: []string{}}
 	for _, p := range c.Probes {
 		if Authorizes(d, c, ledger, p.Request).Authorized {

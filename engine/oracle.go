@@ -42,7 +42,7 @@ func Authorizes(d LedgerRules, c *Case, records []Record, request any) Verdict {
 
 // Oracle decides a request against the canonical ledger through block `through`
 // (negative means the final block).
-func Oracle(d Domain, c *Case, through int, request any) (Verdict, error) {
+func Oracle(d LedgerRules, c *Case, through int, request any) (Verdict, error) {
 	if through < 0 {
 		through = c.LastBlock()
 	}
@@ -60,7 +60,7 @@ type ProbeVerdict struct {
 }
 
 // OracleProbes decides every probe of a case at block `through` (negative: final block).
-func OracleProbes(d Domain, c *Case, through int) ([]ProbeVerdict, error) {
+func OracleProbes(d LedgerRules, c *Case, through int) ([]ProbeVerdict, error) {
 	if through < 0 {
 		through = c.LastBlock()
 	}

@@ -128,7 +128,7 @@ func restore(recs, before map[string]map[string]any, id string) {
 	}
 }
 
-func treesByID(d engine.Domain, list []any) map[string]map[string]any {
+func treesByID(d engine.MemoryCodec, list []any) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	for _, r := range list {
 		m := r.(map[string]any)
@@ -145,7 +145,7 @@ func cloneTrees(in map[string]map[string]any) map[string]map[string]any {
 	return out
 }
 
-func parseTrees(d engine.Domain, recs map[string]map[string]any) ([]engine.Record, error) {
+func parseTrees(d engine.MemoryCodec, recs map[string]map[string]any) ([]engine.Record, error) {
 	auths := make([]any, 0, len(recs))
 	for _, id := range slices.Sorted(maps.Keys(recs)) {
 		auths = append(auths, recs[id])
@@ -167,7 +167,7 @@ func applyFault(recs map[string]map[string]any, f *activeFault) {
 	}
 }
 
-func recordID(d engine.Domain, m map[string]any) string {
+func recordID(d engine.MemoryCodec, m map[string]any) string {
 	id, _ := engine.GetPath(m, d.Schema().PathOf(engine.RoleID)).(string)
 	return id
 }
@@ -210,7 +210,7 @@ func laterEvents(c *engine.Case, id string, after, through int) bool {
 }
 
 // stillForms says whether the memory authorizes the request that the ledger denies.
-func stillForms(d engine.Domain, c *engine.Case, memory, ledger []engine.Record, request any) bool {
+func stillForms(d engine.LedgerRules, c *engine.Case, memory, ledger []engine.Record, request any) bool {
 	return !engine.Authorizes(d, c, ledger, request).Authorized && engine.Authorizes(d, c, memory, request).Authorized
 }
 

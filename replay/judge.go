@@ -94,7 +94,7 @@ func cut(s string, n int) string {
 }
 
 // compactMemory writes records one per line, as canonical JSON of the typed record.
-func compactMemory(d engine.Domain, recs []engine.Record) string {
+func compactMemory(d engine.MemoryCodec, recs []engine.Record) string {
 	if len(recs) == 0 {
 		return "(no records)"
 	}

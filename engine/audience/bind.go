@@ -10,7 +10,7 @@ import (
 // Bind checks a parsed sidecar against its corpus and attaches each entry to its case
 // (Case.Audience); it returns the hidden truths by case id. The corpus's domain must play
 // the audience role (engine.AudienceRules). On any error no case is changed.
-func Bind(f *File, d engine.Domain, cases []*engine.Case) (map[string]*Truth, error) {
+func Bind(f *File, d engine.DomainIdentity, cases []*engine.Case) (map[string]*Truth, error) {
 	rules, ok := d.(engine.AudienceRules)
 	if !ok {
 		return nil, &Error{File: f.Name, Field: "domain_id", Msg: fmt.Sprintf("domain %s has no audience role", d.ID())}

@@ -12,7 +12,7 @@ import (
 // leak are the record ids; a request is entitled when its principal belongs to the true
 // audience (widened by the grants in force at the final block) of a record that authorizes
 // it at the final block.
-func groundTruth(d engine.Domain, rules engine.AudienceRules, c *engine.Case, a *engine.CaseAudience, scenario int, decoy string) (Truth, error) {
+func groundTruth(d engine.LedgerRules, rules engine.AudienceRules, c *engine.Case, a *engine.CaseAudience, scenario int, decoy string) (Truth, error) {
 	names := []string{ScenarioPrivateGrant, ScenarioMergedNarrowing, ScenarioWideningGrant, ScenarioUnresolvedViewer}
 	t := Truth{Scenarios: []string{names[scenario]}, Records: RecordAudiences(rules, c, a), Requests: map[string]RequestTruth{}}
 	if decoy != "" {

@@ -37,7 +37,7 @@ func newLedgerView(d engine.Domain, c *engine.Case, through int) (*ledgerView, e
 }
 
 // recordTrees writes records as typed-payload trees keyed by id.
-func recordTrees(d engine.Domain, schema engine.RecordSchema, recs []engine.Record) (map[string]map[string]any, error) {
+func recordTrees(d engine.MemoryCodec, schema engine.RecordSchema, recs []engine.Record) (map[string]map[string]any, error) {
 	out := map[string]map[string]any{}
 	if len(recs) == 0 {
 		return out, nil

@@ -118,7 +118,7 @@ func audienceItems(in engine.MemoryInput, binding string) (items []AudienceItem,
 }
 
 // parseTypedLenient parses a typed payload, retrying once through JSON for a tree built in Go.
-func parseTypedLenient(d engine.Domain, payload any) ([]engine.Record, error) {
+func parseTypedLenient(d engine.MemoryCodec, payload any) ([]engine.Record, error) {
 	recs, err := d.ParseTyped(payload)
 	if err == nil {
 		return recs, nil
@@ -182,7 +182,7 @@ func lastChanged(in engine.MemoryInput, keys []map[string]string, r engine.Recor
 	return block
 }
 
-func recordKey(d engine.Domain, r engine.Record) string {
+func recordKey(d engine.MemoryCodec, r engine.Record) string {
 	b, err := json.Marshal(d.TypedPayload([]engine.Record{r}))
 	if err != nil {
 		return r.AuthorizationID()

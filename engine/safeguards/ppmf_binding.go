@@ -104,7 +104,7 @@ type ppmfRoles struct {
 	trust     engine.TrustRules
 }
 
-func rolesOf(d engine.Domain) (ppmfRoles, error) {
+func rolesOf(d engine.DomainIdentity) (ppmfRoles, error) {
 	sar, ok := d.(engine.SourceAuthorityRules)
 	if !ok {
 		return ppmfRoles{}, fmt.Errorf("ppmf: domain %s has no source-authority rules: %w", d.ID(), engine.ErrNotApplicable)
