@@ -197,69 +197,113 @@ func ParseCase(line []byte) (*Case, error) {
 }
 
 // Validate applies EAL-Bench's case validators: sizes, id patterns, block and turn ordering,
-// event and source constraints, probe pairs.
+// event and source constraints, probe pairs; the first failure is the error.
 func Validate(c *Case) error {
+	turns, err := validateBlocks(c)
+	if err != nil {
+		return err
+	}
+	lastEffective, err := validateEvents(c, turns)
+	if err != nil {
+		return err
+	}
+	if _, err := ReplayRecords(c, len(c.Blocks)-1); err != nil {
+		return engine.Errf("events", "%v", err)
+	}
+	lastTime, _ := utcInstant("", c.Blocks[len(c.Blocks)-1].EndedAt)
+	if lastEffective.After(lastTime) {
+		lastTime = lastEffective
+	}
+	return validateProbes(c, lastTime)
+}
+
+// caseTurns indexes a case's turns by id: the turn and its block.
+type caseTurns struct {
+	block map[string]int
+	byID  map[string]Turn
+}
+
+// validateBlocks checks the blocks and their turns: 5 to 8 contiguous blocks, turn ids of the
+// right pattern that leak nothing, strictly increasing turn times inside their block's window,
+// and 40 to 100 turns in all.
+func validateBlocks(c *Case) (caseTurns, error) {
+	turns := caseTurns{block: map[string]int{}, byID: map[string]Turn{}}
 	if n := len(c.Blocks); n < 5 || n > 8 {
-		return engine.Errf("blocks", "a case has 5 to 8 blocks, got %d", n)
+		return turns, engine.Errf("blocks", "a case has 5 to 8 blocks, got %d", n)
 	}
 	turnCount := 0
-	turnBlock := map[string]int{}
-	turnByID := map[string]Turn{}
 	var prevTurn time.Time
 	var prevEnded time.Time
 	for bi, b := range c.Blocks {
 		bpath := engine.JoinPath("blocks", bi)
 		if b.BlockIndex != bi {
-			return engine.Errf(bpath+".block_index", "expected %d (contiguous from 0), got %d", bi, b.BlockIndex)
+			return turns, engine.Errf(bpath+".block_index", "expected %d (contiguous from 0), got %d", bi, b.BlockIndex)
 		}
 		ended, err := utcInstant(bpath+".ended_at", b.EndedAt)
 		if err != nil {
-			return err
+			return turns, err
 		}
 		if len(b.Turns) == 0 {
-			return engine.Errf(bpath+".turns", "a block needs at least one turn")
+			return turns, engine.Errf(bpath+".turns", "a block needs at least one turn")
 		}
 		for ti, t := range b.Turns {
 			tpath := engine.JoinPath(bpath+".turns", ti)
 			turnCount++
-			if !turnIDPattern.MatchString(t.TurnID) {
-				return engine.Errf(tpath+".turn_id", "%q does not match ^src_[0-9a-f]{8}_[0-9]{3}$", t.TurnID)
-			}
-			if strings.Contains(t.TurnID, c.CaseID) {
-				return engine.Errf(tpath+".turn_id", "must not contain the case id")
-			}
-			for _, tok := range forbiddenInTurns {
-				if strings.Contains(t.TurnID, tok) {
-					return engine.Errf(tpath+".turn_id", "must not contain %q", tok)
-				}
-			}
-			if _, dup := turnBlock[t.TurnID]; dup {
-				return engine.Errf(tpath+".turn_id", "duplicate turn id %s", t.TurnID)
+			if err := validateTurnID(c, tpath, t, turns); err != nil {
+				return turns, err
 			}
 			at, err := utcInstant(tpath+".occurred_at", t.OccurredAt)
 			if err != nil {
-				return err
+				return turns, err
 			}
 			if turnCount > 1 && !at.After(prevTurn) {
-				return engine.Errf(tpath+".occurred_at", "turn times must strictly increase (%s is not after the previous turn)", t.OccurredAt)
+				return turns, engine.Errf(tpath+".occurred_at", "turn times must strictly increase (%s is not after the previous turn)", t.OccurredAt)
 			}
 			if ti == 0 && bi > 0 && !at.After(prevEnded) {
-				return engine.Errf(tpath+".occurred_at", "a block's first turn must come after the previous block's ended_at %s", c.Blocks[bi-1].EndedAt)
+				return turns, engine.Errf(tpath+".occurred_at", "a block's first turn must come after the previous block's ended_at %s", c.Blocks[bi-1].EndedAt)
 			}
 			if at.After(ended) {
-				return engine.Errf(tpath+".occurred_at", "turn at %s is after its block's ended_at %s", t.OccurredAt, b.EndedAt)
+				return turns, engine.Errf(tpath+".occurred_at", "turn at %s is after its block's ended_at %s", t.OccurredAt, b.EndedAt)
 			}
 			prevTurn = at
-			turnBlock[t.TurnID] = bi
-			turnByID[t.TurnID] = t
+			turns.block[t.TurnID] = bi
+			turns.byID[t.TurnID] = t
 		}
 		prevEnded = ended
 	}
 	if turnCount < 40 || turnCount > 100 {
-		return engine.Errf("blocks", "a case has 40 to 100 turns in total, got %d", turnCount)
+		return turns, engine.Errf("blocks", "a case has 40 to 100 turns in total, got %d", turnCount)
 	}
+	return turns, nil
+}
+
+// validateTurnID checks a turn id's pattern, that it leaks neither the case id nor a
+// forbidden token, and that no earlier turn has it.
+func validateTurnID(c *Case, tpath string, t Turn, turns caseTurns) error {
+	if !turnIDPattern.MatchString(t.TurnID) {
+		return engine.Errf(tpath+".turn_id", "%q does not match ^src_[0-9a-f]{8}_[0-9]{3}$", t.TurnID)
+	}
+	if strings.Contains(t.TurnID, c.CaseID) {
+		return engine.Errf(tpath+".turn_id", "must not contain the case id")
+	}
+	for _, tok := range forbiddenInTurns {
+		if strings.Contains(t.TurnID, tok) {
+			return engine.Errf(tpath+".turn_id", "must not contain %q", tok)
+		}
+	}
+	if _, dup := turns.block[t.TurnID]; dup {
+		return engine.Errf(tpath+".turn_id", "duplicate turn id %s", t.TurnID)
+	}
+	return nil
+}
+
+// validateEvents checks the events: known types, blocks and issuers, strictly increasing
+// effective times inside their block in block order, their sources, their shape and their
+// record's provenance. It returns the last effective time.
+func validateEvents(c *Case, turns caseTurns) (time.Time, error) {
+	var prevEffective time.Time
 	if len(c.Events) == 0 {
-		return engine.Errf("events", "a case needs at least one event")
+		return prevEffective, engine.Errf("events", "a case needs at least one event")
 	}
 	blockIndex := map[string]int{}
 	for _, b := range c.Blocks {
@@ -273,89 +317,107 @@ func Validate(c *Case) error {
 	for i, b := range c.Blocks {
 		blockEnds[i], _ = utcInstant("", b.EndedAt)
 	}
-	var prevEffective time.Time
 	prevEventBlock := 0
 	for ei, e := range c.Events {
 		epath := engine.JoinPath("events", ei)
 		if !eventTypes[e.EventType] {
-			return engine.Errf(epath+".event_type", "%q is not one of issue, patch, revoke, replace", e.EventType)
+			return prevEffective, engine.Errf(epath+".event_type", "%q is not one of issue, patch, revoke, replace", e.EventType)
 		}
 		bi, ok := blockIndex[e.BlockID]
 		if !ok {
-			return engine.Errf(epath+".block_id", "unknown block %q", e.BlockID)
+			return prevEffective, engine.Errf(epath+".block_id", "unknown block %q", e.BlockID)
 		}
 		if !issuers[e.Issuer] {
-			return engine.Errf(epath+".issuer", "%q is not one of the case's authorized_issuers", e.Issuer)
+			return prevEffective, engine.Errf(epath+".issuer", "%q is not one of the case's authorized_issuers", e.Issuer)
 		}
 		eff, err := utcInstant(epath+".effective_at", e.EffectiveAt)
 		if err != nil {
-			return err
+			return prevEffective, err
 		}
 		if ei > 0 && !eff.After(prevEffective) {
-			return engine.Errf(epath+".effective_at", "event times must strictly increase")
+			return prevEffective, engine.Errf(epath+".effective_at", "event times must strictly increase")
 		}
 		if ei > 0 && bi < prevEventBlock {
-			return engine.Errf(epath+".block_id", "events must follow block order")
+			return prevEffective, engine.Errf(epath+".block_id", "events must follow block order")
 		}
-		blockEnd, _ := utcInstant("", c.Blocks[bi].EndedAt)
-		if eff.After(blockEnd) || (bi > 0 && !eff.After(blockEnds[bi-1])) {
-			return engine.Errf(epath+".effective_at", "%s falls outside its block", e.EffectiveAt)
+		if eff.After(blockEnds[bi]) || (bi > 0 && !eff.After(blockEnds[bi-1])) {
+			return prevEffective, engine.Errf(epath+".effective_at", "%s falls outside its block", e.EffectiveAt)
 		}
 		prevEffective = eff
 		prevEventBlock = bi
-		if len(e.SourceTurnIDs) == 0 {
-			return engine.Errf(epath+".source_turn_ids", "an event needs at least one source turn")
-		}
-		for si, sid := range e.SourceTurnIDs {
-			spath := engine.JoinPath(epath+".source_turn_ids", si)
-			tb, ok := turnBlock[sid]
-			if !ok {
-				return engine.Errf(spath, "unknown turn %q", sid)
-			}
-			if tb != bi {
-				return engine.Errf(spath, "source turn %s is in block %d, the event is in block %d", sid, tb, bi)
-			}
-			turn := turnByID[sid]
-			if turn.ActorID != e.Issuer {
-				return engine.Errf(spath, "source turn %s is by %q, not the issuer %q", sid, turn.ActorID, e.Issuer)
-			}
-			at, _ := utcInstant("", turn.OccurredAt)
-			if at.After(eff) {
-				return engine.Errf(spath, "source turn %s (%s) is later than effective_at %s", sid, turn.OccurredAt, e.EffectiveAt)
-			}
-			if !at.Equal(eff) && !strings.Contains(turn.Content, e.EffectiveAt) {
-				return engine.Errf(spath, "source turn %s precedes effective_at, so its content must state %s", sid, e.EffectiveAt)
-			}
-			if !at.Equal(eff) && strings.Contains(strings.ToLower(turn.Content), "immediate") {
-				return engine.Errf(spath, "source turn %s announces an immediate change, so it must occur at effective_at", sid)
-			}
+		if err := validateEventSources(epath, e, bi, eff, turns); err != nil {
+			return prevEffective, err
 		}
 		if err := validateEventShape(epath, e); err != nil {
-			return err
+			return prevEffective, err
 		}
-		if r := e.Record; r != nil {
-			cited := map[string]bool{}
-			for ri, sid := range r.SourceTurnIDs {
-				cited[sid] = true
-				tb, ok := turnBlock[sid]
-				if !ok || tb > bi {
-					return engine.Errf(engine.JoinPath(epath+".record.source_turn_ids", ri), "record cites an unknown or later turn %q", sid)
-				}
-			}
-			for _, sid := range e.SourceTurnIDs {
-				if !cited[sid] {
-					return engine.Errf(epath+".record.source_turn_ids", "the event's source %s is missing from the record's provenance", sid)
-				}
-			}
+		if err := validateRecordProvenance(epath, e, bi, turns); err != nil {
+			return prevEffective, err
 		}
 	}
-	if _, err := ReplayRecords(c, len(c.Blocks)-1); err != nil {
-		return engine.Errf("events", "%v", err)
+	return prevEffective, nil
+}
+
+// validateEventSources checks an event's source turns: at least one, each in the event's
+// block, said by its issuer, not after effective_at, and stating effective_at unless said at
+// that instant (an "immediate" change must be).
+func validateEventSources(epath string, e Event, bi int, eff time.Time, turns caseTurns) error {
+	if len(e.SourceTurnIDs) == 0 {
+		return engine.Errf(epath+".source_turn_ids", "an event needs at least one source turn")
 	}
-	lastTime := blockEnds[len(blockEnds)-1]
-	if prevEffective.After(lastTime) {
-		lastTime = prevEffective
+	for si, sid := range e.SourceTurnIDs {
+		spath := engine.JoinPath(epath+".source_turn_ids", si)
+		tb, ok := turns.block[sid]
+		if !ok {
+			return engine.Errf(spath, "unknown turn %q", sid)
+		}
+		if tb != bi {
+			return engine.Errf(spath, "source turn %s is in block %d, the event is in block %d", sid, tb, bi)
+		}
+		turn := turns.byID[sid]
+		if turn.ActorID != e.Issuer {
+			return engine.Errf(spath, "source turn %s is by %q, not the issuer %q", sid, turn.ActorID, e.Issuer)
+		}
+		at, _ := utcInstant("", turn.OccurredAt)
+		if at.After(eff) {
+			return engine.Errf(spath, "source turn %s (%s) is later than effective_at %s", sid, turn.OccurredAt, e.EffectiveAt)
+		}
+		if !at.Equal(eff) && !strings.Contains(turn.Content, e.EffectiveAt) {
+			return engine.Errf(spath, "source turn %s precedes effective_at, so its content must state %s", sid, e.EffectiveAt)
+		}
+		if !at.Equal(eff) && strings.Contains(strings.ToLower(turn.Content), "immediate") {
+			return engine.Errf(spath, "source turn %s announces an immediate change, so it must occur at effective_at", sid)
+		}
 	}
+	return nil
+}
+
+// validateRecordProvenance checks that an event's record cites only known turns up to its
+// block, among them every source of the event.
+func validateRecordProvenance(epath string, e Event, bi int, turns caseTurns) error {
+	r := e.Record
+	if r == nil {
+		return nil
+	}
+	cited := map[string]bool{}
+	for ri, sid := range r.SourceTurnIDs {
+		cited[sid] = true
+		tb, ok := turns.block[sid]
+		if !ok || tb > bi {
+			return engine.Errf(engine.JoinPath(epath+".record.source_turn_ids", ri), "record cites an unknown or later turn %q", sid)
+		}
+	}
+	for _, sid := range e.SourceTurnIDs {
+		if !cited[sid] {
+			return engine.Errf(epath+".record.source_turn_ids", "the event's source %s is missing from the record's provenance", sid)
+		}
+	}
+	return nil
+}
+
+// validateProbes checks the probe pairs: at least one, known dimensions, an in-scope and an
+// out-of-scope side, amounts not negative, and every action after the final block and event.
+func validateProbes(c *Case, lastTime time.Time) error {
 	if len(c.ProbePairs) == 0 {
 		return engine.Errf("probe_pairs", "a case needs at least one probe pair")
 	}
