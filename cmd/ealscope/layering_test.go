@@ -233,3 +233,66 @@ func TestDeriveIsPure(t *testing.T) {
 		t.Fatal("no runs/derive package")
 	}
 }
+
+// The size limits of the project's conventions: a file a reader can hold in mind, a function
+// that does one named step.
+const (
+	maxFileLines = 600
+	maxFuncLines = 120
+)
+
+// generatedTables are the non-test Go files allowed past the size limits, each with the
+// reason: only tables produced by a tool, never hand-written logic. None today.
+var generatedTables = map[string]string{}
+
+// TestSizeLimits: no non-test Go file is over maxFileLines lines and no non-test function
+// (from its func line to its closing brace, comment above excluded) over maxFuncLines.
+func TestSizeLimits(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, f := range parseTree(t) {
+		if f.test || generatedTables[f.rel] != "" {
+			continue
+		}
+		path := filepath.Join(repoRoot, filepath.FromSlash(f.rel))
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(data), "\n"); n > maxFileLines {
+			t.Errorf("%s: %d lines (limit %d)", f.rel, n, maxFileLines)
+		}
+		// parseTree's positions belong to its own file set; parse again here for line numbers.
+		file, err := parser.ParseFile(fset, path, data, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			from, to := fset.Position(fn.Pos()).Line, fset.Position(fn.End()).Line
+			if n := to - from + 1; n > maxFuncLines {
+				t.Errorf("%s:%d: func %s is %d lines (limit %d)", f.rel, from, funcName(fn), n, maxFuncLines)
+			}
+		}
+	}
+}
+
+// funcName is a function's name as a reader finds it: Recv.Name for a method.
+func funcName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return fn.Name.Name
+	}
+	recv := fn.Recv.List[0].Type
+	if star, ok := recv.(*ast.StarExpr); ok {
+		recv = star.X
+	}
+	if idx, ok := recv.(*ast.IndexExpr); ok {
+		recv = idx.X
+	}
+	if id, ok := recv.(*ast.Ident); ok {
+		return id.Name + "." + fn.Name.Name
+	}
+	return fn.Name.Name
+}
