@@ -2,7 +2,8 @@ package audience
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/ealscope/ealscope/engine"
 )
@@ -201,7 +202,7 @@ func (k *entryCheck) grants() {
 func (k *entryCheck) truth() {
 	r, a, base := k.r, k.a, k.base
 	t := &k.e.Truth
-	for _, id := range sortedAudienceKeys(t.Records) {
+	for _, id := range slices.Sorted(maps.Keys(t.Records)) {
 		if !k.records[id] && r.err == nil {
 			r.fail(base+".ground_truth.records."+id, "unknown record %q (not in the case's ledger)", id)
 		}
@@ -252,14 +253,5 @@ func ledgerRecords(c *engine.Case) map[string]bool {
 			out[ev.NewAuthorizationID] = true
 		}
 	}
-	return out
-}
-
-func sortedAudienceKeys(m map[string]engine.Audience) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
