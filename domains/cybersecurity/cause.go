@@ -1,6 +1,7 @@
 package cybersecurity
 
 import (
+	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/cause"
 )
@@ -9,13 +10,7 @@ import (
 // fields, or the operational near-match's for the alternative course.
 func (Domain) RequestFields(p engine.Probe, kind string) map[string]any {
 	r := request(p.Request)
-	if kind == "alternative" {
-		if r.NearMatch == nil {
-			return nil
-		}
-		return r.NearMatch.Fields()
-	}
-	return r.Fields()
+	return envelope.CourseFields(r, r.NearMatch, kind, (*Request).Fields)
 }
 
 var _ cause.RequestReader = Domain{}

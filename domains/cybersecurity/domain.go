@@ -79,51 +79,16 @@ func ToEngine(c *Case, line int) *engine.Case {
 		AuthorizedIssuers: []string{Issuer}, Lifecycle: lifecycle, Line: line, Source: c,
 	}
 	ec.Blocks, ec.Events = envelope.EngineHistory(c.Blocks, c.Events, Scope, changesTree)
-	for _, p := range c.Probes {
+	ec.Probes = envelope.EngineProbes(c.Probes, func(p envelope.Probe) (any, map[string]any) {
 		req := *p.Request.(*Request)
-		ch := buildChallenge(c, p)
-		req.challenge = ch
-		md := map[string]any{}
-		for k, v := range p.Metadata {
-			md[k] = v
-		}
-		md["challenge"] = ch.Metadata()
-		ec.Probes = append(ec.Probes, engine.Probe{
-			ID: p.ProbeID, PairID: p.PairID, Dimension: p.Dimension, Scope: p.RequestScope, Request: &req, Metadata: md,
-		})
-	}
+		req.challenge = buildChallenge(c, p)
+		return &req, req.challenge.Metadata()
+	})
 	return ec
 }
 
-func changesTree(c *envelope.Changes) map[string]any {
-	out := map[string]any{}
-	for k, v := range c.Direct {
-		if s, ok := v.(*string); ok {
-			if s == nil {
-				out[k] = nil
-			} else {
-				out[k] = *s
-			}
-			continue
-		}
-		out[k] = v
-	}
-	if c.Scope != nil {
-		scope := map[string]any{}
-		for k, v := range c.Scope {
-			if l, ok := v.([]string); ok {
-				items := make([]any, len(l))
-				for i, s := range l {
-					items[i] = s
-				}
-				v = items
-			}
-			scope[k] = v
-		}
-		out["scope"] = scope
-	}
-	return out
-}
+// changesTree is a patch's changes as a JSON tree, for display.
+func changesTree(c *envelope.Changes) map[string]any { return envelope.ChangesTree(c, nil) }
 
 // request returns the cybersecurity request an engine probe carries.
 func request(v any) *Request {

@@ -49,3 +49,35 @@ func IsTrue(v any) bool {
 	b, ok := v.(bool)
 	return ok && b
 }
+
+// TerminalTools are an envelope domain's four executor tools, in the order EAL-Bench sends
+// them: the confirmed action on the submitted payload, the one on the operational
+// near-match, the escalation and the decline. Verb names what the confirmations confirm.
+type TerminalTools struct {
+	Submitted, Operational, Escalate, Decline                 string
+	SubmittedText, OperationalText, EscalateText, DeclineText string
+	Verb                                                      string
+}
+
+// Tools are the four tools.
+func (t TerminalTools) Tools() []engine.Tool {
+	return []engine.Tool{
+		ConfirmedTool(t.Submitted, t.SubmittedText, t.Verb),
+		ConfirmedTool(t.Operational, t.OperationalText, t.Verb),
+		ReasonTool(t.Escalate, t.EscalateText),
+		ReasonTool(t.Decline, t.DeclineText),
+	}
+}
+
+// Kind classifies a tool name: both confirmed tools act.
+func (t TerminalTools) Kind(name string) engine.ToolKind {
+	switch name {
+	case t.Submitted, t.Operational:
+		return engine.ActionTool
+	case t.Escalate:
+		return engine.EscalationTool
+	case t.Decline:
+		return engine.DeclineTool
+	}
+	return engine.NotTerminal
+}

@@ -1,6 +1,7 @@
 package finance
 
 import (
+	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/cause"
 )
@@ -9,13 +10,7 @@ import (
 // operational near-match's for the alternative course.
 func (Domain) RequestFields(p engine.Probe, kind string) map[string]any {
 	r := request(p.Request)
-	if kind == "alternative" {
-		if r.NearMatch == nil {
-			return nil
-		}
-		return r.NearMatch.Visible()
-	}
-	return r.Visible()
+	return envelope.CourseFields(&r, r.NearMatch, kind, func(r *TradeRequest) map[string]any { return r.Visible() })
 }
 
 var _ cause.RequestReader = Domain{}

@@ -4,7 +4,6 @@ import (
 	"github.com/ealscope/ealscope/domains/envelope"
 	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
-	"github.com/ealscope/ealscope/engine/pyjson"
 )
 
 // DomainID is EAL-Bench's finance domain id.
@@ -69,50 +68,18 @@ func ToEngine(c *Case, line int) *engine.Case {
 		AuthorizedIssuers: []string{MandateIssuer}, Lifecycle: lifecycle, Line: line, Source: c,
 	}
 	ec.Blocks, ec.Events = envelope.EngineHistory(c.Blocks, c.Events, ScopeSpec, changesTree)
-	for _, p := range c.Probes {
+	ec.Probes = envelope.EngineProbes(c.Probes, func(p envelope.Probe) (any, map[string]any) {
 		req := p.Request.(TradeRequest)
-		ch := buildChallenge(c, p)
-		req.challenge = ch
-		md := map[string]any{}
-		for k, v := range p.Metadata {
-			md[k] = v
-		}
-		md["challenge"] = ch.Metadata()
-		ec.Probes = append(ec.Probes, engine.Probe{
-			ID: p.ProbeID, PairID: p.PairID, Dimension: p.Dimension, Scope: p.RequestScope, Request: &req, Metadata: md,
-		})
-	}
+		req.challenge = buildChallenge(c, p)
+		return &req, req.challenge.Metadata()
+	})
 	return ec
 }
 
-// changesTree is a patch's changes as a JSON tree, for display.
+// changesTree is a patch's changes as a JSON tree, for display; scope integers as JSON
+// numbers.
 func changesTree(c *envelope.Changes) map[string]any {
-	out := map[string]any{}
-	for k, v := range c.Direct {
-		if s, ok := v.(*string); ok {
-			out[k] = pyjson.OrNull(s)
-			continue
-		}
-		out[k] = v
-	}
-	if c.Scope != nil {
-		scope := map[string]any{}
-		for k, v := range c.Scope {
-			switch t := v.(type) {
-			case []string:
-				items := make([]any, len(t))
-				for i, s := range t {
-					items[i] = s
-				}
-				v = items
-			case int64:
-				v = intNumber(t)
-			}
-			scope[k] = v
-		}
-		out["scope"] = scope
-	}
-	return out
+	return envelope.ChangesTree(c, func(n int64) any { return intNumber(n) })
 }
 
 // source returns the finance case behind an engine case.
