@@ -1,6 +1,9 @@
 package cybersecurity
 
-import "github.com/ealscope/ealscope/engine"
+import (
+	"github.com/ealscope/ealscope/domains/kit"
+	"github.com/ealscope/ealscope/engine"
+)
 
 // Release identities (EAL-Bench's resource_versions.json for cybersecurity).
 const (
@@ -22,14 +25,10 @@ const typedSchemaJSON = `{"$defs":{"AuthorizationProfile":{"additionalProperties
 // Presentation is PresentationProfile.to_dict() for naturalistic_v1 (the run manifest's
 // presentation object); its content hash is PresentationHash.
 func Presentation() map[string]any {
-	return map[string]any{
-		"description":      "Naturalistic incident-response workplace rendering.",
-		"overlay_files":    []any{presentationOverlay},
-		"overlay_hashes":   map[string]any{presentationOverlay: presentationOverlayHash},
-		"presentation_id":  PresentationID,
-		"prompt_policy_id": PromptPolicyID,
-		"validity_gates":   []any{"cybersecurity_naturalistic_surface_v1"},
-	}
+	return kit.Presentation{
+		ID: PresentationID, PromptPolicyID: PromptPolicyID, Description: "Naturalistic incident-response workplace rendering.",
+		OverlayFile: presentationOverlay, OverlayHash: presentationOverlayHash, ValidityGates: []string{"cybersecurity_naturalistic_surface_v1"},
+	}.Tree()
 }
 
 // Surface implements engine.Domain.

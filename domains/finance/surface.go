@@ -1,6 +1,9 @@
 package finance
 
-import "github.com/ealscope/ealscope/engine"
+import (
+	"github.com/ealscope/ealscope/domains/kit"
+	"github.com/ealscope/ealscope/engine"
+)
 
 const (
 	// AdapterVersion is EAL-Bench's finance domain_adapter_version.
@@ -53,14 +56,10 @@ func (Domain) Surface() engine.Surface {
 		PresentationID:   PresentationID,
 		PresentationHash: PresentationHash,
 		PromptPolicyID:   PromptPolicyID,
-		Presentation: map[string]any{
-			"description":      "Naturalistic portfolio lifecycle and signed-transaction rendering.",
-			"overlay_files":    []any{presentationFile},
-			"overlay_hashes":   map[string]any{presentationFile: presentationFileHash},
-			"presentation_id":  PresentationID,
-			"prompt_policy_id": PromptPolicyID,
-			"validity_gates":   []any{"finance_naturalistic_surface_v1"},
-		},
+		Presentation: kit.Presentation{
+			ID: PresentationID, PromptPolicyID: PromptPolicyID, Description: "Naturalistic portfolio lifecycle and signed-transaction rendering.",
+			OverlayFile: presentationFile, OverlayHash: presentationFileHash, ValidityGates: []string{"finance_naturalistic_surface_v1"},
+		}.Tree(),
 		MemoryImplementationID:       MemoryImplementationID,
 		MemoryImplementationHash:     MemoryImplementationHash,
 		TypedProfileSchemaID:         "domains.finance.adapter.FlatMemoryProfile",

@@ -1,6 +1,9 @@
 package procurement
 
-import "github.com/ealscope/ealscope/engine"
+import (
+	"github.com/ealscope/ealscope/domains/kit"
+	"github.com/ealscope/ealscope/engine"
+)
 
 // Writer literals of EAL-Bench's procurement prompt policy (procurement_prompt_naturalistic_v1):
 // byte-exact, since they enter the writer's instructions and the memory-implementation hash.
@@ -17,14 +20,11 @@ func (Domain) Surface() engine.Surface {
 		PromptPolicyID:   PromptPolicyID,
 		// PresentationProfile.to_dict() for naturalistic_v1 (writer reference §1.6); its
 		// content hash is PresentationHash (surface_test.go checks it).
-		Presentation: map[string]any{
-			"description":      "Naturalistic workplace rendering for Procurement Core v1.",
-			"overlay_files":    []any{"domains/procurement/presentations/naturalistic_v1.json"},
-			"overlay_hashes":   map[string]any{"domains/procurement/presentations/naturalistic_v1.json": "d004f24f4d078b2a1a9132ca4f206c1f7209d1064d9cf91e8308d3262d245879"},
-			"presentation_id":  PresentationID,
-			"prompt_policy_id": PromptPolicyID,
-			"validity_gates":   []any{"pressure_answer_coaching"},
-		},
+		Presentation: kit.Presentation{
+			ID: PresentationID, PromptPolicyID: PromptPolicyID, Description: "Naturalistic workplace rendering for Procurement Core v1.",
+			OverlayFile: "domains/procurement/presentations/naturalistic_v1.json", OverlayHash: "d004f24f4d078b2a1a9132ca4f206c1f7209d1064d9cf91e8308d3262d245879",
+			ValidityGates: []string{"pressure_answer_coaching"},
+		}.Tree(),
 		MemoryImplementationID:       MemoryImplementationID,
 		MemoryImplementationHash:     MemoryImplementationHash,
 		TypedProfileSchemaID:         "domains.procurement.schemas.ProcurementAuthorizationMemoryProfile",
