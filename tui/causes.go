@@ -218,11 +218,13 @@ func (s chainScreen) causeLines(b BlockDetail, w int) []string {
 // openCause is an opened cause: every piece of evidence, the change, and the turn's text.
 func openCause(c CauseRow, w int) []string {
 	var out []string
+	// Evidence and the change wrap: their ends (the record, the value) are what a reader
+	// opened the cause for.
 	for _, e := range c.Evidence {
-		out = append(out, ansi.Truncate("      - "+e, w, "…"))
+		out = append(out, wrapIndented(e, "      - ", "        ", w)...)
 	}
 	if c.Change != "" {
-		out = append(out, ansi.Truncate("      change: "+c.Change, w, "…"))
+		out = append(out, wrapIndented("change: "+c.Change, "      ", "        ", w)...)
 	}
 	out = append(out, ansi.Truncate(fmt.Sprintf("      %s · block %d · %s", c.Speaker, c.Block, c.OccurredAt), w, "…"))
 	for _, l := range wrapPlain(c.Text, max(w-6, 10)) {

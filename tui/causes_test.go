@@ -77,3 +77,30 @@ func TestHeaderKeepsTheBlockWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenCauseWrapsEvidence: an opened cause's evidence and change wrap to the pane's width
+// (every word still there, no line wider than the pane, nothing cut with "…"), and control
+// bytes in them never reach the screen.
+func TestOpenCauseWrapsEvidence(t *testing.T) {
+	long := "the writer changed valid_until from 2026-03-01 to 2026-09-01 on issue:AT-E-4566 although no turn of the block extends it ENDEVIDENCE"
+	c := CauseRow{Rank: 1, Role: "misapplied", TurnID: "t4", Speaker: "writer", Block: 4,
+		Evidence: []string{long, sanitizeLine("a second piece\x1b[31m in red ENDSECOND")},
+		Change:   "valid_until: 2026-03-01 -> 2026-09-01 on the record issue:AT-E-4566 ENDCHANGE"}
+	const w = 44
+	lines := openCause(c, w)
+	text := strings.Join(lines, "\n")
+	for _, l := range lines {
+		if ansi.StringWidth(l) > w {
+			t.Errorf("line wider than %d: %q", w, l)
+		}
+	}
+	flat := strings.Join(strings.Fields(text), " ")
+	for _, want := range []string{"ENDEVIDENCE", "ENDSECOND", "ENDCHANGE", "although no turn of the block extends it"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("%q cut from the opened cause:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "\x1b[31m") {
+		t.Errorf("a control sequence reached the pane:\n%q", text)
+	}
+}
