@@ -104,3 +104,32 @@ func TestOpenCauseWrapsEvidence(t *testing.T) {
 		t.Errorf("a control sequence reached the pane:\n%q", text)
 	}
 }
+
+// TestHeaderKeepsTheCondition: away from the first false authority the header's pointer to
+// it ("first false authority: block 1 (f)") squeezed the condition to "in…ed" at 80 columns;
+// the pointer now shortens (or goes) before the condition is cut, at 80 and 160 columns.
+func TestHeaderKeepsTheCondition(t *testing.T) {
+	m, _ := newChainApp(t, 160, 45)
+	s := m.chain
+	fa := s.firstFalse()
+	if fa < 0 || fa == s.lastBlock() {
+		t.Fatalf("the fixture needs a first false authority before its last block (at %d)", fa)
+	}
+	s.block = fa + 1
+	cond := sanitizeLine(s.key.ConditionID)
+	for _, w := range []int{80, 160} {
+		h := stripANSI(s.header(w))
+		if !strings.Contains(h, " · "+cond) {
+			t.Errorf("width %d: the condition %q is cut: %q", w, cond, h)
+		}
+		if !strings.Contains(h, fmt.Sprintf("block %d/%d", s.block, s.lastBlock())) {
+			t.Errorf("width %d: the block position is cut: %q", w, h)
+		}
+		if !strings.Contains(h, fmt.Sprintf("%d (f)", fa)) {
+			t.Errorf("width %d: the pointer to block %d went although there is room: %q", w, fa, h)
+		}
+		if ansi.StringWidth(h) > w {
+			t.Errorf("width %d: header is %d cells", w, ansi.StringWidth(h))
+		}
+	}
+}

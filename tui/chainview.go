@@ -84,31 +84,56 @@ func (s chainScreen) View() string {
 func (s chainScreen) header(w int) string {
 	st := s.c.styles
 	k := s.key
-	// The block position and its status are what a reader steps by, so they stay whole; the
-	// case and condition give way first, cut in the middle so both ends of the id remain.
-	tail := ""
+	// The block position and its status are what a reader steps by, so they stay whole. Then
+	// the condition: it says which memory architecture the chain is about. The case gives way
+	// first (cut in the middle so both ends of the id remain, down to minCase cells), then the
+	// pointer to the first false authority shortens, then the run number goes, and only then
+	// is the condition cut. status is the block position and its verdict.
+	status, pointers, corpus := "", []string{""}, ""
 	if s.detail != nil {
-		tail += st.App.Subtle.Render(fmt.Sprintf(" · block %d/%d", s.block, s.lastBlock()))
+		status = st.App.Subtle.Render(fmt.Sprintf(" · block %d/%d", s.block, s.lastBlock()))
 		fa := s.firstFalse()
 		switch {
 		case fa >= 0 && s.block == fa:
-			tail += " " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")
+			status += " " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")
 		case fa >= 0:
-			tail += st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (%s)", fa, s.c.keys.Chain.FirstFalse.Help().Key))
+			fKey := s.c.keys.Chain.FirstFalse.Help().Key
+			pointers = []string{
+				st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (%s)", fa, fKey)),
+				st.App.Subtle.Render(fmt.Sprintf(" · FA@%d (%s)", fa, fKey)),
+				"",
+			}
 		case formationUnscored(s.detail.Summary):
-			tail += st.App.Subtle.Render(" · false authority " + notScoredText)
+			status += st.App.Subtle.Render(" · false authority " + notScoredText)
 		default:
-			tail += st.App.Subtle.Render(" · no false authority")
+			status += st.App.Subtle.Render(" · no false authority")
 		}
 		if s.detail.MissingCorpus != "" {
-			tail += " " + st.App.Error.Render("! corpus missing: "+sanitizeLine(s.detail.MissingCorpus))
+			corpus = " " + st.App.Error.Render("! corpus missing: "+sanitizeLine(s.detail.MissingCorpus))
 		}
 	}
+	fixed := ansi.StringWidth(status) + ansi.StringWidth(corpus)
 	caseID, cond := sanitizeLine(k.CaseID), sanitizeLine(k.ConditionID)
-	runPart := fmt.Sprintf(" · run %d", k.WriterRunID)
-	room := w - ansi.StringWidth(tail) - ansi.StringWidth(runPart) - len(" · ")
-	// The case gives way first, down to minCase cells; then the condition.
 	const minCase = 14
+	need := min(ansi.StringWidth(caseID), minCase) + len(" · ") + ansi.StringWidth(cond)
+	runPart := fmt.Sprintf(" · run %d", k.WriterRunID)
+	pointer := pointers[len(pointers)-1]
+	fits := false
+	for _, rp := range []string{runPart, ""} {
+		for _, p := range pointers {
+			if need+ansi.StringWidth(rp)+ansi.StringWidth(p)+fixed <= w {
+				runPart, pointer, fits = rp, p, true
+				break
+			}
+		}
+		if fits {
+			break
+		}
+	}
+	if !fits {
+		runPart = ""
+	}
+	room := w - fixed - ansi.StringWidth(pointer) - ansi.StringWidth(runPart) - len(" · ")
 	if ansi.StringWidth(caseID)+ansi.StringWidth(cond) > room && room > 0 {
 		if caseRoom := room - ansi.StringWidth(cond); caseRoom >= minCase {
 			caseID = cutMiddle(caseID, caseRoom)
@@ -117,7 +142,7 @@ func (s chainScreen) header(w int) string {
 			cond = cutMiddle(cond, max(room-ansi.StringWidth(caseID), 5))
 		}
 	}
-	text := st.App.Title.Render(caseID) + st.App.Subtle.Render(" · "+cond+runPart) + tail
+	text := st.App.Title.Render(caseID) + st.App.Subtle.Render(" · "+cond+runPart) + status + pointer + corpus
 	return ansi.Truncate(text, w, "…")
 }
 
