@@ -181,11 +181,20 @@ func chainFlags(c ChainSummary) string {
 	if c.MemoryInduced > 0 {
 		f = append(f, fmt.Sprintf("!MEM×%d", c.MemoryInduced))
 	}
-	if c.NeedsAnnotation {
+	switch {
+	case formationUnscored(c):
+		// Not "no false authority": free text is scored only once annotated (the footer
+		// spells it out for the row under the cursor).
+		f = append(f, unscoredFlag)
+	case c.NeedsAnnotation:
 		f = append(f, "?annotate")
 	}
 	return strings.Join(f, " ")
 }
+
+// unscoredFlag marks a chain whose false authority is not scored; it stays short because the
+// flags column is never cut.
+const unscoredFlag = "?FA not scored"
 
 func chainRowText(c ChainSummary) string {
 	return fmt.Sprintf("%s %s %d %s %s %s", c.Key.CaseID, c.Key.ConditionID, c.Key.WriterRunID,
@@ -238,6 +247,9 @@ func (s chainsScreen) status() string {
 	}
 	if s.query != "" {
 		return "filter: " + s.query + " (/ to change)"
+	}
+	if i := s.cur.sel; s.ready && i < len(s.shown) && formationUnscored(s.all[s.shown[i]]) {
+		return unscoredFlag + ": false authority " + notScoredText
 	}
 	return ""
 }

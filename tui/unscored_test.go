@@ -58,3 +58,32 @@ func TestNoFailureNoStory(t *testing.T) {
 		t.Errorf("export of a chain without a failure: %v", err)
 	}
 }
+
+// TestChainsListSaysNotScored: on the chains list a free-text chain awaiting annotation is
+// flagged as not scored (not left blank, which reads as "no false authority"), and with the
+// cursor on it the footer says why: free text, no annotation.
+func TestChainsListSaysNotScored(t *testing.T) {
+	s, runID := testStore(t)
+	k := chainOf(t, s, runID, "one_shot_text", func(c ChainSummary) bool { return c.NeedsAnnotation && c.FirstFalseAuthority < 0 })
+	m, err := New(Options{Store: s, DBPath: "/tmp/ws.db", Dark: ptr(true), NoColor: true, Start: Start{Chain: &k, Block: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = press(t, drive(t, m, 160, 45), "esc")
+	if m.top() != screenChains {
+		t.Fatalf("esc did not go back to the chains list (top %v)", m.top())
+	}
+	out := frame(m, runID)
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, k.CaseID+" ") && strings.Contains(l, "one_shot_text") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, "?FA not scored") {
+		t.Errorf("the chain's row does not say it is not scored: %q\n%s", row, out)
+	}
+	if !strings.Contains(out, "false authority "+notScoredText) {
+		t.Errorf("the footer does not say why:\n%s", out)
+	}
+}
