@@ -194,7 +194,7 @@ func chainFlags(c ChainSummary) string {
 
 // unscoredFlag marks a chain whose false authority is not scored; it stays short because the
 // flags column is never cut.
-const unscoredFlag = "?FA not scored"
+const unscoredFlag = "?FA unscored"
 
 func chainRowText(c ChainSummary) string {
 	return fmt.Sprintf("%s %s %d %s %s %s", c.Key.CaseID, c.Key.ConditionID, c.Key.WriterRunID,

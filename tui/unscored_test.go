@@ -80,7 +80,7 @@ func TestChainsListSaysNotScored(t *testing.T) {
 			row = l
 		}
 	}
-	if !strings.Contains(row, "?FA not scored") {
+	if !strings.Contains(row, "?FA unscored") {
 		t.Errorf("the chain's row does not say it is not scored: %q\n%s", row, out)
 	}
 	if !strings.Contains(out, "false authority "+notScoredText) {
