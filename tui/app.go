@@ -243,7 +243,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.chains = newChainsScreen(m.c, m.opts.Store, msg.run)
 		return m.push(screenChains, m.chains.Init())
 	case openAnnotateMsg:
-		m.annotate = newAnnotateScreen(m.c, m.opts.annotations(), AnnotateStart{MemoryID: msg.memoryID, Annotator: annotatorOf(m.opts)})
+		m.annotate = newAnnotateScreen(m.c, m.opts.annotations(), AnnotateStart{MemoryID: msg.memoryID, RunID: msg.runID, Annotator: annotatorOf(m.opts)})
 		return m.push(screenAnnotate, m.annotate.Init())
 	case openPresentMsg:
 		m.present = newPresentScreen(m.c, m.opts.Store, m.opts.rerunner(), msg.key, msg.block)

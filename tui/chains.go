@@ -75,6 +75,14 @@ func (s chainsScreen) Update(msg tea.Msg) (chainsScreen, tea.Cmd) {
 			s.selectChain(s.pending)
 			s.pending = 0
 		}
+	case annotSavedMsg:
+		if labelMayScore(msg) && s.ready {
+			// The flags follow a label that counts; the cursor stays on its chain.
+			if s.cur.sel < len(s.shown) {
+				s.pending = s.all[s.shown[s.cur.sel]].Key.ID
+			}
+			return s, loadChainsCmd(s.c.lifetime(), s.store, s.run.RunID)
+		}
 	case tea.KeyPressMsg:
 		if s.filter.active {
 			// The list filters as you type; esc puts back the filter from before the edit.
