@@ -354,7 +354,11 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 			}
 			// Scaled limits (prices in micros) read in major units beside the stored figure.
 			sc := s.schema()
-			return append(out, fieldDiffInOrder(st, schemaPaths(sc), sc.ReadablePayload(prev), sc.ReadablePayload(m.Payload), w, s.side)...)
+			if s.side {
+				return append(out, typedSideBySide(st, schemaPaths(sc), "previous", "current",
+					sc.ReadablePayload(prev), sc.ReadablePayload(m.Payload), w)...)
+			}
+			return append(out, fieldDiffInOrder(st, schemaPaths(sc), sc.ReadablePayload(prev), sc.ReadablePayload(m.Payload), w, false)...)
 		}
 		prev := ""
 		if b.Previous != nil {
