@@ -242,6 +242,9 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 	}
 	tokens := reftoken.Reference()
 	var items []evidenceItem
+	// Each phase announces itself before its first item: the model calls counted while it
+	// runs belong to it (cmd/ealscope progress).
+	opts.progress("writer", 0, len(specs))
 	allChains, err := runOrdered(ctx, len(specs), opts.Concurrency,
 		func(ctx context.Context, i int) (chainResult, bool) {
 			sp := specs[i]
@@ -359,6 +362,7 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 
 	// Executor phase: calls on a bounded pool, rows written in plan order.
 	finished := 0
+	opts.progress("executor", 0, len(todo))
 	allTrials, err := runOrdered(ctx, len(todo), opts.Concurrency,
 		func(ctx context.Context, i int) (jobResult, bool) {
 			j := todo[i]
