@@ -83,7 +83,7 @@ func TestHeaderKeepsTheBlockWhole(t *testing.T) {
 // bytes in them never reach the screen.
 func TestOpenCauseWrapsEvidence(t *testing.T) {
 	long := "the writer changed valid_until from 2026-03-01 to 2026-09-01 on issue:AT-E-4566 although no turn of the block extends it ENDEVIDENCE"
-	c := CauseRow{Rank: 1, Role: "misapplied", TurnID: "t4", Speaker: "writer", Block: 4,
+	c := CauseRow{Rank: 1, Role: "misapplied", TurnID: "t4", Speaker: "Ravi, Security Duty Officer", Block: 4, OccurredAt: "2026-08-06T08:42:00Z",
 		Evidence: []string{long, sanitizeLine("a second piece\x1b[31m in red ENDSECOND")},
 		Change:   "valid_until: 2026-03-01 -> 2026-09-01 on the record issue:AT-E-4566 ENDCHANGE"}
 	const w = 44
@@ -95,7 +95,7 @@ func TestOpenCauseWrapsEvidence(t *testing.T) {
 		}
 	}
 	flat := strings.Join(strings.Fields(text), " ")
-	for _, want := range []string{"ENDEVIDENCE", "ENDSECOND", "ENDCHANGE", "although no turn of the block extends it"} {
+	for _, want := range []string{"ENDEVIDENCE", "ENDSECOND", "ENDCHANGE", "although no turn of the block extends it", "2026-08-06T08:42:00Z"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("%q cut from the opened cause:\n%s", want, text)
 		}
