@@ -60,7 +60,7 @@ func TestRerunPanelHintsFollowTheKeyMap(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"H/L change", "K/J move", "O run", "backspace close", "(O reopens)"} {
+	for _, want := range []string{"H, L change", "K, J move", "O run", "backspace close", "(O reopens)"} {
 		if !strings.Contains(form, want) {
 			t.Errorf("form lacks %q:\n%s", want, form)
 		}
@@ -70,5 +70,14 @@ func TestRerunPanelHintsFollowTheKeyMap(t *testing.T) {
 	}
 	if !strings.Contains(results, "backspace: back to the form") {
 		t.Errorf("results view lacks the back key:\n%s", results)
+	}
+	chain := newChainScreen(c, s, s, formingChain(t), 0)
+	chain.rerun = p
+	var help []string
+	for _, b := range chain.rerunHelp() {
+		help = append(help, b.Help().Key)
+	}
+	if got := strings.Join(help, " "); got != "K, J H, L O backspace" {
+		t.Errorf("the re-run panel's key bar names %q", got)
 	}
 }

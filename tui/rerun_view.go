@@ -48,8 +48,8 @@ func (p *rerunPanel) formLines(w int) []string {
 	field(rowExecutor, "executor", sanitizeLine(p.executors()[p.executor]))
 	field(rowRuns, "runs", fmt.Sprintf("%d (seeds %d+r)", p.runs, workbench.AnalysisSeed))
 	keys := p.c.keys
-	hint := fmt.Sprintf("%s/%s change · %s/%s move · %s run · %s close · other variants run the written arm too",
-		keys.Chain.PrevBlock.Help().Key, keys.Chain.NextBlock.Help().Key, keys.Chain.Up.Help().Key, keys.Chain.Down.Help().Key,
+	hint := fmt.Sprintf("%s change · %s move · %s run · %s close · other variants run the written arm too",
+		keyPair(keys.Chain.PrevBlock, keys.Chain.NextBlock), keyPair(keys.Chain.Up, keys.Chain.Down),
 		keys.List.Open.Help().Key, keys.Global.Back.Help().Key)
 	out = append(out, st.App.Subtle.Render(ansi.Truncate(hint, w, "…")))
 	switch {
@@ -185,8 +185,8 @@ func (p *rerunPanel) armLines(w int) []string {
 		}
 	}
 	k := p.c.keys
-	return append(out, "", st.App.Subtle.Render(fmt.Sprintf("%s/%s scroll · %s: back to the form",
-		k.Chain.Down.Help().Key, k.Chain.Up.Help().Key, k.Global.Back.Help().Key)))
+	return append(out, "", st.App.Subtle.Render(fmt.Sprintf("%s scroll · %s: back to the form",
+		keyPair(k.Chain.Down, k.Chain.Up), k.Global.Back.Help().Key)))
 }
 
 func armColumn(st *Styles, arms []runs.Replay, w int) []string {
