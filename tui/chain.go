@@ -511,6 +511,10 @@ func (s chainScreen) status() string {
 	if s.notice == "" && s.detail != nil && s.block == s.firstFalse() && len(s.detail.CitedTurns) > 0 {
 		return "!! first false authority · memory cites " + sanitizeLine(strings.Join(s.detail.CitedTurns, ", ")) + " [M]"
 	}
+	if s.notice == "" && s.detail != nil && formationUnscored(s.detail.Summary) {
+		// Said in full here: a narrow header keeps only the flag.
+		return "false authority " + notScoredText + " · " + s.c.keys.Chain.Annotate.Help().Key + " annotates a free-text memory"
+	}
 	return s.notice
 }
 

@@ -84,29 +84,29 @@ func (s chainScreen) View() string {
 func (s chainScreen) header(w int) string {
 	st := s.c.styles
 	k := s.key
-	// The block position and its status are what a reader steps by, so they stay whole. Then
-	// the condition: it says which memory architecture the chain is about. The case gives way
-	// first (cut in the middle so both ends of the id remain, down to minCase cells), then the
-	// pointer to the first false authority shortens, then the run number goes, and only then
-	// is the condition cut. status is the block position and its verdict.
-	status, pointers, corpus := "", []string{""}, ""
+	// The block position is what a reader steps by, so it stays whole. Then the condition: it
+	// says which memory architecture the chain is about. The case gives way first (cut in the
+	// middle so both ends of the id remain, down to minCase cells), then the verdict shortens
+	// (the pointer to the first false authority to FA@N, then away; "not scored" to its flag,
+	// the footer spelling it out), then the run number goes, and only then is the condition cut.
+	status, verdicts, corpus := "", []string{""}, ""
 	if s.detail != nil {
 		status = st.App.Subtle.Render(fmt.Sprintf(" · block %d/%d", s.block, s.lastBlock()))
 		fa := s.firstFalse()
 		switch {
 		case fa >= 0 && s.block == fa:
-			status += " " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")
+			verdicts = []string{" " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")}
 		case fa >= 0:
 			fKey := s.c.keys.Chain.FirstFalse.Help().Key
-			pointers = []string{
+			verdicts = []string{
 				st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (%s)", fa, fKey)),
 				st.App.Subtle.Render(fmt.Sprintf(" · FA@%d (%s)", fa, fKey)),
 				"",
 			}
 		case formationUnscored(s.detail.Summary):
-			status += st.App.Subtle.Render(" · false authority " + notScoredText)
+			verdicts = []string{st.App.Subtle.Render(" · false authority " + notScoredText), st.App.Subtle.Render(" · " + unscoredFlag)}
 		default:
-			status += st.App.Subtle.Render(" · no false authority")
+			verdicts = []string{st.App.Subtle.Render(" · no false authority")}
 		}
 		if s.detail.MissingCorpus != "" {
 			corpus = " " + st.App.Error.Render("! corpus missing: "+sanitizeLine(s.detail.MissingCorpus))
@@ -117,12 +117,12 @@ func (s chainScreen) header(w int) string {
 	const minCase = 14
 	need := min(ansi.StringWidth(caseID), minCase) + len(" · ") + ansi.StringWidth(cond)
 	runPart := fmt.Sprintf(" · run %d", k.WriterRunID)
-	pointer := pointers[len(pointers)-1]
+	verdict := verdicts[len(verdicts)-1]
 	fits := false
 	for _, rp := range []string{runPart, ""} {
-		for _, p := range pointers {
-			if need+ansi.StringWidth(rp)+ansi.StringWidth(p)+fixed <= w {
-				runPart, pointer, fits = rp, p, true
+		for _, v := range verdicts {
+			if need+ansi.StringWidth(rp)+ansi.StringWidth(v)+fixed <= w {
+				runPart, verdict, fits = rp, v, true
 				break
 			}
 		}
@@ -133,7 +133,7 @@ func (s chainScreen) header(w int) string {
 	if !fits {
 		runPart = ""
 	}
-	room := w - fixed - ansi.StringWidth(pointer) - ansi.StringWidth(runPart) - len(" · ")
+	room := w - fixed - ansi.StringWidth(verdict) - ansi.StringWidth(runPart) - len(" · ")
 	if ansi.StringWidth(caseID)+ansi.StringWidth(cond) > room && room > 0 {
 		if caseRoom := room - ansi.StringWidth(cond); caseRoom >= minCase {
 			caseID = cutMiddle(caseID, caseRoom)
@@ -142,7 +142,7 @@ func (s chainScreen) header(w int) string {
 			cond = cutMiddle(cond, max(room-ansi.StringWidth(caseID), 5))
 		}
 	}
-	text := st.App.Title.Render(caseID) + st.App.Subtle.Render(" · "+cond+runPart) + status + pointer + corpus
+	text := st.App.Title.Render(caseID) + st.App.Subtle.Render(" · "+cond+runPart) + status + verdict + corpus
 	return ansi.Truncate(text, w, "…")
 }
 

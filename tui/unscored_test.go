@@ -87,3 +87,26 @@ func TestChainsListSaysNotScored(t *testing.T) {
 		t.Errorf("the footer does not say why:\n%s", out)
 	}
 }
+
+// TestNarrowHeaderKeepsConditionOfUnscoredChain: at 80 columns the header of a free-text
+// chain awaiting annotation cut both its condition ("in…xt") and its verdict ("false
+// authority not scored (free text, no …"). The condition and block stay whole, the verdict
+// shortens to its flag, and the footer says it in full.
+func TestNarrowHeaderKeepsConditionOfUnscoredChain(t *testing.T) {
+	s, runID := testStore(t)
+	k := chainOf(t, s, runID, "incremental_text", func(c ChainSummary) bool { return formationUnscored(c) })
+	m, err := New(Options{Store: s, DBPath: "/tmp/ws.db", Dark: ptr(true), NoColor: true, Start: Start{Chain: &k, Block: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = drive(t, m, 80, 24)
+	out := frame(m, runID)
+	lines := strings.Split(out, "\n")
+	head := lines[0]
+	if !strings.Contains(head, " · incremental_text") || !strings.Contains(head, "block 0/") || !strings.HasSuffix(strings.TrimSpace(head), "?FA unscored") {
+		t.Errorf("80-column header: %q", head)
+	}
+	if footer := lines[len(lines)-2]; !strings.Contains(footer, "false authority "+notScoredText) {
+		t.Errorf("the footer does not say the chain is not scored: %q", footer)
+	}
+}
