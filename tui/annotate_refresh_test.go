@@ -110,3 +110,25 @@ func TestAcceptedLabelScoresAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnotateHintWrapsAt80: at 80x24 the form's footer cut "a label counts once accepted:
+// ctrl+a save…", losing what the key does; it wraps now.
+func TestAnnotateHintWrapsAt80(t *testing.T) {
+	s, runID := annotationStore(t)
+	m, err := New(Options{Store: s, DBPath: "/tmp/ws.db", Dark: ptr(true), NoColor: true,
+		Annotate: &AnnotateStart{Queue: "unannotated", Annotator: "tester", RunID: runID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = drive(t, m, 80, 24)
+	var right []string // the form pane's column, read line by line
+	for _, l := range strings.Split(frame(m, runID), "\n") {
+		if i := strings.Index(l, "┃"); i >= 0 {
+			right = append(right, strings.Trim(l[i:], "┃ "))
+		}
+	}
+	flat := strings.Join(strings.Fields(strings.Join(right, " ")), " ")
+	if !strings.Contains(flat, "ctrl+a saves yours as accepted") {
+		t.Errorf("the hint is cut at 80 columns:\n%s", frame(m, runID))
+	}
+}

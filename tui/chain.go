@@ -513,7 +513,7 @@ func (s chainScreen) status() string {
 	}
 	if s.notice == "" && s.detail != nil && formationUnscored(s.detail.Summary) {
 		// Said in full here: a narrow header keeps only the flag.
-		return "false authority " + notScoredText + " · " + s.c.keys.Chain.Annotate.Help().Key + " annotates a free-text memory"
+		return "false authority " + notScoredText + " · " + s.c.keys.Chain.Annotate.Help().Key + ": annotate"
 	}
 	return s.notice
 }
