@@ -218,7 +218,7 @@ func (s chainsScreen) View() string {
 	}
 	// Case ids share their corpus prefix: a narrow column cuts them in the middle. Flags and
 	// counts are never cut.
-	cols := []column{{title: "case", mid: true, grow: true, min: 12}, {title: "condition", min: 9}, {title: "run", keep: true},
+	cols := []column{{title: "case", mid: true, grow: true, min: 12}, {title: "condition", mid: true, min: 11}, {title: "run", keep: true},
 		{title: "mems", keep: true}, {title: "writer", min: 6}, {title: "flags", keep: true}}
 	cell := func(r, c int) string {
 		x := s.all[s.shown[r]]
