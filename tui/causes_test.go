@@ -133,3 +133,21 @@ func TestHeaderKeepsTheCondition(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapIndentedKeepsEveryCharacter: ansi.Wrap can end a line one cell past its limit on a
+// breakpoint; the probes pane then cut "OrderType=limit," to "OrderType=limi…" at 160x45 in
+// the finance demo. Wrapped lines never exceed the width and lose nothing.
+func TestWrapIndentedKeepsEveryCharacter(t *testing.T) {
+	text := "in_scope instrument_id · request: AccountID=ACCT-B105, ActorID=portfolio_execution_agent, " +
+		"ExecutionCourse=submitted_order, InstrumentID=TIPS-2032, LimitPriceMicros=100000000, OrderType=limit, Quantity=750"
+	const w = 49
+	lines := wrapIndented(text, "    ", "      ", w)
+	for _, l := range lines {
+		if ansi.StringWidth(l) > w || strings.Contains(l, "…") {
+			t.Errorf("line cut or too wide (%d cells): %q", ansi.StringWidth(l), l)
+		}
+	}
+	if got := strings.Join(strings.Fields(strings.Join(lines, " ")), " "); got != text {
+		t.Errorf("wrapped text differs:\n got %q\nwant %q", got, text)
+	}
+}

@@ -501,7 +501,17 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 // wrapIndented wraps text to w cells, the first line after first and the others after rest.
 func wrapIndented(text, first, rest string, w int) []string {
 	body := max(w-ansi.StringWidth(rest), 8)
-	parts := strings.Split(ansi.Wrap(text, body, ",( "), "\n")
+	// ansi.Wrap lets a line end one cell past its limit on a breakpoint (", " after
+	// "OrderType=limit"), which the cut below then ate: wrap one cell short, and hard-wrap
+	// whatever still overflows.
+	var parts []string
+	for _, p := range strings.Split(ansi.Wrap(text, max(body-1, 1), ",( "), "\n") {
+		if ansi.StringWidth(p) > body {
+			parts = append(parts, strings.Split(ansi.Hardwrap(p, body, true), "\n")...)
+			continue
+		}
+		parts = append(parts, p)
+	}
 	out := make([]string, len(parts))
 	for i, p := range parts {
 		if i == 0 {
