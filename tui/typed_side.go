@@ -51,7 +51,10 @@ func typedSideBySide(st *Styles, fieldOrder []string, prevTitle, curTitle string
 	// one space between columns. What is left over stays unused: the columns keep together.
 	widths := layoutColumns(cols, natural, max(w-2, 3*8))
 	widths[1] = min(widths[1], natural[1])
-	out := []diffLine{{ansi.Truncate(st.List.Header.Render(sideRow(widths, cols[0].title, cols[1].title, cols[2].title)), w, ""), false}}
+	var out []diffLine
+	if len(cells) > 0 { // the column heading only over field rows: unchanged records are one line
+		out = append(out, diffLine{ansi.Truncate(st.List.Header.Render(sideRow(widths, cols[0].title, cols[1].title, cols[2].title)), w, ""), false})
+	}
 	for _, rec := range order {
 		fields := records[rec]
 		out = append(out, typedSideHeading(st, rec, fields, w))

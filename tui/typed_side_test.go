@@ -57,4 +57,8 @@ func TestSideBySideShowsTypedRecords(t *testing.T) {
 	if changes < 3 { // the heading and both changed fields: n/N stop on them
 		t.Errorf("%d lines marked as changes:\n%s", changes, text)
 	}
+	same := stripANSI(strings.Join(diffTexts(typedSideBySide(st, nil, "previous", "current", prev, prev, w)), "\n"))
+	if strings.Contains(same, "│") || !strings.Contains(same, "auth_1: unchanged") {
+		t.Errorf("an unchanged version still draws the columns:\n%s", same)
+	}
 }
