@@ -8,7 +8,6 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/runs"
-	"github.com/ealscope/ealscope/tui/storymodel"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -17,28 +16,6 @@ import (
 // executor's action on the probe it grants, the same executor behind oracle-exact memory, and
 // the end-to-end attribution (ARCHITECTURE.md "Concepts"). buildStory is a pure function of
 // StoryData; LoadStory runs the queries (the chain view's own, plus the exact arm and re-runs).
-
-// The display rows the exports share live in tui/storymodel; these names are theirs.
-type (
-	StepKind   = storymodel.StepKind
-	Story      = storymodel.Story
-	StoryStep  = storymodel.StoryStep
-	StoryTurn  = storymodel.StoryTurn
-	DiffRow    = storymodel.DiffRow
-	DiffSeg    = storymodel.DiffSeg
-	StoryArm   = storymodel.StoryArm
-	StoryCheck = storymodel.StoryCheck
-)
-
-// The steps of a story, in order.
-const (
-	StepTurn           = storymodel.StepTurn
-	StepMemory         = storymodel.StepMemory
-	StepFalseAuthority = storymodel.StepFalseAuthority
-	StepAction         = storymodel.StepAction
-	StepExact          = storymodel.StepExact
-	StepAttribution    = storymodel.StepAttribution
-)
 
 // StoryData is everything a story is built from.
 type StoryData struct {

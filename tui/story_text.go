@@ -2,7 +2,30 @@ package tui
 
 import "github.com/ealscope/ealscope/tui/storymodel"
 
-// The story texts the exports print too (tui/storymodel), under the names the screens use.
+// The story's rows and texts, which the exports share (tui/storymodel), under the names the
+// screens use.
+
+type (
+	ChainKey   = storymodel.ChainKey
+	Turn       = storymodel.Turn
+	FieldRow   = storymodel.FieldRow
+	ProbeRow   = storymodel.ProbeRow
+	Trial      = storymodel.Trial
+	StepKind   = storymodel.StepKind
+	Story      = storymodel.Story
+	StoryStep  = storymodel.StoryStep
+	StoryTurn  = storymodel.StoryTurn
+	DiffRow    = storymodel.DiffRow
+	DiffSeg    = storymodel.DiffSeg
+	StoryArm   = storymodel.StoryArm
+	StoryCheck = storymodel.StoryCheck
+)
+
+// The steps of a story, in order.
+const (
+	StepTurn, StepMemory, StepFalseAuthority = storymodel.StepTurn, storymodel.StepMemory, storymodel.StepFalseAuthority
+	StepAction, StepExact, StepAttribution   = storymodel.StepAction, storymodel.StepExact, storymodel.StepAttribution
+)
 
 const notScoredText = storymodel.NotScoredText
 

@@ -1,18 +1,6 @@
 package tui
 
-import (
-	"github.com/ealscope/ealscope/runs"
-	"github.com/ealscope/ealscope/tui/storymodel"
-)
-
-// The display rows the exports share live in tui/storymodel; these names are theirs.
-type (
-	ChainKey = storymodel.ChainKey
-	Turn     = storymodel.Turn
-	FieldRow = storymodel.FieldRow
-	ProbeRow = storymodel.ProbeRow
-	Trial    = storymodel.Trial
-)
+import "github.com/ealscope/ealscope/runs"
 
 // Display rows: what screens render, built from runs values by present.go. They hold only
 // what is drawn, already flattened to strings and flags.
