@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"github.com/ealscope/ealscope/engine/safetext"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -180,7 +179,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.notice = string(msg)
 		return m, nil
 	case taskStartedMsg:
-		m.tasks[msg.label+strconv.Itoa(msg.id)] = msg.label
+		m.tasks[msg.taskKey()] = msg.label
 		return m, m.spin.Tick
 	case spinner.TickMsg:
 		if len(m.tasks) == 0 {
@@ -204,14 +203,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m.push(id, s)
 	}
-	if d, ok := msg.(searchDoneMsg); ok {
-		delete(m.tasks, "search"+strconv.Itoa(d.seq))
-	}
-	if d, ok := msg.(rerunDoneMsg); ok {
-		delete(m.tasks, "rerun"+strconv.Itoa(d.seq))
-	}
-	if d, ok := msg.(labDoneMsg); ok {
-		delete(m.tasks, labTaskLabel(d.owner)+strconv.Itoa(d.seq))
+	if d, ok := msg.(taskEnd); ok {
+		delete(m.tasks, d.taskKey())
 	}
 	// Results go to their owner even when it is not on top (CONVENTIONS §2): each screen
 	// drops results that are not addressed to it. Screens never opened have nothing to

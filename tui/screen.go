@@ -2,6 +2,7 @@ package tui
 
 import (
 	"maps"
+	"strconv"
 
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
@@ -53,6 +54,13 @@ type (
 		frame(o FrameOptions, p pane) (screen, error)
 	}
 )
+
+// taskEnd is the result that ends a long task a screen started with a taskStartedMsg: the
+// footer's spinner runs while any task is open (CONVENTIONS §9).
+type taskEnd interface{ taskKey() string }
+
+// taskKey names a started task: its label and sequence number.
+func (t taskStartedMsg) taskKey() string { return t.label + strconv.Itoa(t.id) }
 
 // commandResult is what a screen's `:` command did: the screen after it, a command to run,
 // an error or a notice for the status line.

@@ -69,3 +69,32 @@ func TestRegisteredScreenOpensByCommand(t *testing.T) {
 		t.Error("the runs screen still shows the tiny screen")
 	}
 }
+
+// TestEveryTaskEndClosesItsTask: the result of each long task the screens start closes the
+// footer's task by the key it was opened under, so the spinner stops.
+func TestEveryTaskEndClosesItsTask(t *testing.T) {
+	store, _ := testStore(t)
+	m, err := New(Options{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		start taskStartedMsg
+		end   tea.Msg
+	}{
+		{taskStartedMsg{3, "search"}, searchDoneMsg{seq: 3}},
+		{taskStartedMsg{4, "rerun"}, rerunDoneMsg{seq: 4}},
+		{taskStartedMsg{5, labTaskLabel("chain")}, labDoneMsg{owner: "chain", seq: 5}},
+	} {
+		next, _ := m.Update(c.start)
+		m = next.(Model)
+		if len(m.tasks) != 1 {
+			t.Fatalf("%s started: tasks %v", c.start.label, m.tasks)
+		}
+		next, _ = m.Update(c.end)
+		m = next.(Model)
+		if len(m.tasks) != 0 {
+			t.Errorf("%T did not close its task: %v", c.end, m.tasks)
+		}
+	}
+}

@@ -107,6 +107,12 @@ func openChain(e screenEnv, msg tea.Msg, top screen) (screen, bool, bool) {
 	return s, replace, true
 }
 
+// The long tasks the built-in screens run, keyed as they were started.
+
+func (d searchDoneMsg) taskKey() string { return taskStartedMsg{d.seq, "search"}.taskKey() }
+func (d rerunDoneMsg) taskKey() string  { return taskStartedMsg{d.seq, "rerun"}.taskKey() }
+func (d labDoneMsg) taskKey() string    { return taskStartedMsg{d.seq, labTaskLabel(d.owner)}.taskKey() }
+
 // The runs list.
 
 func (s runsScreen) updateScreen(msg tea.Msg) (screen, tea.Cmd) {
