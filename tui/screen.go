@@ -22,7 +22,7 @@ type screen interface {
 	// user goes back to a screen that has never been on top).
 	Init() tea.Cmd
 	// updateScreen handles a message: keys when the screen is on top, and results addressed
-	// to it whether on top or not (CONVENTIONS §2: each screen drops results for others).
+	// to it whether on top or not (each screen drops results addressed to another).
 	updateScreen(tea.Msg) (screen, tea.Cmd)
 	// View draws the screen's body (the root adds the footer).
 	View() string
@@ -56,7 +56,7 @@ type (
 )
 
 // taskEnd is the result that ends a long task a screen started with a taskStartedMsg: the
-// footer's spinner runs while any task is open (CONVENTIONS §9).
+// footer's spinner runs while any task is open.
 type taskEnd interface{ taskKey() string }
 
 // taskKey names a started task: its label and sequence number.

@@ -10,7 +10,7 @@ import (
 
 // Annotating: the TUI's annotation screen and `ealscope annotate set` read queues and save
 // labels through these use cases, so both bind a label to the text it was read from the same
-// way (docs/ARCHITECTURE.md "Annotation").
+// way.
 
 // AnnotationReader reads what an annotator labels: a queue of memories and one memory's task.
 type AnnotationReader interface {
