@@ -114,6 +114,9 @@ func fieldSlot[S screen](field func(m *Model) *S) *screenSlot {
 // registerScreen adds a screen to the program and returns its id. Call it from a package
 // variable or init, before any program starts.
 func registerScreen(spec screenSpec) screenID {
+	if len(screens) == maxScreens {
+		panic("tui: more than 64 registered screens")
+	}
 	screens = append(screens, spec)
 	return screenID(len(screens) - 1)
 }
@@ -135,9 +138,6 @@ func (m *Model) screenAt(id screenID) screen {
 // setScreen stores a screen (and marks it open). The map of other screens is copied before
 // a write so a model value that was handed out earlier keeps its screens.
 func (m *Model) setScreen(id screenID, s screen) {
-	if int(id) >= maxScreens {
-		panic("tui: more than 64 registered screens")
-	}
 	m.open |= 1 << id
 	if sl := screens[id].slot; sl != nil {
 		sl.set(m, s)
