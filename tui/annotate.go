@@ -42,7 +42,10 @@ type AnnotationStore interface {
 	Adjudicate(ctx context.Context, memoryID, adjudicator string, state any, sourceHash string) (annotations.Annotation, error)
 }
 
-var _ AnnotationStore = (*runs.Store)(nil)
+var _ AnnotationStore = struct {
+	runs.AnnotationLabels
+	runs.AnnotationWork
+}{}
 
 // annotatorOf is who labels when the chain view opens the screen: the annotation command's
 // annotator, else the one the options name (cmd/ealscope reads the environment), else
