@@ -50,13 +50,19 @@ type WriterHistory interface {
 	MemoryAtChainBlock(ctx context.Context, key ChainKey, block int) (memoryID, architecture string, err error)
 }
 
-// ReplayStore is re-runs: what a re-run of a block reads, and its arms saved and read back
-// (with the written-versus-exact attribution the saved arms make).
-type ReplayStore interface {
-	RerunSource(ctx context.Context, key ChainKey, block int) (RerunSource, error)
+// ReplayArms is re-run arms: one finished arm saved, and a chain's arms (or the ones named)
+// read back.
+type ReplayArms interface {
 	SaveReplay(ctx context.Context, in ReplayInput) error
 	ReplaysForChain(ctx context.Context, key ChainKey) ([]Replay, error)
 	ReplaysByID(ctx context.Context, ids []string) ([]Replay, error)
+}
+
+// ReplayStore is re-runs: what a re-run of a block reads, its arms, and the written-versus-
+// exact attribution the saved arms make.
+type ReplayStore interface {
+	RerunSource(ctx context.Context, key ChainKey, block int) (RerunSource, error)
+	ReplayArms
 	AttributionForChain(ctx context.Context, key ChainKey) ([]ReplayAttribution, error)
 }
 
@@ -104,17 +110,17 @@ type DiagnosisStore interface {
 	Diagnoses(ctx context.Context, caseID, conditionID string, writerRunID int64, block int) ([]Diagnosis, error)
 }
 
-// TextSearch is the workspace's full-text search over turns, memories and probes, and the
-// trials whose stored decision the rescoring does not reproduce.
+// TextSearch is the workspace's full-text search over turn text and free-text memories.
 type TextSearch interface {
 	Search(ctx context.Context, query string, limit int) ([]SearchHit, error)
-	Disagreements(ctx context.Context, runID string) ([]Disagreement, error)
 }
 
-// RunReports are the per-run reports the headless commands print: the summary, the event
-// log and its comparisons, the model calls' token costs, and the table export.
+// RunReports are the per-run reports the headless commands print: the summary, the trials
+// whose stored decision the rescoring does not reproduce, the event log and its comparisons,
+// the model calls' token costs, and the table export.
 type RunReports interface {
 	Summary(ctx context.Context, runID string) (SummaryDoc, error)
+	Disagreements(ctx context.Context, runID string) ([]Disagreement, error)
 	EventLog(ctx context.Context, runID, caseID string) ([]LoggedEvent, error)
 	RepresentationMetrics(ctx context.Context, runID string) ([]RepresentationRow, RepresentationSummary, error)
 	EventSourcingPairs(ctx context.Context, runID string) ([]EventSourcingPair, EventSourcingComparison, error)

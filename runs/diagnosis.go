@@ -212,14 +212,12 @@ func parseDiagnosis(file string, lineNo int, line []byte) (Diagnosis, error) {
 	return d, nil
 }
 
-// ImportDiagnosis imports one diagnosis file: every row is parsed strictly and the whole file
-// is written in one transaction, so a bad row (named by file, line and field) stores nothing.
-// A file imported before (same sha256) is reported already imported.
-func (s *Store) ImportDiagnosis(ctx context.Context, path string) (PathResult, error) {
-	res := emptyResult(path, KindDiagnosis)
+// ReadDiagnoses parses a diagnosis file (one JSON object a line) and returns its rows in file
+// order with the file's sha256. It touches no workspace: every backend imports the same rows.
+func ReadDiagnoses(path string) ([]Diagnosis, string, error) {
 	f, _, err := rundir.OpenRegular(path, rundir.MaxArtifactBytes)
 	if err != nil {
-		return res, err
+		return nil, "", err
 	}
 	defer f.Close()
 	lr := rundir.NewLineReader(f, path)
@@ -227,7 +225,7 @@ func (s *Store) ImportDiagnosis(ctx context.Context, path string) (PathResult, e
 	for {
 		line, n, ok, err := lr.Next()
 		if err != nil {
-			return res, err
+			return nil, "", err
 		}
 		if !ok {
 			break
@@ -236,18 +234,29 @@ func (s *Store) ImportDiagnosis(ctx context.Context, path string) (PathResult, e
 			continue
 		}
 		if err := rundir.CheckUTF8(path, n, line); err != nil {
-			return res, err
+			return nil, "", err
 		}
 		d, err := parseDiagnosis(path, n, line)
 		if err != nil {
-			return res, err
+			return nil, "", err
 		}
 		rows = append(rows, d)
 	}
 	if len(rows) == 0 {
-		return res, fmt.Errorf("%s: no diagnosis rows", path)
+		return nil, "", fmt.Errorf("%s: no diagnosis rows", path)
 	}
-	sum := lr.SHA256()
+	return rows, lr.SHA256(), nil
+}
+
+// ImportDiagnosis imports one diagnosis file: every row is parsed strictly and the whole file
+// is written in one transaction, so a bad row (named by file, line and field) stores nothing.
+// A file imported before (same sha256) is reported already imported.
+func (s *Store) ImportDiagnosis(ctx context.Context, path string) (PathResult, error) {
+	res := emptyResult(path, KindDiagnosis)
+	rows, sum, err := ReadDiagnoses(path)
+	if err != nil {
+		return res, err
+	}
 	var seen int
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM diagnosis_files WHERE sha256 = ?`, sum).Scan(&seen); err != nil {
 		return res, err
