@@ -204,7 +204,9 @@ func importListsRunsAndChains(t *testing.T, b Backend) {
 func chainFilters(t *testing.T, b Backend) {
 	runID := imported(t, b)
 	all := chainsOf(t, b, runs.ChainFilter{RunID: runID})
-	if !slices.IsSortedFunc(all, func(x, y runs.ChainRow) int { return strings.Compare(x.CaseID+"/"+x.ConditionID, y.CaseID+"/"+y.ConditionID) }) {
+	if !slices.IsSortedFunc(all, func(x, y runs.ChainRow) int {
+		return strings.Compare(x.CaseID+"/"+x.ConditionID, y.CaseID+"/"+y.ConditionID)
+	}) {
 		t.Fatalf("chains not in case, condition order: %+v", all)
 	}
 	forming := chainsOf(t, b, runs.ChainFilter{RunID: runID, Forming: true})
@@ -399,7 +401,10 @@ func replayArms(t *testing.T, b Backend) {
 func annotationsRoundTrip(t *testing.T, b Backend) {
 	ctx := context.Background()
 	want := readExpected(t)
-	imported(t, b)
+	runID := imported(t, b)
+	if c := chainOf(t, b, runID, "one_shot_text"); !c.NeedsAnnotation {
+		t.Fatalf("an unlabelled free-text chain: %+v", c)
+	}
 	if _, err := b.SaveAnnotation(ctx, runs.AnnotationInput{MemoryID: "mem_none", Annotator: "ann", Status: annotations.AnnotationSubmitted, State: emptyState()}); !errors.Is(err, runs.ErrNotFound) {
 		t.Fatalf("label of an unknown memory: %v, want ErrNotFound", err)
 	}
@@ -436,6 +441,16 @@ func annotationsRoundTrip(t *testing.T, b Backend) {
 	}
 	if !slices.Equal(names, []string{"al", "bea", "judge"}) || !slices.Equal(statuses, []string{annotations.AnnotationSubmitted, annotations.AnnotationSubmitted, annotations.AnnotationAccepted}) {
 		t.Fatalf("labels by annotator after adjudication: %v %v", names, statuses)
+	}
+	// The accepted label makes the free-text chain scorable: its facts are derived again.
+	text := chainOf(t, b, runID, "one_shot_text")
+	steps, err := b.ChainBlocks(ctx, text.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := steps[len(steps)-1]
+	if text.NeedsAnnotation || last.ScoredFrom != annotations.ScoredFreeTextAnnotation || last.Exact == nil || last.UnscoredReason != "" {
+		t.Fatalf("after adjudication: chain %+v, final step %+v", text, last)
 	}
 }
 
@@ -536,50 +551,4 @@ func search(t *testing.T, b Backend) {
 	if hits, err := b.Search(ctx, "   ", 5); err != nil || len(hits) != 0 {
 		t.Fatalf("blank query: %+v, %v", hits, err)
 	}
-}
-
-// longestWord is the longest run of letters in s (a word a tokenizer keeps whole).
-func longestWord(s string) string {
-	best := ""
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }) {
-		if len(w) > len(best) {
-			best = w
-		}
-	}
-	return strings.ToLower(best)
-}
-
-// sameRow compares two chain rows by value (their pointer fields by what they point at).
-func sameRow(a, b runs.ChainRow) bool {
-	if deref(a.FirstFalseAuthorityBlock) != deref(b.FirstFalseAuthorityBlock) || derefB(a.FormedFinal) != derefB(b.FormedFinal) {
-		return false
-	}
-	a.FirstFalseAuthorityBlock, b.FirstFalseAuthorityBlock, a.FormedFinal, b.FormedFinal = nil, nil, nil, nil
-	return a == b
-}
-
-func deref(p *int) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-func derefB(p *bool) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-func mapsEqual(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if !b[k] {
-			return false
-		}
-	}
-	return true
 }
