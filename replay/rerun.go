@@ -16,6 +16,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/replayrow"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -91,27 +92,8 @@ type RerunResult struct {
 }
 
 // ArmRecord is what a replay row stores of one executor trial, a live re-run's arm or a
-// safeguard lab's alike: the request sent, the reply and its score.
-type ArmRecord struct {
-	// Executor is the route's provenance (provenance, never part of the arm's key); the
-	// response model is filled in when the call succeeded.
-	Executor    rundir.ModelProvenance
-	Messages    []engine.ChatMessage
-	Tools       []any
-	RequestHash string
-	// Response is the raw reply as the scorer read it (ProviderError set on failure).
-	Response  engine.Response
-	Usage     any
-	Attempts  int
-	LatencyMS int64
-	Outcome   engine.Outcome
-	// MemoryFormed and FormationEstimable: does this arm's memory form false authority for
-	// the probe at the block.
-	MemoryFormed       bool
-	FormationEstimable bool
-	// Gate is the policy's action-gate verdict (nil: no policy or gate, or no action to gate).
-	Gate *engine.GateDecision
-}
+// safeguard lab's alike (the shared row type of runs/replayrow).
+type ArmRecord = replayrow.Record
 
 // recordArm is the record of a finished trial sent with tools by the executor whose route is
 // prov; the response model is taken from the reply when the call succeeded. The formation

@@ -210,7 +210,7 @@ func (s *Store) SaveSafeguards(ctx context.Context, b SafeguardBatch) error {
 			if err != nil {
 				return err
 			}
-			if err := s.attributeArm(w, b.Chain, a.BlockIndex, a.ProbeID, a.ExecutorTarget, a.WrittenMemoryID, pk, a.Variant, a.Repetition); err != nil {
+			if err := s.attributeArm(w, b.Chain, a.BlockIndex, a.ProbeID, a.Executor.TargetID, a.WrittenMemoryID, pk, a.Memory.Variant, a.Repetition); err != nil {
 				return err
 			}
 		}

@@ -414,24 +414,24 @@ func (m *memStore) ProbesAt(ctx context.Context, key runs.ChainKey, block int) (
 func (m *memStore) SaveReplay(ctx context.Context, in runs.ReplayInput) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if in.ReplayID == "" || in.ProbeID == "" || in.Variant == "" {
+	if in.ReplayID == "" || in.ProbeID == "" || in.Memory.Variant == "" {
 		return errors.New("replay: replay_id, probe_id and memory_variant are required")
 	}
 	ch, err := m.chainAt(in.Chain)
 	if err != nil {
 		return err
 	}
-	payload, err := pyjson.CanonicalJSON(in.Payload)
+	payload, err := pyjson.CanonicalJSON(in.Memory.Payload)
 	if err != nil {
 		return fmt.Errorf("replay %s: memory payload: %w", in.ReplayID, err)
 	}
-	if t, ok := in.Payload.(string); ok {
+	if t, ok := in.Memory.Payload.(string); ok {
 		payload = t
 	}
 	r := runs.Replay{ReplayID: in.ReplayID, BatchID: in.BatchID, ChainKey: in.Chain, CaseID: ch.key.caseID, ConditionID: ch.key.condition, WriterTarget: ch.key.writer,
-		WriterRunID: ch.key.writerRun, BlockIndex: in.BlockIndex, ProbeID: in.ProbeID, MemoryVariant: in.Variant, MemoryArchitecture: in.Architecture,
-		MemorySource: in.Source, WrittenMemoryID: in.WrittenMemoryID, MemoryPayload: payload, MemoryContentHash: in.ContentHash, MemoryFormed: in.MemoryFormed,
-		FormationEstimable: in.FormationEstimable, Executor: in.ExecutorTarget, ExecutorProvenance: rawJSON(in.Executor), Repetition: in.Repetition, Seed: in.Seed,
+		WriterRunID: ch.key.writerRun, BlockIndex: in.BlockIndex, ProbeID: in.ProbeID, MemoryVariant: in.Memory.Variant, MemoryArchitecture: in.Memory.Architecture,
+		MemorySource: in.Memory.Source, WrittenMemoryID: in.WrittenMemoryID, MemoryPayload: payload, MemoryContentHash: in.Memory.ContentHash, MemoryFormed: in.MemoryFormed,
+		FormationEstimable: in.FormationEstimable, Executor: in.Executor.TargetID, ExecutorProvenance: rawJSON(in.Executor), Repetition: in.Repetition, Seed: in.Seed,
 		Messages: rawJSON(in.Messages), Tools: rawJSON(in.Tools), RequestHash: in.RequestHash, Response: rawJSON(in.Response), Usage: rawJSON(in.Usage),
 		Attempts: in.Attempts, LatencyMS: in.LatencyMS, Outcome: in.Outcome, CreatedAt: in.CreatedAt.UTC().Format(time.RFC3339Nano)}
 	if in.MirroredTrialID != "" {
