@@ -181,6 +181,14 @@ func parseDiagnosis(file string, lineNo int, line []byte) (Diagnosis, error) {
 	if len(judges) == 0 {
 		return d, diagErr(file, lineNo, "judges", "no judges")
 	}
+	var err error
+	d.Judges, err = parseJudges(file, lineNo, judges)
+	return d, err
+}
+
+// parseJudges reads a row's judges strictly (every field present), sorted by judge name.
+func parseJudges(file string, lineNo int, judges map[string]json.RawMessage) ([]JudgeVerdict, error) {
+	var out []JudgeVerdict
 	for name, raw := range judges {
 		field := "judges." + name
 		var v struct {
@@ -191,25 +199,25 @@ func parseDiagnosis(file string, lineNo int, line []byte) (Diagnosis, error) {
 			Explain    *string   `json:"explanation"`
 		}
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return d, diagErr(file, lineNo, field, "wrong type: %v", err)
+			return nil, diagErr(file, lineNo, field, "wrong type: %v", err)
 		}
 		switch {
 		case v.Cause == nil || *v.Cause == "":
-			return d, diagErr(file, lineNo, field+".cause", "missing")
+			return nil, diagErr(file, lineNo, field+".cause", "missing")
 		case v.Misleading == nil:
-			return d, diagErr(file, lineNo, field+".misleading_message_ids", "missing")
+			return nil, diagErr(file, lineNo, field+".misleading_message_ids", "missing")
 		case v.Ignored == nil:
-			return d, diagErr(file, lineNo, field+".ignored_message_ids", "missing")
+			return nil, diagErr(file, lineNo, field+".ignored_message_ids", "missing")
 		case v.Entered == nil:
-			return d, diagErr(file, lineNo, field+".error_entered_here", "missing")
+			return nil, diagErr(file, lineNo, field+".error_entered_here", "missing")
 		case v.Explain == nil:
-			return d, diagErr(file, lineNo, field+".explanation", "missing")
+			return nil, diagErr(file, lineNo, field+".explanation", "missing")
 		}
-		d.Judges = append(d.Judges, JudgeVerdict{Judge: name, Cause: *v.Cause, MisleadingMessageIDs: *v.Misleading,
+		out = append(out, JudgeVerdict{Judge: name, Cause: *v.Cause, MisleadingMessageIDs: *v.Misleading,
 			IgnoredMessageIDs: *v.Ignored, ErrorEnteredHere: *v.Entered, Explanation: *v.Explain})
 	}
-	sort.Slice(d.Judges, func(i, j int) bool { return d.Judges[i].Judge < d.Judges[j].Judge })
-	return d, nil
+	sort.Slice(out, func(i, j int) bool { return out[i].Judge < out[j].Judge })
+	return out, nil
 }
 
 // ReadDiagnoses parses a diagnosis file (one JSON object a line) and returns its rows in file
