@@ -135,7 +135,7 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 	}
 	for _, c := range st.order {
 		if _, err := w.exec("", `UPDATE chains SET architecture=?, eal_chain_ids_json=?, memory_count=? WHERE chain_pk=?`,
-			chainArchitecture(c.archs), jsonText(sortedKeys(c.ealChainIDs)), c.memories, c.pk); err != nil {
+			ChainArchitecture(c.archs), jsonText(sortedKeys(c.ealChainIDs)), c.memories, c.pk); err != nil {
 			return err
 		}
 	}
@@ -456,7 +456,9 @@ func insertUnchained(w *txWriter, runPK int64, run *rundir.Run, rows func(string
 	return nil
 }
 
-func chainArchitecture(set map[string]bool) string {
+// ChainArchitecture names a chain's memory architecture from the set its rows name: one, the
+// sorted ones joined by "+", or "none" (every backend names chains alike).
+func ChainArchitecture(set map[string]bool) string {
 	archs := sortedKeys(set)
 	switch len(archs) {
 	case 0:

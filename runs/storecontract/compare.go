@@ -19,21 +19,15 @@ func longestWord(s string) string {
 
 // sameRow compares two chain rows by value (their pointer fields by what they point at).
 func sameRow(a, b runs.ChainRow) bool {
-	if deref(a.FirstFalseAuthorityBlock) != deref(b.FirstFalseAuthorityBlock) || derefB(a.FormedFinal) != derefB(b.FormedFinal) {
+	if deref(a.FirstFalseAuthorityBlock) != deref(b.FirstFalseAuthorityBlock) || deref(a.FormedFinal) != deref(b.FormedFinal) {
 		return false
 	}
 	a.FirstFalseAuthorityBlock, b.FirstFalseAuthorityBlock, a.FormedFinal, b.FormedFinal = nil, nil, nil, nil
 	return a == b
 }
 
-func deref(p *int) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-func derefB(p *bool) any {
+// deref is what p points at, or nil: two pointers compare by their values.
+func deref[T any](p *T) any {
 	if p == nil {
 		return nil
 	}

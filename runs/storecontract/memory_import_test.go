@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -431,7 +430,7 @@ func (ch *memChain) derive(labels map[string][]annotations.Annotation) error {
 	}
 	r := &ch.row
 	*r = runs.ChainRow{Key: r.Key, RunID: ch.run.summary.RunID, RunIncomplete: ch.run.summary.Incomplete, CaseID: ch.key.caseID, ConditionID: ch.key.condition,
-		Writer: ch.key.writer, WriterRunID: ch.key.writerRun, Architecture: architecture(ch.archs), NeedsAnnotation: needs, Memories: len(ch.memories), Trials: len(ch.trials)}
+		Writer: ch.key.writer, WriterRunID: ch.key.writerRun, Architecture: runs.ChainArchitecture(ch.archs), NeedsAnnotation: needs, Memories: len(ch.memories), Trials: len(ch.trials)}
 	if ffa, found := engine.FirstFalseAuthorityBlock(bfs); found {
 		r.FirstFalseAuthorityBlock = &ffa
 		ch.steps[ffa].FirstFalseAuthority = true
@@ -451,21 +450,6 @@ func (ch *memChain) derive(labels map[string][]annotations.Annotation) error {
 		r.UnscoredReason = "missing_case:" + ch.key.caseID
 	}
 	return nil
-}
-
-func architecture(set map[string]bool) string {
-	var archs []string
-	for a := range set {
-		archs = append(archs, a)
-	}
-	sort.Strings(archs)
-	switch len(archs) {
-	case 0:
-		return "none"
-	case 1:
-		return archs[0]
-	}
-	return strings.Join(archs, "+")
 }
 
 // chainAt is the chain of a key (ErrNotFound when none).

@@ -107,14 +107,14 @@ func sameDerivation(t *testing.T, sq, mem Backend, runID string) {
 // stepFacts is what a step derives (events and faults aside: the memory backend keeps no
 // ledger events or faults).
 func stepFacts(s runs.BlockStep) string {
-	return fmt.Sprint(s.BlockIndex, s.Title, s.EndedAt, s.MemoryID, s.UpdateStatus, s.Badge, derefB(s.Exact), s.ExactFields, s.OvergrantFields, s.UndergrantFields,
-		derefB(s.FormsFalseAuthority), s.FormedProbeIDs, s.FirstFalseAuthority, s.ScoredFrom, s.UnscoredReason)
+	return fmt.Sprint(s.BlockIndex, s.Title, s.EndedAt, s.MemoryID, s.UpdateStatus, s.Badge, deref(s.Exact), s.ExactFields, s.OvergrantFields, s.UndergrantFields,
+		deref(s.FormsFalseAuthority), s.FormedProbeIDs, s.FirstFalseAuthority, s.ScoredFrom, s.UnscoredReason)
 }
 
 func probeFacts(views []runs.ProbeView) string {
 	var b strings.Builder
 	for _, v := range views {
-		fmt.Fprint(&b, v.ProbeID, v.PairID, v.AuthorizedNow, v.AuthorizedFinal, derefB(v.MemoryAuthorized), derefB(v.Formed), len(v.Trials), ";")
+		fmt.Fprint(&b, v.ProbeID, v.PairID, v.AuthorizedNow, v.AuthorizedFinal, deref(v.MemoryAuthorized), deref(v.Formed), len(v.Trials), ";")
 	}
 	return b.String()
 }
