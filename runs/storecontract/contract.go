@@ -34,6 +34,7 @@ type Backend interface {
 	runs.RunCatalog
 	runs.BlockReader
 	runs.ReplayArms
+	runs.LabResults
 	runs.AnnotationLabels
 	runs.DiagnosisStore
 	runs.TextSearch
@@ -56,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) Backend) {
 	t.Run("ChainFilters", func(t *testing.T) { chainFilters(t, open(t)) })
 	t.Run("BlocksMemoriesProbes", func(t *testing.T) { blocksMemoriesProbes(t, open(t)) })
 	t.Run("ReplayArms", func(t *testing.T) { replayArms(t, open(t)) })
+	t.Run("LabResults", func(t *testing.T) { labResults(t, open(t)) })
 	t.Run("Annotations", func(t *testing.T) { annotationsRoundTrip(t, open(t)) })
 	t.Run("Diagnoses", func(t *testing.T) { diagnoses(t, open(t)) })
 	t.Run("Search", func(t *testing.T) { search(t, open(t)) })

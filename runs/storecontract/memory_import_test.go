@@ -27,13 +27,15 @@ type memStore struct {
 	chains    []*memChain // ChainKey is the index + 1
 	cases     []*memCase  // CaseKey is the index + 1
 	replays   []runs.Replay
+	replayLab []*string // per replay: the lab policy that made it ("" un-gated), nil for a re-run
+	lab       map[runs.ChainKey]*memLab
 	labels    map[string][]annotations.Annotation // by memory id, in saving order
 	diagFiles map[string]bool
 	diagnoses []runs.Diagnosis
 }
 
 func newMemStore() *memStore {
-	return &memStore{labels: map[string][]annotations.Annotation{}, diagFiles: map[string]bool{}}
+	return &memStore{labels: map[string][]annotations.Annotation{}, diagFiles: map[string]bool{}, lab: map[runs.ChainKey]*memLab{}}
 }
 
 type memRun struct {

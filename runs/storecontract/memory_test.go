@@ -414,6 +414,12 @@ func (m *memStore) ProbesAt(ctx context.Context, key runs.ChainKey, block int) (
 func (m *memStore) SaveReplay(ctx context.Context, in runs.ReplayInput) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.insertReplay(in, nil)
+}
+
+// insertReplay checks and stores one arm; lab names the safeguard-lab policy of a lab arm
+// ("" for its un-gated arms; nil for a re-run's arm).
+func (m *memStore) insertReplay(in runs.ReplayInput, lab *string) error {
 	if in.ReplayID == "" || in.ProbeID == "" || in.Memory.Variant == "" {
 		return errors.New("replay: replay_id, probe_id and memory_variant are required")
 	}
@@ -443,6 +449,7 @@ func (m *memStore) SaveReplay(ctx context.Context, in runs.ReplayInput) error {
 		}
 	}
 	m.replays = append(m.replays, r)
+	m.replayLab = append(m.replayLab, lab)
 	return nil
 }
 
