@@ -343,20 +343,28 @@ func probesAndTrials(t *testing.T, b Backend, c runs.ChainRow, h runs.ChainHeade
 	}
 }
 
-func replayArms(t *testing.T, b Backend) {
+// finalProbe is a chain's timeline, its final block and the first probe there: where the
+// suite's re-run and lab arms are placed.
+func finalProbe(t *testing.T, b Backend, c runs.ChainRow) ([]runs.BlockStep, int, string) {
+	t.Helper()
 	ctx := context.Background()
-	runID := imported(t, b)
-	c := chainOf(t, b, runID, "incremental_typed")
 	steps, err := b.ChainBlocks(ctx, c.Key)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || len(steps) == 0 {
+		t.Fatalf("timeline of chain %d: %d steps, %v", c.Key, len(steps), err)
 	}
 	block := len(steps) - 1
 	views, err := b.ProbesAt(ctx, c.Key, block)
 	if err != nil || len(views) == 0 {
 		t.Fatalf("probes at the final block: %d, %v", len(views), err)
 	}
-	probe := views[0].ProbeID
+	return steps, block, views[0].ProbeID
+}
+
+func replayArms(t *testing.T, b Backend) {
+	ctx := context.Background()
+	runID := imported(t, b)
+	c := chainOf(t, b, runID, "incremental_typed")
+	steps, block, probe := finalProbe(t, b, c)
 	arm := func(id, variant string, rep int) runs.ReplayInput {
 		return runs.ReplayInput{Chain: c.Key, ReplayID: id, BatchID: "batch_contract", BlockIndex: block, ProbeID: probe, Repetition: rep, Seed: 7,
 			Memory:          replayrow.Memory{Variant: variant, Architecture: c.Architecture, Source: "contract", Payload: map[string]any{"authorizations": []any{}}, ContentHash: "hash_" + id},

@@ -45,16 +45,7 @@ func labResults(t *testing.T, b Backend) {
 	ctx := context.Background()
 	runID := imported(t, b)
 	c := chainOf(t, b, runID, "incremental_typed")
-	steps, err := b.ChainBlocks(ctx, c.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block := len(steps) - 1
-	views, err := b.ProbesAt(ctx, c.Key, block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	probe := views[0].ProbeID
+	steps, block, probe := finalProbe(t, b, c)
 	if got, err := b.SafeguardRun(ctx, runID); err != nil || len(got) != 0 {
 		t.Fatalf("lab results before any evaluation: %+v, %v", got, err)
 	}
