@@ -529,6 +529,9 @@ func search(t *testing.T, b Backend) {
 		if h.Kind != "memory" {
 			t.Fatalf("hit %+v: no turn says espresso", h)
 		}
+		if !strings.Contains(strings.ToLower(h.Snippet), "espresso") {
+			t.Fatalf("hit %+v: its snippet lacks the term", h)
+		}
 	}
 	if !found {
 		t.Fatalf("search espresso: %+v, want the free-text memory %s", hits, want.freeTextID)
@@ -551,7 +554,7 @@ func search(t *testing.T, b Backend) {
 	for _, h := range hits {
 		if h.Kind == "turn" {
 			turnHits++
-			if h.CaseID != text.CaseID || h.TurnID == "" || h.RunID != runID || h.Chain == 0 {
+			if h.CaseID != text.CaseID || h.TurnID == "" || h.RunID != runID || h.Chain == 0 || !strings.Contains(strings.ToLower(h.Snippet), word) {
 				t.Fatalf("turn hit %+v", h)
 			}
 		}
