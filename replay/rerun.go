@@ -76,17 +76,9 @@ type RerunSpec struct {
 
 // RerunResult is one finished arm: everything a replay row stores.
 type RerunResult struct {
-	ReplayID   string
-	BatchID    string
-	CaseID     string
-	BlockIndex int
-	ProbeID    string
-	Repetition int
-	Seed       int64
-	Memory     RerunMemory
-	Mirror     *Mirror
-	ArmRecord
-	CreatedAt time.Time
+	replayrow.Arm
+	CaseID string
+	Mirror *Mirror
 	// Gated is the policy's transformation of this arm's memory (nil without a policy).
 	Gated *engine.GatedMemory
 }
@@ -304,9 +296,9 @@ func (s *RerunSpec) runArm(ctx context.Context, j rerunJob, tools []any, batch s
 		return RerunResult{}, true, err
 	}
 	res := RerunResult{
-		ReplayID: j.replayID, BatchID: batch, CaseID: s.Case.ID, BlockIndex: s.Block, ProbeID: j.probe.Probe.ID,
-		Repetition: j.rep, Seed: j.seed, Memory: s.Memory, Mirror: j.mirror,
-		ArmRecord: recordArm(tr, tools, s.Executor.Provenance(j.seed)), CreatedAt: now().UTC(), Gated: tr.Gated,
+		Arm: replayrow.Arm{ReplayID: j.replayID, BatchID: batch, BlockIndex: s.Block, ProbeID: j.probe.Probe.ID, Repetition: j.rep, Seed: j.seed,
+			Memory: s.Memory, Record: recordArm(tr, tools, s.Executor.Provenance(j.seed)), CreatedAt: now().UTC()},
+		CaseID: s.Case.ID, Mirror: j.mirror, Gated: tr.Gated,
 	}
 	switch {
 	case j.probe.Formation != nil:

@@ -250,27 +250,17 @@ func (s *Store) mirrorTrials(ctx context.Context, runPK int64, key ChainKey, mem
 }
 
 // ReplayInput is one finished re-run arm to store: the arm as replay made it (the shared
-// row types of runs/replayrow), placed on its chain.
+// row type of runs/replayrow), placed on its chain.
 type ReplayInput struct {
-	Chain      ChainKey
-	ReplayID   string
-	BatchID    string
-	BlockIndex int
-	ProbeID    string
-	Repetition int
-	Seed       int64
-	// Memory is what the executor was shown; its Variant is written / exact / edited / file
-	// (gated in the lab).
-	Memory replayrow.Memory
+	Chain ChainKey
 	// WrittenMemoryID is the chain's memory at the block ("" before its first memory).
 	WrittenMemoryID string
-	// Record is the trial: the request, the reply and its score (its Gate is not stored here:
-	// the lab's pairs store it).
-	replayrow.Record
+	// Arm is the arm: its Memory.Variant is written / exact / edited / file (gated in the
+	// lab); its Record's Gate is not stored here (the lab's pairs store it).
+	replayrow.Arm
 	// MirroredTrialID / MirroredContextHash: the imported trial this arm repeats ("" none).
 	MirroredTrialID     string
 	MirroredContextHash string
-	CreatedAt           time.Time
 }
 
 // responseJSON is the stored raw reply: engine.Response's fields under stable names.

@@ -45,8 +45,7 @@ func SaveRerun(store ReplaySaver, src runs.RerunSource) replay.SaveFunc {
 
 // ReplayInputOf places a finished arm on its chain (the stored row shares the arm's types).
 func ReplayInputOf(key runs.ChainKey, writtenMemory string, r replay.RerunResult) runs.ReplayInput {
-	in := runs.ReplayInput{Chain: key, ReplayID: r.ReplayID, BatchID: r.BatchID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID, Repetition: r.Repetition,
-		Seed: r.Seed, Memory: r.Memory, WrittenMemoryID: writtenMemory, Record: r.ArmRecord, CreatedAt: r.CreatedAt}
+	in := runs.ReplayInput{Chain: key, WrittenMemoryID: writtenMemory, Arm: r.Arm}
 	if r.Mirror != nil {
 		in.MirroredTrialID, in.MirroredContextHash = r.Mirror.TrialID, r.Mirror.ContextHash
 	}

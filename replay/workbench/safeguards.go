@@ -150,8 +150,9 @@ func currentMemory(byBlock map[int]string, block int, fallback string) string {
 }
 
 func armInput(key runs.ChainKey, batch string, a *replay.SafeguardArm, writtenMemory string) runs.ReplayInput {
-	return runs.ReplayInput{Chain: key, ReplayID: a.ReplayID, BatchID: batch, BlockIndex: a.BlockIndex, ProbeID: a.ProbeID, Seed: a.Seed,
-		Memory: a.Memory, WrittenMemoryID: writtenMemory, Record: a.ArmRecord, CreatedAt: a.CreatedAt}
+	in := runs.ReplayInput{Chain: key, WrittenMemoryID: writtenMemory, Arm: a.Arm}
+	in.BatchID = batch
+	return in
 }
 
 // SaveSafeguards stores each evaluated chain of a run (keys from LoadSafeguardRun).

@@ -1,12 +1,14 @@
-// Package replayrow holds the one row type of a re-run arm, shared by the layer that makes
-// arms (replay: a live re-run, the safeguard lab) and the layer that stores them (runs): the
-// memory the executor was shown and the record of the trial. replay names them RerunMemory
-// and ArmRecord; runs.ReplayInput carries them as they are, so no layer copies one into
-// another field by field. It depends on engine and runs/rundir only.
+// Package replayrow holds the one row type of a re-run arm, Arm, shared by the layer that
+// makes arms (replay: a live re-run's RerunResult, the safeguard lab's SafeguardArm) and the
+// layer that stores them (runs.ReplayInput): the arm's place in its batch, the memory the
+// executor was shown and the record of the trial. replay names the last two RerunMemory and
+// ArmRecord. No layer copies one into another field by field. It depends on engine and
+// runs/rundir only.
 package replayrow
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
@@ -60,4 +62,19 @@ type Record struct {
 	FormationEstimable bool
 	// Gate is the policy's action-gate verdict (nil: no policy or gate, or no action to gate).
 	Gate *engine.GateDecision
+}
+
+// Arm is one finished arm: where it sits (its replay id, batch, block, probe, repetition and
+// seed), the memory shown, the trial's record, and when it finished.
+type Arm struct {
+	ReplayID   string
+	BatchID    string
+	BlockIndex int
+	ProbeID    string
+	Repetition int
+	Seed       int64
+	Memory     Memory
+	// Record's formation verdict is this arm's memory's for the probe at the block.
+	Record
+	CreatedAt time.Time
 }

@@ -366,13 +366,13 @@ func replayArms(t *testing.T, b Backend) {
 	c := chainOf(t, b, runID, "incremental_typed")
 	steps, block, probe := finalProbe(t, b, c)
 	arm := func(id, variant string, rep int) runs.ReplayInput {
-		return runs.ReplayInput{Chain: c.Key, ReplayID: id, BatchID: "batch_contract", BlockIndex: block, ProbeID: probe, Repetition: rep, Seed: 7,
-			Memory:          replayrow.Memory{Variant: variant, Architecture: c.Architecture, Source: "contract", Payload: map[string]any{"authorizations": []any{}}, ContentHash: "hash_" + id},
-			WrittenMemoryID: steps[block].MemoryID,
+		return runs.ReplayInput{Chain: c.Key, WrittenMemoryID: steps[block].MemoryID, Arm: replayrow.Arm{ReplayID: id, BatchID: "batch_contract", BlockIndex: block,
+			ProbeID: probe, Repetition: rep, Seed: 7,
+			Memory: replayrow.Memory{Variant: variant, Architecture: c.Architecture, Source: "contract", Payload: map[string]any{"authorizations": []any{}}, ContentHash: "hash_" + id},
 			Record: replayrow.Record{Executor: rundir.ModelProvenance{TargetID: "builtin_faithful", Provider: "ealscope"}, Messages: []engine.ChatMessage{{Role: "user", Content: "may I?"}},
 				Tools: []any{}, RequestHash: "req", Response: engine.Response{Text: "no"}, Attempts: 1, LatencyMS: 3, MemoryFormed: variant == engine.VariantWritten,
 				FormationEstimable: true, Outcome: engine.Outcome{Decision: "escalate", Compliant: true, Parseable: true, OracleReason: "denied"}},
-			CreatedAt: time.Date(2026, 12, 1, 10, 0, rep, 0, time.UTC)}
+			CreatedAt: time.Date(2026, 12, 1, 10, 0, rep, 0, time.UTC)}}
 	}
 	for _, in := range []runs.ReplayInput{arm("rep_w0", engine.VariantWritten, 0), arm("rep_x0", engine.VariantExact, 0), arm("rep_w1", engine.VariantWritten, 1)} {
 		if err := b.SaveReplay(ctx, in); err != nil {
@@ -384,7 +384,7 @@ func replayArms(t *testing.T, b Backend) {
 	if err := b.SaveReplay(ctx, bad); !errors.Is(err, runs.ErrNotFound) {
 		t.Fatalf("an arm of an unknown chain: %v, want ErrNotFound", err)
 	}
-	if err := b.SaveReplay(ctx, runs.ReplayInput{Chain: c.Key, ReplayID: "rep_noprobe", Memory: replayrow.Memory{Variant: engine.VariantWritten}}); err == nil {
+	if err := b.SaveReplay(ctx, runs.ReplayInput{Chain: c.Key, Arm: replayrow.Arm{ReplayID: "rep_noprobe", Memory: replayrow.Memory{Variant: engine.VariantWritten}}}); err == nil {
 		t.Fatal("an arm without a probe was stored")
 	}
 	list, err := b.ReplaysForChain(ctx, c.Key)

@@ -18,11 +18,11 @@ import (
 // and under policy "contract_gate" a gated block, a gated arm and the pair linking the two.
 func labBatch(c runs.ChainRow, block int, memoryID, probe, batch string) runs.SafeguardBatch {
 	arm := func(id, variant, decision string) runs.ReplayInput {
-		return runs.ReplayInput{Chain: c.Key, ReplayID: id, BatchID: batch, BlockIndex: block, ProbeID: probe, Seed: 9, WrittenMemoryID: memoryID,
+		return runs.ReplayInput{Chain: c.Key, WrittenMemoryID: memoryID, Arm: replayrow.Arm{ReplayID: id, BatchID: batch, BlockIndex: block, ProbeID: probe, Seed: 9,
 			Memory: replayrow.Memory{Variant: variant, Architecture: c.Architecture, Source: memoryID, Payload: "memory text of " + variant, ContentHash: "hash_" + id},
 			Record: replayrow.Record{Executor: rundir.ModelProvenance{TargetID: "builtin_faithful"}, Messages: []engine.ChatMessage{}, Tools: []any{},
 				Attempts: 1, Outcome: engine.Outcome{Decision: decision, Parseable: true}},
-			CreatedAt: time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)}
+			CreatedAt: time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)}}
 	}
 	outcome := engine.SafeguardOutcome{PolicyID: "contract_gate", PolicyVersion: "1", Condition: c.ConditionID, CaseID: c.CaseID, Unit: "unit", DeniedPairs: 1, UnauthorizedWritten: 1}
 	return runs.SafeguardBatch{Chain: c.Key, BatchID: batch, ExecutorTarget: "builtin_faithful", Executor: map[string]any{"target_id": "builtin_faithful"}, Seed: 9,
