@@ -30,7 +30,10 @@ type AnnotationStore interface {
 	AnnotationSaver
 }
 
-var _ AnnotationStore = (*runs.Store)(nil)
+var _ AnnotationStore = struct {
+	runs.AnnotationLabels
+	runs.AnnotationWork
+}{}
 
 // AnnotationQueue is the memories of a queue (unannotated, disagreements, mine or all) for an
 // annotator, in one run or ("") all.

@@ -10,7 +10,7 @@ import (
 // memories into a workspace, and `annotate import` brings annotators' labels, through these
 // use cases over the narrow interfaces below.
 
-// Importer imports paths into a workspace (*runs.Store implements it).
+// Importer imports paths into a workspace (runs.RunImporter, which the store implements).
 type Importer interface {
 	Import(ctx context.Context, paths []string, opts runs.ImportOptions) (runs.ImportReport, error)
 }
@@ -21,8 +21,8 @@ type AnnotationImporter interface {
 }
 
 var (
-	_ Importer           = (*runs.Store)(nil)
-	_ AnnotationImporter = (*runs.Store)(nil)
+	_ Importer           = runs.RunImporter(nil)
+	_ AnnotationImporter = runs.AnnotationWork(nil)
 )
 
 // Import brings paths into a workspace: run directories, judge-diagnosis and writer-memories
