@@ -79,10 +79,8 @@ func TestAcceptedLabelScoresAtOnce(t *testing.T) {
 		t.Fatalf("the fixture's memory is not unscored:\n%s", frame(m, runID))
 	}
 	// Alone on the screen (a queue of one), the memory stays open after ctrl+a.
-	opened := m
-	opened.annotate = newAnnotateScreen(m.c, m.opts.annotations(), AnnotateStart{MemoryID: memoryID, Annotator: "tester"})
-	opened.stack = append(append([]screenID(nil), m.stack...), screenAnnotate)
-	opened = settle(t, opened, opened.annotate.Init())
+	next, cmd := m.Update(openAnnotateMsg{memoryID: memoryID}) // no run: the memory alone
+	opened := settle(t, next.(Model), cmd)
 	if !strings.Contains(frame(opened, runID), "! unscored") {
 		t.Fatalf("the annotation pane does not show the memory unscored:\n%s", frame(opened, runID))
 	}
