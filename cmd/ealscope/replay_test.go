@@ -91,6 +91,10 @@ func (s *chatServer) handle(w http.ResponseWriter, r *http.Request) {
 		fail(500)
 	case mode == "act-or-500":
 		reply("submit_order", args(""))
+	case mode == "503-then-act" && n == 1:
+		fail(503)
+	case mode == "503-then-act":
+		reply("submit_order", args(""))
 	case mode == "429-then-escalate" && n == 1:
 		fail(429)
 	case mode == "429-then-escalate":
