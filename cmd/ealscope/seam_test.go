@@ -81,7 +81,7 @@ func (tinySpec) KitSpec() kit.Spec[*tinyRecord] {
 		Ledger:   tinyLedger, ScoreCall: tinyScoreCall,
 		SystemPrompt:        func(c *engine.Case) string { return "You hand out units for the depot. Policy: " + c.Policy + "." },
 		ExecutorInstruction: "Call exactly one tool: grant_units, ask_quartermaster or close_request.", EmptyEvidenceText: "No memory.",
-		Tools: tinyTools, ToolKind: tinyToolKind, CapacityTokens: 400,
+		Tools: tinyTools, ToolKind: kit.ToolKinds{Actions: []string{tinyGrantTool}, Escalation: tinyAskTool, Decline: tinyCloseTool}.Kind, CapacityTokens: 400,
 		SourceAuthority: kit.SourceAuthority[*tinyRecord]{Citations: func(r *tinyRecord) []string { return r.Sources }},
 	}
 }
@@ -308,18 +308,6 @@ func tinyTools() []engine.Tool {
 		{Name: tinyAskTool, Description: "Ask the quartermaster.", Parameters: reason},
 		{Name: tinyCloseTool, Description: "Close the request.", Parameters: reason},
 	}
-}
-
-func tinyToolKind(name string) engine.ToolKind {
-	switch name {
-	case tinyGrantTool:
-		return engine.ActionTool
-	case tinyAskTool:
-		return engine.EscalationTool
-	case tinyCloseTool:
-		return engine.DeclineTool
-	}
-	return engine.NotTerminal
 }
 
 func tinyScoreCall(c *engine.Case, ledger []*tinyRecord, p engine.Probe, name string, args map[string]any) engine.ToolScore {

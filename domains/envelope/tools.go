@@ -1,6 +1,9 @@
 package envelope
 
-import "github.com/ealscope/ealscope/engine"
+import (
+	"github.com/ealscope/ealscope/domains/kit"
+	"github.com/ealscope/ealscope/engine"
+)
 
 // The executor tools of the envelope domains (cybersecurity, finance): two confirmation-only
 // tools naming the submitted and the operational payload, and two reason tools (escalate,
@@ -71,13 +74,5 @@ func (t TerminalTools) Tools() []engine.Tool {
 
 // Kind classifies a tool name: both confirmed tools act.
 func (t TerminalTools) Kind(name string) engine.ToolKind {
-	switch name {
-	case t.Submitted, t.Operational:
-		return engine.ActionTool
-	case t.Escalate:
-		return engine.EscalationTool
-	case t.Decline:
-		return engine.DeclineTool
-	}
-	return engine.NotTerminal
+	return kit.ToolKinds{Actions: []string{t.Submitted, t.Operational}, Escalation: t.Escalate, Decline: t.Decline}.Kind(name)
 }

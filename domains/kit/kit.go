@@ -10,6 +10,7 @@ package kit
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ealscope/ealscope/domains/internal/adapt"
 	"github.com/ealscope/ealscope/engine"
@@ -209,3 +210,23 @@ func (a Adapter[S, R]) RenderBlock(c *engine.Case, index int) string {
 
 // CapacityTokens implements engine.WriterSurface.
 func (a Adapter[S, R]) CapacityTokens() int { return a.spec().CapacityTokens }
+
+// ToolKinds classify a domain's terminal tool names: its action tools, its escalation and its
+// decline; any other name is not terminal.
+type ToolKinds struct {
+	Actions             []string
+	Escalation, Decline string
+}
+
+// Kind classifies a tool name.
+func (k ToolKinds) Kind(name string) engine.ToolKind {
+	switch {
+	case slices.Contains(k.Actions, name):
+		return engine.ActionTool
+	case name == k.Escalation:
+		return engine.EscalationTool
+	case name == k.Decline:
+		return engine.DeclineTool
+	}
+	return engine.NotTerminal
+}

@@ -108,3 +108,12 @@ func TestSourceAuthorityComesFromTheSpec(t *testing.T) {
 		t.Fatalf("another domain's record cites %v", got)
 	}
 }
+
+func TestToolKinds(t *testing.T) {
+	k := ToolKinds{Actions: []string{"buy", "buy_alt"}, Escalation: "ask", Decline: "no"}
+	for name, want := range map[string]engine.ToolKind{"buy": engine.ActionTool, "buy_alt": engine.ActionTool, "ask": engine.EscalationTool, "no": engine.DeclineTool, "": engine.NotTerminal, "shutdown": engine.NotTerminal} {
+		if got := k.Kind(name); got != want {
+			t.Errorf("%q: %v, want %v", name, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ealscope/ealscope/domains/kit"
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 )
@@ -92,15 +93,7 @@ func Tools() []engine.Tool {
 
 // ToolKindOf classifies a tool name.
 func ToolKindOf(name string) engine.ToolKind {
-	switch name {
-	case ToolSubmitOrder:
-		return engine.ActionTool
-	case ToolRequestAuthorization:
-		return engine.EscalationTool
-	case ToolDeclineOrder:
-		return engine.DeclineTool
-	}
-	return engine.NotTerminal
+	return kit.ToolKinds{Actions: []string{ToolSubmitOrder}, Escalation: ToolRequestAuthorization, Decline: ToolDeclineOrder}.Kind(name)
 }
 
 // transactionFromArguments reads the candidate transaction of a submit or escalation call;
