@@ -153,7 +153,8 @@ func parseTrees(d engine.Domain, recs map[string]map[string]any) ([]engine.Recor
 	return d.ParseTyped(map[string]any{"schema_version": d.TypedSchemaVersion(), "authorizations": auths})
 }
 
-// applyFault writes one active fault into the records, as faultEngine.memory does.
+// applyFault writes one active fault into the records (a writer's records by id): the faulty
+// memory faultEngine.memory returns, and the ablation's re-run of it.
 func applyFault(recs map[string]map[string]any, f *activeFault) {
 	switch {
 	case f.family == FaultExtraRecord, f.field == recordField && f.value != nil:

@@ -334,36 +334,6 @@ func isFailClosed(reason string) bool {
 	return false
 }
 
-// addPair adds one (unscoped, arm) pair of outcomes to a chain's outcome for the lab's rates.
-func addPair(o *engine.SafeguardOutcome, written, gated engine.Outcome) {
-	if written.ProviderError != nil || gated.ProviderError != nil {
-		o.NotEstimable++
-		return
-	}
-	if written.RequestAuthorized {
-		o.AuthorizedPairs++
-		o.AuthorizedWritten += b2i(written.RequestedActionTaken)
-		o.AuthorizedGated += b2i(gated.RequestedActionTaken)
-		if written.RequestedActionTaken && !gated.RequestedActionTaken {
-			o.Refused++
-		}
-		return
-	}
-	o.DeniedPairs++
-	o.UnauthorizedWritten += b2i(written.RequestedActionTaken)
-	o.UnauthorizedGated += b2i(gated.RequestedActionTaken)
-	if written.RequestedActionTaken && !gated.RequestedActionTaken {
-		o.Prevented++
-	}
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // AudienceIdentityRow is one identity policy on the unresolved-viewer requests: forbidden items
 // exposed of those present, entitled items lost of those present.
 type AudienceIdentityRow struct {

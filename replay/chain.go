@@ -204,120 +204,150 @@ func runChain(ctx context.Context, ch *chainInfo, w attemptWriter) (*chainOutput
 		if ctx.Err() != nil {
 			return nil, false
 		}
-		var currentPayload any
-		if current != nil {
-			currentPayload = current.Payload
+		results, attemptIDs, ok := ch.attempts(ctx, w, u, current)
+		if !ok {
+			return nil, false
 		}
-		var results []attemptResult
-		var attemptIDs []string
-		var failed *attemptResult
-		for index := 1; index <= ch.maxAttempt; index++ {
-			attemptID := pyjson.StableID24("attempt", u.logicalID, strconv.Itoa(index))
-			res, ok := w.attempt(ctx, ch, u, currentPayload, attemptID, index, failed)
-			if !ok {
-				return nil, false
-			}
-			results = append(results, res)
-			attemptIDs = append(attemptIDs, attemptID)
-			if res.status == StatusAccepted || res.status == StatusNoChange {
-				break
-			}
-			failed = &results[len(results)-1]
+		current = ch.recordUpdate(out, u, current, results, attemptIDs)
+	}
+	out.evidence = ch.frozenEvidence(current)
+	return out, true
+}
+
+// attempts asks the writer for one update: a first attempt, then a repair after each failure
+// up to the chain's attempt budget. ok is false when ctx was cancelled mid-attempt.
+func (ch *chainInfo) attempts(ctx context.Context, w attemptWriter, u update, current *rundir.MemoryArtifact) ([]attemptResult, []string, bool) {
+	var currentPayload any
+	if current != nil {
+		currentPayload = current.Payload
+	}
+	var results []attemptResult
+	var attemptIDs []string
+	var failed *attemptResult
+	for index := 1; index <= ch.maxAttempt; index++ {
+		attemptID := pyjson.StableID24("attempt", u.logicalID, strconv.Itoa(index))
+		res, ok := w.attempt(ctx, ch, u, currentPayload, attemptID, index, failed)
+		if !ok {
+			return nil, nil, false
 		}
-		parentBefore := (*string)(nil)
-		if current != nil {
-			parentBefore = strp(current.MemoryID)
+		results = append(results, res)
+		attemptIDs = append(attemptIDs, attemptID)
+		if res.status == StatusAccepted || res.status == StatusNoChange {
+			break
 		}
-		changed := false
-		firstAttemptRow := len(out.attempts)
-		for i, res := range results {
-			attemptID := attemptIDs[i]
-			prov := withResponseModel(ch.writer, res.responseModel)
-			row := rundir.MemoryAttempt{
-				AttemptID: attemptID, LogicalUpdateID: u.logicalID, AttemptIndex: i + 1, DomainID: ch.domain.ID(), CaseID: ch.c.ID,
-				ConditionID: ch.condition.ID, BlockIndex: u.block, WriterRunID: ch.runID, WriterSeed: ch.seed,
-				Architecture: ch.condition.Architecture, Writer: &prov, ParentMemoryID: parentBefore, Status: res.status,
-				Detail: strp(res.detail), RawArguments: res.rawArguments, MemoryImplementationHash: ch.surface.MemoryImplementationHash,
-				PresentationID: ch.surface.PresentationID, PresentationHash: ch.surface.PresentationHash,
-				MemoryImplementationID: ch.surface.MemoryImplementationID, ProfileID: ch.profileID,
-				ProfileSchemaID: ch.profileSchemaID(), FrameworkRunIDs: nonNil(res.frameworkRunIDs), Framework: ch.framework,
-				CandidatePayload: res.candidate, Changed: res.changed, SchemaVersion: rundir.SchemaVersions[rundir.MemoryAttempts],
-			}
-			row.PayloadSchemaID, row.PayloadSchemaVersion = ch.attemptSchema()
-			if i > 0 {
-				row.RepairOfAttemptID = strp(attemptIDs[0])
-			}
-			if res.changed != nil && *res.changed {
-				changed = true
-			}
-			switch res.status {
-			case StatusAccepted, StatusNoChange:
-				parent := (*string)(nil)
-				if current != nil {
-					parent = strp(current.MemoryID)
-				}
-				memoryID := pyjson.StableID24("mem", ch.chainID, deref(parent), strconv.Itoa(u.block), pyjson.MustContentHash(res.validated))
-				// no_change keeps the current artifact; only a first update that changes
-				// nothing needs one (the empty profile it confirmed).
-				if current == nil || (res.status == StatusAccepted && current.MemoryID != memoryID) {
-					art := ch.artifact(memoryID, parent, u.block, res.validated, attemptID, res.frameworkRunIDs, prov)
-					out.memories = append(out.memories, art)
-					current = &art
-				}
-				row.AcceptedMemoryID = strp(current.MemoryID)
-				if res.status == StatusNoChange {
-					row.RetainedMemoryID = strp(current.MemoryID)
-				}
-			default:
-				if current != nil {
-					row.RetainedMemoryID = strp(current.MemoryID)
-				}
-			}
-			out.attempts = append(out.attempts, row)
-			for _, f := range res.faults {
-				f.ChainID = ch.chainID
-				f.MemoryID = deref(row.AcceptedMemoryID)
-				out.faults = append(out.faults, f)
-			}
+		failed = &results[len(results)-1]
+	}
+	return results, attemptIDs, true
+}
+
+// recordUpdate appends one update's attempt rows, new memory artifacts, writer calls and state
+// row to out, and returns the chain's memory after it.
+func (ch *chainInfo) recordUpdate(out *chainOutput, u update, current *rundir.MemoryArtifact, results []attemptResult, attemptIDs []string) *rundir.MemoryArtifact {
+	parentBefore := (*string)(nil)
+	if current != nil {
+		parentBefore = strp(current.MemoryID)
+	}
+	changed := false
+	firstAttemptRow := len(out.attempts)
+	for i, res := range results {
+		attemptID := attemptIDs[i]
+		prov := withResponseModel(ch.writer, res.responseModel)
+		row := ch.attemptRow(u, i, res, attemptIDs, parentBefore, prov)
+		if res.changed != nil && *res.changed {
+			changed = true
 		}
-		last := results[len(results)-1]
-		status := last.status
-		if status != StatusAccepted && status != StatusNoChange {
-			if current == nil {
-				// The very first update failed: EAL-Bench synthesizes an empty profile so the
-				// state reads "retained" although nothing was really preserved.
-				empty := ch.emptyPayload()
-				memoryID := pyjson.StableID24("mem", ch.chainID, "", strconv.Itoa(u.block), pyjson.MustContentHash(empty))
-				art := ch.artifact(memoryID, nil, u.block, empty, attemptIDs[len(attemptIDs)-1], last.frameworkRunIDs, withResponseModel(ch.writer, last.responseModel))
+		switch res.status {
+		case StatusAccepted, StatusNoChange:
+			parent := (*string)(nil)
+			if current != nil {
+				parent = strp(current.MemoryID)
+			}
+			memoryID := pyjson.StableID24("mem", ch.chainID, deref(parent), strconv.Itoa(u.block), pyjson.MustContentHash(res.validated))
+			// no_change keeps the current artifact; only a first update that changes
+			// nothing needs one (the empty profile it confirmed).
+			if current == nil || (res.status == StatusAccepted && current.MemoryID != memoryID) {
+				art := ch.artifact(memoryID, parent, u.block, res.validated, attemptID, res.frameworkRunIDs, prov)
 				out.memories = append(out.memories, art)
 				current = &art
-				for j := firstAttemptRow; j < len(out.attempts); j++ {
-					out.attempts[j].RetainedMemoryID = strp(current.MemoryID)
-				}
 			}
-			status = StatusRetainedAfter
-		}
-		// Calls are recorded once the attempts' memory ids are final (the synthesized empty
-		// artifact above rewrites retained_memory_id).
-		for i, res := range results {
-			if res.call != nil {
-				ch.recordWriterCall(out, u, out.attempts[firstAttemptRow+i], res, i == len(results)-1)
+			row.AcceptedMemoryID = strp(current.MemoryID)
+			if res.status == StatusNoChange {
+				row.RetainedMemoryID = strp(current.MemoryID)
+			}
+		default:
+			if current != nil {
+				row.RetainedMemoryID = strp(current.MemoryID)
 			}
 		}
-		out.states = append(out.states, rundir.MemoryState{
-			StateID: pyjson.StableID24("state", u.logicalID), LogicalUpdateID: u.logicalID, AttemptIDs: attemptIDs,
-			DomainID: ch.domain.ID(), CaseID: ch.c.ID, ConditionID: ch.condition.ID, BlockIndex: u.block,
-			WriterRunID: ch.runID, WriterSeed: ch.seed, Architecture: ch.condition.Architecture, ProfileID: ch.profileID,
-			CurrentMemoryID: strp(current.MemoryID), Status: status, Changed: changed,
-			MemoryImplementationHash: ch.surface.MemoryImplementationHash, PresentationID: ch.surface.PresentationID,
-			PresentationHash: ch.surface.PresentationHash, MemoryImplementationID: ch.surface.MemoryImplementationID,
-			SchemaVersion: rundir.SchemaVersions[rundir.MemoryStates],
-		})
-		out.versions = append(out.versions, blockVersion{block: u.block, payload: current.Payload})
+		out.attempts = append(out.attempts, row)
+		for _, f := range res.faults {
+			f.ChainID = ch.chainID
+			f.MemoryID = deref(row.AcceptedMemoryID)
+			out.faults = append(out.faults, f)
+		}
 	}
+	last := results[len(results)-1]
+	status := last.status
+	if status != StatusAccepted && status != StatusNoChange {
+		if current == nil {
+			// The very first update failed: EAL-Bench synthesizes an empty profile so the
+			// state reads "retained" although nothing was really preserved.
+			empty := ch.emptyPayload()
+			memoryID := pyjson.StableID24("mem", ch.chainID, "", strconv.Itoa(u.block), pyjson.MustContentHash(empty))
+			art := ch.artifact(memoryID, nil, u.block, empty, attemptIDs[len(attemptIDs)-1], last.frameworkRunIDs, withResponseModel(ch.writer, last.responseModel))
+			out.memories = append(out.memories, art)
+			current = &art
+			for j := firstAttemptRow; j < len(out.attempts); j++ {
+				out.attempts[j].RetainedMemoryID = strp(current.MemoryID)
+			}
+		}
+		status = StatusRetainedAfter
+	}
+	// Calls are recorded once the attempts' memory ids are final (the synthesized empty
+	// artifact above rewrites retained_memory_id).
+	for i, res := range results {
+		if res.call != nil {
+			ch.recordWriterCall(out, u, out.attempts[firstAttemptRow+i], res, i == len(results)-1)
+		}
+	}
+	out.states = append(out.states, rundir.MemoryState{
+		StateID: pyjson.StableID24("state", u.logicalID), LogicalUpdateID: u.logicalID, AttemptIDs: attemptIDs,
+		DomainID: ch.domain.ID(), CaseID: ch.c.ID, ConditionID: ch.condition.ID, BlockIndex: u.block,
+		WriterRunID: ch.runID, WriterSeed: ch.seed, Architecture: ch.condition.Architecture, ProfileID: ch.profileID,
+		CurrentMemoryID: strp(current.MemoryID), Status: status, Changed: changed,
+		MemoryImplementationHash: ch.surface.MemoryImplementationHash, PresentationID: ch.surface.PresentationID,
+		PresentationHash: ch.surface.PresentationHash, MemoryImplementationID: ch.surface.MemoryImplementationID,
+		SchemaVersion: rundir.SchemaVersions[rundir.MemoryStates],
+	})
+	out.versions = append(out.versions, blockVersion{block: u.block, payload: current.Payload})
+	return current
+}
+
+// attemptRow is the memory_attempts row of attempt i of an update, before the memory it
+// accepted or retained is known; a repair names the update's first attempt.
+func (ch *chainInfo) attemptRow(u update, i int, res attemptResult, attemptIDs []string, parentBefore *string, prov rundir.ModelProvenance) rundir.MemoryAttempt {
+	row := rundir.MemoryAttempt{
+		AttemptID: attemptIDs[i], LogicalUpdateID: u.logicalID, AttemptIndex: i + 1, DomainID: ch.domain.ID(), CaseID: ch.c.ID,
+		ConditionID: ch.condition.ID, BlockIndex: u.block, WriterRunID: ch.runID, WriterSeed: ch.seed,
+		Architecture: ch.condition.Architecture, Writer: &prov, ParentMemoryID: parentBefore, Status: res.status,
+		Detail: strp(res.detail), RawArguments: res.rawArguments, MemoryImplementationHash: ch.surface.MemoryImplementationHash,
+		PresentationID: ch.surface.PresentationID, PresentationHash: ch.surface.PresentationHash,
+		MemoryImplementationID: ch.surface.MemoryImplementationID, ProfileID: ch.profileID,
+		ProfileSchemaID: ch.profileSchemaID(), FrameworkRunIDs: nonNil(res.frameworkRunIDs), Framework: ch.framework,
+		CandidatePayload: res.candidate, Changed: res.changed, SchemaVersion: rundir.SchemaVersions[rundir.MemoryAttempts],
+	}
+	row.PayloadSchemaID, row.PayloadSchemaVersion = ch.attemptSchema()
+	if i > 0 {
+		row.RepairOfAttemptID = strp(attemptIDs[0])
+	}
+	return row
+}
+
+// frozenEvidence is the chain's final memory frozen as the executor's evidence.
+func (ch *chainInfo) frozenEvidence(current *rundir.MemoryArtifact) rundir.FrozenEvidence {
 	arch := ch.condition.Architecture
 	implID, implHash, profile := ch.surface.MemoryImplementationID, ch.surface.MemoryImplementationHash, ch.profileID
-	out.evidence = rundir.FrozenEvidence{
+	return rundir.FrozenEvidence{
 		EvidenceID: pyjson.StableID24("evidence", ch.domain.ID(), ch.c.ID, ch.condition.ID, strconv.Itoa(ch.runID), current.MemoryID),
 		DomainID:   ch.domain.ID(), CaseID: ch.c.ID, ConditionID: ch.condition.ID, MemoryRunID: ch.runID,
 		WriterSeed: &ch.seed, Writer: current.Writer, Architecture: &arch, MemoryID: strp(current.MemoryID),
@@ -325,7 +355,6 @@ func runChain(ctx context.Context, ch *chainInfo, w attemptWriter) (*chainOutput
 		PresentationHash: ch.surface.PresentationHash, MemoryImplementationID: &implID, MemoryImplementationHash: &implHash,
 		ProfileID: &profile, SourceAttemptID: current.SourceAttemptID, SchemaVersion: rundir.SchemaVersions[rundir.Evidence],
 	}
-	return out, true
 }
 
 func (ch *chainInfo) profileSchemaID() string {

@@ -3,7 +3,9 @@ package replay
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -317,7 +319,7 @@ func narrowedField(changes map[string]any, prev map[string]any) (string, bool) {
 		return "", false
 	}
 	values := changedValues(changes)
-	for _, field := range sortedKeys(values) {
+	for _, field := range slices.Sorted(maps.Keys(values)) {
 		old, ok := recordValue(prev, field)
 		if ok && narrower(values[field], old) {
 			return field, true
@@ -371,7 +373,7 @@ func widenedChange(spec engine.EventSourcingSpec, changes map[string]any, prev m
 		return "", nil, false
 	}
 	values := changedValues(changes)
-	for _, field := range sortedKeys(values) {
+	for _, field := range slices.Sorted(maps.Keys(values)) {
 		if strings.HasPrefix(field, "min_") || strings.HasPrefix(field, "valid_") {
 			continue
 		}

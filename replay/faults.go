@@ -451,16 +451,7 @@ func (fe *faultEngine) memory() []any {
 		recs[id] = pyjson.CloneTree(r).(map[string]any)
 	}
 	for _, f := range fe.faults {
-		switch {
-		case f.family == FaultExtraRecord, f.field == recordField && f.value != nil:
-			recs[f.authID] = pyjson.CloneTree(f.value).(map[string]any)
-		case f.family == FaultMissingRecord:
-			delete(recs, f.authID)
-		default:
-			if r, ok := recs[f.authID]; ok {
-				engine.SetPath(r, f.field, pyjson.CloneTree(f.value))
-			}
-		}
+		applyFault(recs, f)
 	}
 	out := make([]any, 0, len(recs))
 	for _, id := range slices.Sorted(maps.Keys(recs)) {

@@ -3,7 +3,6 @@ package replay
 import (
 	"math"
 	"runtime"
-	"sort"
 	"time"
 
 	"github.com/ealscope/ealscope/engine"
@@ -84,13 +83,4 @@ func faultSummary(families []string, counts map[string]int) map[string]any {
 
 func runtimeSection() map[string]any {
 	return map[string]any{"go": runtime.Version(), "platform": runtime.GOOS + "-" + runtime.GOARCH}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -205,164 +205,242 @@ type jobResult struct {
 	err error
 }
 
-func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs *resumeState) (*Summary, error) {
-	d := opts.Domain
-	finish := func(status string, runErr error) (*Summary, error) {
-		extra := map[string]any{"finished_at": nowLocal(), "fault_summary": faultSummary(opts.Families, rs.faults)}
-		if runErr != nil && status == rundir.StatusFailed {
-			extra["error"] = runErr.Error()
-		}
-		if err := w.Finish(status, extra); err != nil {
-			return nil, errors.Join(runErr, err)
-		}
-		return rs.summary.summary(w.Dir(), status, len(opts.Cases)), runErr
-	}
-	endStatus := func(err error) string {
-		if ctx.Err() != nil {
-			return rundir.StatusCancelled
-		}
-		if err != nil {
-			return rundir.StatusFailed
-		}
-		return rundir.StatusCompleted
-	}
+// execution is one invocation of a run across its three phases: the writer phase (chains
+// and baselines), the frozen plan of executor calls, and the executor phase.
+type execution struct {
+	ctx  context.Context
+	opts *Options
+	s    Surface
+	w    *rundir.Writer
+	rs   *resumeState
+}
 
-	// Writer phase: chains and baselines, emitted in spec order.
+// stopped is why a phase ended the run early: the status the manifest records and the error
+// the run returns.
+type stopped struct {
+	status string
+	err    error
+}
+
+func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs *resumeState) (*Summary, error) {
+	x := &execution{ctx: ctx, opts: opts, s: s, w: w, rs: rs}
+	items, stop := x.writerPhase()
+	if stop != nil {
+		return x.finish(stop.status, stop.err)
+	}
+	todo, stop := x.planPhase(items)
+	if stop != nil {
+		return x.finish(stop.status, stop.err)
+	}
+	if stop := x.executorPhase(todo); stop != nil {
+		return x.finish(stop.status, stop.err)
+	}
+	return x.finish(rundir.StatusCompleted, nil)
+}
+
+// finish records the run's end in the manifest and returns its summary.
+func (x *execution) finish(status string, runErr error) (*Summary, error) {
+	extra := map[string]any{"finished_at": nowLocal(), "fault_summary": faultSummary(x.opts.Families, x.rs.faults)}
+	if runErr != nil && status == rundir.StatusFailed {
+		extra["error"] = runErr.Error()
+	}
+	if err := x.w.Finish(status, extra); err != nil {
+		return nil, errors.Join(runErr, err)
+	}
+	return x.rs.summary.summary(x.w.Dir(), status, len(x.opts.Cases)), runErr
+}
+
+// halt is the early end of a phase that failed with err or was cancelled.
+func (x *execution) halt(err error) *stopped {
+	status := rundir.StatusCompleted
+	switch {
+	case x.ctx.Err() != nil:
+		status = rundir.StatusCancelled
+	case err != nil:
+		status = rundir.StatusFailed
+	}
+	return &stopped{status: status, err: firstErr(err, x.ctx.Err())}
+}
+
+// chainSpecs are the writer phase's chains and baselines in the order they are emitted:
+// case, then condition, then writer run.
+func (x *execution) chainSpecs() []chainSpec {
 	var specs []chainSpec
-	for ci := range opts.Cases {
-		for _, cond := range opts.Conditions {
+	for ci := range x.opts.Cases {
+		for _, cond := range x.opts.Conditions {
 			runs := 1
 			if cond.Writer {
-				runs = opts.WriterRuns
+				runs = x.opts.WriterRuns
 			}
 			for r := 0; r < runs; r++ {
 				specs = append(specs, chainSpec{caseIndex: ci, cond: cond, runID: r})
 			}
 		}
 	}
+	return specs
+}
+
+// writerPhase builds every chain and baseline (or takes its frozen evidence from an earlier
+// invocation) and writes them in spec order; it returns the evidence the executor reads.
+func (x *execution) writerPhase() ([]evidenceItem, *stopped) {
+	specs := x.chainSpecs()
 	tokens := reftoken.Reference()
 	var items []evidenceItem
-	allChains, err := runOrdered(ctx, len(specs), opts.Concurrency,
+	all, err := runOrdered(x.ctx, len(specs), x.opts.Concurrency,
 		func(ctx context.Context, i int) (chainResult, bool) {
-			sp := specs[i]
-			c := opts.Cases[sp.caseIndex]
-			if ev, ok := rs.evidence[chainKey(c.ID, sp.cond.ID, sp.runID)]; ok {
-				return chainResult{out: &chainOutput{evidence: ev}, resumed: true}, true
-			}
-			if !sp.cond.Writer {
-				out, err := baselineChain(d, s, c, sp.cond, tokens)
-				if err == nil {
-					err = out.encode()
-				}
-				return chainResult{out: out, err: err}, true
-			}
-			writer := opts.Writer
-			if sp.cond.ID == engine.EventSourcedCondition {
-				writer = opts.EventWriter
-			}
-			ch := newChain(d, s, c, sp.cond, sp.runID, opts.Seed+int64(sp.runID), writer, opts.Version)
-			if sp.cond.ID == engine.EventSourcedCondition {
-				markEventChain(ch)
-			}
-			out, ok := runChain(ctx, ch, writer)
-			if !ok {
-				return chainResult{}, false
-			}
-			if sp.cond.ID == engine.EventSourcedCondition {
-				extra, err := eventChainRows(ch, out)
-				if err != nil {
-					return chainResult{err: err}, true
-				}
-				out.extra = extra
-			}
-			return chainResult{out: out, err: out.encode()}, true
+			return x.buildChain(ctx, specs[i], tokens)
 		},
 		func(i int, r chainResult) error {
+			sp := specs[i]
 			if r.err != nil {
-				return fmt.Errorf("case %s, condition %s: %w", opts.Cases[specs[i].caseIndex].ID, specs[i].cond.ID, r.err)
+				return fmt.Errorf("case %s, condition %s: %w", x.opts.Cases[sp.caseIndex].ID, sp.cond.ID, r.err)
 			}
 			if !r.resumed {
-				if err := writeChain(w, r.out, rs.summary); err != nil {
+				if err := x.recordChain(sp, r.out); err != nil {
 					return err
-				}
-				if err := w.Commit(); err != nil {
-					return err
-				}
-				for _, f := range r.out.faults {
-					rs.faults[f.Family]++
-					rs.summary.faults[f.Family]++
-				}
-				for _, a := range r.out.attempts {
-					rs.summary.attempt(a.Status)
-				}
-				if specs[i].cond.Writer {
-					c := opts.Cases[specs[i].caseIndex]
-					rs.summary.chains = append(rs.summary.chains, chainFormation(d, c, specs[i].cond.ID, specs[i].runID, r.out.versions))
 				}
 			}
-			items = append(items, evidenceItem{caseIndex: specs[i].caseIndex, condition: specs[i].cond, row: r.out.evidence})
-			opts.progress("writer", len(items), len(specs))
+			items = append(items, evidenceItem{caseIndex: sp.caseIndex, condition: sp.cond, row: r.out.evidence})
+			x.opts.progress("writer", len(items), len(specs))
 			return nil
 		})
-	if err != nil || !allChains {
-		return finish(endStatus(err), firstErr(err, ctx.Err()))
+	if err != nil || !all {
+		return nil, x.halt(err)
 	}
+	return items, nil
+}
 
-	// Plan: every (evidence, probe, executor run), written before any executor call.
-	tools := engine.ToolsTree(d)
+// buildChain is one chain or baseline of the writer phase; false when cancelled mid-chain.
+func (x *execution) buildChain(ctx context.Context, sp chainSpec, tokens reftoken.Counter) (chainResult, bool) {
+	d, c := x.opts.Domain, x.opts.Cases[sp.caseIndex]
+	if ev, ok := x.rs.evidence[chainKey(c.ID, sp.cond.ID, sp.runID)]; ok {
+		return chainResult{out: &chainOutput{evidence: ev}, resumed: true}, true
+	}
+	if !sp.cond.Writer {
+		out, err := baselineChain(d, x.s, c, sp.cond, tokens)
+		if err == nil {
+			err = out.encode()
+		}
+		return chainResult{out: out, err: err}, true
+	}
+	events := sp.cond.ID == engine.EventSourcedCondition
+	writer := x.opts.Writer
+	if events {
+		writer = x.opts.EventWriter
+	}
+	ch := newChain(d, x.s, c, sp.cond, sp.runID, x.opts.Seed+int64(sp.runID), writer, x.opts.Version)
+	if events {
+		markEventChain(ch)
+	}
+	out, ok := runChain(ctx, ch, writer)
+	if !ok {
+		return chainResult{}, false
+	}
+	if events {
+		extra, err := eventChainRows(ch, out)
+		if err != nil {
+			return chainResult{err: err}, true
+		}
+		out.extra = extra
+	}
+	return chainResult{out: out, err: out.encode()}, true
+}
+
+// recordChain writes one newly built chain, commits it, and counts its faults, attempts and
+// (for a writer chain) its formation in the summary.
+func (x *execution) recordChain(sp chainSpec, out *chainOutput) error {
+	rs := x.rs
+	if err := writeChain(x.w, out, rs.summary); err != nil {
+		return err
+	}
+	if err := x.w.Commit(); err != nil {
+		return err
+	}
+	for _, f := range out.faults {
+		rs.faults[f.Family]++
+		rs.summary.faults[f.Family]++
+	}
+	for _, a := range out.attempts {
+		rs.summary.attempt(a.Status)
+	}
+	if sp.cond.Writer {
+		c := x.opts.Cases[sp.caseIndex]
+		rs.summary.chains = append(rs.summary.chains, chainFormation(x.opts.Domain, c, sp.cond.ID, sp.runID, out.versions))
+	}
+	return nil
+}
+
+// planPhase lists every (evidence, probe, executor run), writes the plan before any executor
+// call unless an earlier invocation froze it, and returns the calls still to make.
+func (x *execution) planPhase(items []evidenceItem) ([]job, *stopped) {
+	d, opts := x.opts.Domain, x.opts
 	var jobs []job
 	for _, ev := range items {
-		jobs = append(jobs, planJobs(d, s, opts.Executor, ev, opts.Cases[ev.caseIndex], opts.ExecutorRuns, opts.Seed)...)
+		jobs = append(jobs, planJobs(d, x.s, opts.Executor, ev, opts.Cases[ev.caseIndex], opts.ExecutorRuns, opts.Seed)...)
 	}
-	if !rs.planned {
-		// The plan is written before any call. A plan cut short by cancellation is never
-		// "frozen" in the manifest, and --resume rewrites it.
-		type planLine struct {
-			line []byte
-			err  error
-		}
-		allPlanned, err := runOrdered(ctx, len(jobs), opts.Concurrency,
-			func(ctx context.Context, i int) (planLine, bool) {
-				msgs, err := jobs[i].messages(d)
-				if err != nil {
-					return planLine{err: err}, true
-				}
-				line, err := pyjson.RowLine(jobs[i].planRow(msgs))
-				return planLine{line: line, err: err}, true
-			},
-			func(i int, p planLine) error {
-				if p.err != nil {
-					return fmt.Errorf("plan of trial %s: %w", jobs[i].trialID, p.err)
-				}
-				return w.AppendRaw(rundir.ExecutorPlan, p.line)
-			})
-		if err != nil || !allPlanned {
-			return finish(endStatus(err), firstErr(err, ctx.Err()))
-		}
-		if err := w.Commit(); err != nil {
-			return finish(rundir.StatusFailed, err)
+	if !x.rs.planned {
+		if stop := x.writePlan(jobs); stop != nil {
+			return nil, stop
 		}
 	}
 	var callIDs []any
 	for _, j := range jobs {
 		callIDs = append(callIDs, j.callID)
 	}
-	w.Set("execution_plan", map[string]any{
+	x.w.Set("execution_plan", map[string]any{
 		"status": "frozen", "executor_calls": len(jobs), "executor_call_ids_sha256": pyjson.MustContentHash(callIDs),
 	})
 	var todo []job
 	for _, j := range jobs {
-		if !rs.done[j.callID] {
+		if !x.rs.done[j.callID] {
 			todo = append(todo, j)
 		}
 	}
+	return todo, nil
+}
 
-	// Executor phase: calls on a bounded pool, rows written in plan order.
+// writePlan writes executor_plan.jsonl. A plan cut short by cancellation is never "frozen" in
+// the manifest, and --resume rewrites it.
+func (x *execution) writePlan(jobs []job) *stopped {
+	d := x.opts.Domain
+	type planLine struct {
+		line []byte
+		err  error
+	}
+	all, err := runOrdered(x.ctx, len(jobs), x.opts.Concurrency,
+		func(ctx context.Context, i int) (planLine, bool) {
+			msgs, err := jobs[i].messages(d)
+			if err != nil {
+				return planLine{err: err}, true
+			}
+			line, err := pyjson.RowLine(jobs[i].planRow(msgs))
+			return planLine{line: line, err: err}, true
+		},
+		func(i int, p planLine) error {
+			if p.err != nil {
+				return fmt.Errorf("plan of trial %s: %w", jobs[i].trialID, p.err)
+			}
+			return x.w.AppendRaw(rundir.ExecutorPlan, p.line)
+		})
+	if err != nil || !all {
+		return x.halt(err)
+	}
+	if err := x.w.Commit(); err != nil {
+		return &stopped{status: rundir.StatusFailed, err: err}
+	}
+	return nil
+}
+
+// executorPhase makes the calls still to make on a bounded pool and writes their rows in
+// plan order.
+func (x *execution) executorPhase(todo []job) *stopped {
+	d := x.opts.Domain
+	tools := engine.ToolsTree(d)
 	finished := 0
-	allTrials, err := runOrdered(ctx, len(todo), opts.Concurrency,
+	all, err := runOrdered(x.ctx, len(todo), x.opts.Concurrency,
 		func(ctx context.Context, i int) (jobResult, bool) {
 			j := todo[i]
-			tr, ok, err := RunTrial(ctx, opts.Executor, TrialSpec{
+			tr, ok, err := RunTrial(ctx, x.opts.Executor, TrialSpec{
 				Domain: d, Case: j.c, Probe: j.probe, Evidence: j.ev.engineEvidence(), OracleBlock: j.oracleAt,
 				Tools: tools, Seed: j.seed, CallID: j.callID,
 			})
@@ -372,7 +450,7 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 			if err != nil {
 				return jobResult{err: err}, true
 			}
-			out, err := scoreJob(d, s, j, tools, tr)
+			out, err := scoreJob(d, x.s, j, tools, tr)
 			if err == nil {
 				err = out.encode()
 			}
@@ -382,29 +460,34 @@ func execute(ctx context.Context, opts *Options, s Surface, w *rundir.Writer, rs
 			if r.err != nil {
 				return fmt.Errorf("trial %s: %w", todo[i].trialID, r.err)
 			}
-			if err := w.AppendRaw(rundir.Calls, r.out.callLine); err != nil {
+			if err := x.writeTrial(r.out); err != nil {
 				return err
 			}
-			rs.summary.callLine(r.out.callLine)
-			if err := w.AppendRaw(rundir.ModelContexts, r.out.contextLine); err != nil {
-				return err
-			}
-			if err := w.AppendRaw(rundir.Trials, r.out.trialLine); err != nil {
-				return err
-			}
-			// A trial is the unit a run killed hard resumes from (rundir.Recover).
-			if err := w.Commit(); err != nil {
-				return err
-			}
-			rs.summary.trial(todo[i].ev.condition.ID, r.out.outcome)
+			x.rs.summary.trial(todo[i].ev.condition.ID, r.out.outcome)
 			finished++
-			opts.progress("executor", finished, len(todo))
+			x.opts.progress("executor", finished, len(todo))
 			return nil
 		})
-	if err != nil || !allTrials {
-		return finish(endStatus(err), firstErr(err, ctx.Err()))
+	if err != nil || !all {
+		return x.halt(err)
 	}
-	return finish(rundir.StatusCompleted, nil)
+	return nil
+}
+
+// writeTrial appends one trial's call, model context and trial rows and commits them: a
+// trial is the unit a run killed hard resumes from (rundir.Recover).
+func (x *execution) writeTrial(out trialOutput) error {
+	if err := x.w.AppendRaw(rundir.Calls, out.callLine); err != nil {
+		return err
+	}
+	x.rs.summary.callLine(out.callLine)
+	if err := x.w.AppendRaw(rundir.ModelContexts, out.contextLine); err != nil {
+		return err
+	}
+	if err := x.w.AppendRaw(rundir.Trials, out.trialLine); err != nil {
+		return err
+	}
+	return x.w.Commit()
 }
 
 func firstErr(errs ...error) error {

@@ -49,21 +49,8 @@ type safeguardJob struct {
 // (decision provider_error), never an error.
 func EvaluateChain(ctx context.Context, spec SafeguardSpec) (*ChainEvaluation, error) {
 	ch := spec.Chain
-	switch {
-	case ch.Domain == nil || ch.Case == nil:
-		return nil, errors.New("safeguards: no domain or case")
-	case spec.Executor == nil:
-		return nil, errors.New("safeguards: no executor")
-	case len(ch.Versions) == 0:
-		return nil, fmt.Errorf("safeguards: chain %s/%s has no memory", ch.Case.ID, ch.Condition)
-	case ch.Architecture != engine.ArchTyped && ch.Architecture != engine.ArchFreeText:
-		return nil, fmt.Errorf("safeguards: chain %s/%s: unknown architecture %q", ch.Case.ID, ch.Condition, ch.Architecture)
-	}
-	for i, v := range ch.Versions {
-		if v.Block < 0 || v.Block > ch.Case.LastBlock() || (i > 0 && v.Block <= ch.Versions[i-1].Block) {
-			return nil, fmt.Errorf("safeguards: chain %s/%s: memory versions must be at increasing blocks within 0..%d (version %d at block %d)",
-				ch.Case.ID, ch.Condition, ch.Case.LastBlock(), i, v.Block)
-		}
+	if err := checkSafeguardChain(spec); err != nil {
+		return nil, err
 	}
 	now := time.Now
 	if spec.Now != nil {
@@ -77,72 +64,149 @@ func EvaluateChain(ctx context.Context, spec SafeguardSpec) (*ChainEvaluation, e
 	ev.BatchID = pyjson.StableID24("safeguards", ch.ChainRef, ch.Case.ID, ch.Condition, prov.TargetID, strconv.FormatInt(spec.Seed, 10),
 		strconv.FormatInt(ev.CreatedAt.UnixNano(), 10))
 
-	written := make([]RerunMemory, len(ch.Versions))
-	writtenForm := make([]FormationVerdict, len(ch.Versions))
-	mversions := make([]engine.MemoryVersion, len(ch.Versions))
+	pl, err := planWrittenChain(ch)
+	if err != nil {
+		return nil, err
+	}
+	ev.FinalFormation = FormationVerdict{FormedProbeIDs: []string{}}
+	if last := len(ch.Versions) - 1; ch.Versions[last].Block == ch.Case.LastBlock() {
+		ev.FinalFormation = pl.writtenForm[last]
+	}
+	if err := pl.gate(spec.Policies); err != nil {
+		return nil, err
+	}
+	jobs := pl.armJobs(spec, ev.BatchID)
+	arms, all, err := pl.runArms(ctx, spec, jobs, prov, now)
+	if err != nil {
+		return nil, err
+	}
+	ev.Cancelled = !all
+	pl.assemble(ev, spec.Policies, jobs, arms)
+	return ev, nil
+}
+
+// checkSafeguardChain refuses a spec the lab cannot evaluate: no domain, case or executor, no
+// memory, an unknown architecture, or memory versions out of block order.
+func checkSafeguardChain(spec SafeguardSpec) error {
+	ch := spec.Chain
+	switch {
+	case ch.Domain == nil || ch.Case == nil:
+		return errors.New("safeguards: no domain or case")
+	case spec.Executor == nil:
+		return errors.New("safeguards: no executor")
+	case len(ch.Versions) == 0:
+		return fmt.Errorf("safeguards: chain %s/%s has no memory", ch.Case.ID, ch.Condition)
+	case ch.Architecture != engine.ArchTyped && ch.Architecture != engine.ArchFreeText:
+		return fmt.Errorf("safeguards: chain %s/%s: unknown architecture %q", ch.Case.ID, ch.Condition, ch.Architecture)
+	}
+	for i, v := range ch.Versions {
+		if v.Block < 0 || v.Block > ch.Case.LastBlock() || (i > 0 && v.Block <= ch.Versions[i-1].Block) {
+			return fmt.Errorf("safeguards: chain %s/%s: memory versions must be at increasing blocks within 0..%d (version %d at block %d)",
+				ch.Case.ID, ch.Condition, ch.Case.LastBlock(), i, v.Block)
+		}
+	}
+	return nil
+}
+
+// chainPlan is what EvaluateChain computed before any call: the written memories, their
+// formation and their history as engine memory versions, every policy's transformation of
+// every version, and the versions trialled.
+type chainPlan struct {
+	ch            SafeguardChain
+	written       []RerunMemory
+	writtenForm   []FormationVerdict
+	mversions     []engine.MemoryVersion
+	gated         [][]gatedVersion
+	trialVersions []int
+}
+
+// planWrittenChain reads every written memory version of the chain and its formation (the
+// stored verdict when the chain carries one, else computed as the inspector computes it).
+func planWrittenChain(ch SafeguardChain) (*chainPlan, error) {
+	pl := &chainPlan{
+		ch:          ch,
+		written:     make([]RerunMemory, len(ch.Versions)),
+		writtenForm: make([]FormationVerdict, len(ch.Versions)),
+		mversions:   make([]engine.MemoryVersion, len(ch.Versions)),
+	}
 	for i, v := range ch.Versions {
 		m, err := WrittenMemory(ch.Architecture, v.Payload, v.MemoryID)
 		if err != nil {
 			return nil, fmt.Errorf("safeguards: chain %s/%s block %d: %w", ch.Case.ID, ch.Condition, v.Block, err)
 		}
-		written[i] = m
-		mversions[i] = engine.MemoryVersion{Block: v.Block, Evidence: memoryEvidence(m, "")}
+		pl.written[i] = m
+		pl.mversions[i] = engine.MemoryVersion{Block: v.Block, Evidence: memoryEvidence(m, "")}
 		if v.Formation != nil {
-			writtenForm[i] = *v.Formation
-		} else if writtenForm[i], err = formationOf(ch.Domain, ch.Case, v.Block, m); err != nil {
+			pl.writtenForm[i] = *v.Formation
+		} else if pl.writtenForm[i], err = formationOf(ch.Domain, ch.Case, v.Block, m); err != nil {
 			return nil, err
 		}
 	}
-	ev.FinalFormation = FormationVerdict{FormedProbeIDs: []string{}}
-	if last := len(ch.Versions) - 1; ch.Versions[last].Block == ch.Case.LastBlock() {
-		ev.FinalFormation = writtenForm[last]
-	}
-	// Memory transformations, policy by policy, version by version.
-	gated := make([][]gatedVersion, len(spec.Policies))
-	for pi := range spec.Policies {
-		p := &spec.Policies[pi]
-		gated[pi] = make([]gatedVersion, len(ch.Versions))
+	return pl, nil
+}
+
+// gate applies every policy to every memory version, policy by policy, and computes the
+// formation on each gated memory.
+func (pl *chainPlan) gate(policies []engine.Policy) error {
+	ch := pl.ch
+	pl.gated = make([][]gatedVersion, len(policies))
+	for pi := range policies {
+		p := &policies[pi]
+		pl.gated[pi] = make([]gatedVersion, len(ch.Versions))
 		for vi, v := range ch.Versions {
-			gv, err := transformVersion(ch, p, v.Block, written[vi], mversions[:vi+1])
+			gv, err := transformVersion(ch, p, v.Block, pl.written[vi], pl.mversions[:vi+1])
 			if err != nil {
-				return nil, err
+				return err
 			}
 			switch {
 			case gv.notApplicable != "":
 				gv.formation = FormationVerdict{FormedProbeIDs: []string{}}
 			case gv.gated == nil:
-				gv.formation = writtenForm[vi]
+				gv.formation = pl.writtenForm[vi]
 			default:
 				if gv.formation, err = formationOf(ch.Domain, ch.Case, v.Block, gv.memory); err != nil {
-					return nil, err
+					return err
 				}
 			}
-			gated[pi][vi] = gv
+			pl.gated[pi][vi] = gv
 		}
 	}
-	// Arms: one un-gated per (trial block, probe), one per applicable policy.
-	trialVersions := []int{len(ch.Versions) - 1}
+	return nil
+}
+
+// armJobs are the arms to run: one un-gated per (trial block, probe) and one per policy
+// applicable there, at the final block or, with TrialsAtEveryBlock, at every version.
+func (pl *chainPlan) armJobs(spec SafeguardSpec, batchID string) []safeguardJob {
+	ch := pl.ch
+	pl.trialVersions = []int{len(ch.Versions) - 1}
 	if spec.Blocks == TrialsAtEveryBlock {
-		trialVersions = trialVersions[:0]
+		pl.trialVersions = pl.trialVersions[:0]
 		for i := range ch.Versions {
-			trialVersions = append(trialVersions, i)
+			pl.trialVersions = append(pl.trialVersions, i)
 		}
 	}
 	var jobs []safeguardJob
-	for _, vi := range trialVersions {
+	for _, vi := range pl.trialVersions {
 		block := ch.Versions[vi].Block
 		for _, p := range ch.Case.Probes {
 			jobs = append(jobs, safeguardJob{block: block, version: vi, probe: p, policy: -1,
-				replayID: pyjson.StableID64("replay", ev.BatchID, "written", strconv.Itoa(block), p.ID)})
+				replayID: pyjson.StableID64("replay", batchID, "written", strconv.Itoa(block), p.ID)})
 			for pi := range spec.Policies {
-				if gated[pi][vi].notApplicable != "" {
+				if pl.gated[pi][vi].notApplicable != "" {
 					continue
 				}
 				jobs = append(jobs, safeguardJob{block: block, version: vi, probe: p, policy: pi,
-					replayID: pyjson.StableID64("replay", ev.BatchID, spec.Policies[pi].ID, spec.Policies[pi].Version, strconv.Itoa(block), p.ID)})
+					replayID: pyjson.StableID64("replay", batchID, spec.Policies[pi].ID, spec.Policies[pi].Version, strconv.Itoa(block), p.ID)})
 			}
 		}
 	}
+	return jobs
+}
+
+// runArms runs every arm on one bounded pool and marks each with the formation of the memory
+// it read; false when ctx ended first (the arms not run are nil).
+func (pl *chainPlan) runArms(ctx context.Context, spec SafeguardSpec, jobs []safeguardJob, prov rundir.ModelProvenance, now func() time.Time) ([]*SafeguardArm, bool, error) {
+	ch := pl.ch
 	tools := engine.ToolsTree(ch.Domain)
 	workers := spec.Workers
 	if workers <= 0 {
@@ -159,11 +223,10 @@ func EvaluateChain(ctx context.Context, spec SafeguardSpec) (*ChainEvaluation, e
 		func(ctx context.Context, i int) (armResult, bool) {
 			j := jobs[i]
 			var pol *engine.Policy
-			mem := written[j.version]
 			if j.policy >= 0 {
 				pol = &spec.Policies[j.policy]
 			}
-			a, ok, err := runSafeguardArm(ctx, spec, ch, j, pol, mem, mversions[:j.version+1], tools, prov, now)
+			a, ok, err := runSafeguardArm(ctx, spec, ch, j, pol, pl.written[j.version], pl.mversions[:j.version+1], tools, prov, now)
 			return armResult{arm: a, err: err}, ok
 		},
 		func(i int, r armResult) error {
@@ -172,14 +235,13 @@ func EvaluateChain(ctx context.Context, spec SafeguardSpec) (*ChainEvaluation, e
 			}
 			j := jobs[i]
 			a := r.arm
+			f := pl.writtenForm[j.version]
 			if j.policy >= 0 {
-				gv := gated[j.policy][j.version]
+				gv := pl.gated[j.policy][j.version]
 				a.Memory = gv.memory
-				a.FormationEstimable, a.MemoryFormed = gv.formation.Estimable, gv.formation.Estimable && contains(gv.formation.FormedProbeIDs, j.probe.ID)
-			} else {
-				f := writtenForm[j.version]
-				a.FormationEstimable, a.MemoryFormed = f.Estimable, f.Estimable && contains(f.FormedProbeIDs, j.probe.ID)
+				f = gv.formation
 			}
+			a.FormationEstimable, a.MemoryFormed = f.Estimable, f.Estimable && contains(f.FormedProbeIDs, j.probe.ID)
 			arms[i] = a
 			done++
 			if spec.Progress != nil {
@@ -187,14 +249,14 @@ func EvaluateChain(ctx context.Context, spec SafeguardSpec) (*ChainEvaluation, e
 			}
 			return nil
 		})
-	if stop != nil {
-		return nil, stop
-	}
-	ev.Cancelled = !all
-	// Assemble: baseline arms by (block, probe), then per policy.
-	pl := &chainPlan{ch: ch, written: written, writtenForm: writtenForm, gated: gated, trialVersions: trialVersions}
+	return arms, all, stop
+}
+
+// assemble files the finished arms into the evaluation: baseline arms by (block, probe),
+// then each policy's evaluation against them.
+func (pl *chainPlan) assemble(ev *ChainEvaluation, policies []engine.Policy, jobs []safeguardJob, arms []*SafeguardArm) {
 	baseline := map[armKey]*SafeguardArm{}
-	gatedArms := make([]map[armKey]*SafeguardArm, len(spec.Policies))
+	gatedArms := make([]map[armKey]*SafeguardArm, len(policies))
 	for pi := range gatedArms {
 		gatedArms[pi] = map[armKey]*SafeguardArm{}
 	}
@@ -210,20 +272,9 @@ func EvaluateChain(ctx context.Context, spec SafeguardSpec) (*ChainEvaluation, e
 			gatedArms[j.policy][k] = arms[i]
 		}
 	}
-	for pi := range spec.Policies {
-		ev.Policies = append(ev.Policies, pl.policyEvaluation(pi, spec.Policies[pi], baseline, gatedArms[pi]))
+	for pi := range policies {
+		ev.Policies = append(ev.Policies, pl.policyEvaluation(pi, policies[pi], baseline, gatedArms[pi]))
 	}
-	return ev, nil
-}
-
-// chainPlan is what EvaluateChain computed before any call: the written memories and their
-// formation, every policy's transformation of every version, and the versions trialled.
-type chainPlan struct {
-	ch            SafeguardChain
-	written       []RerunMemory
-	writtenForm   []FormationVerdict
-	gated         [][]gatedVersion
-	trialVersions []int
 }
 
 // armKey names an arm of a chain: a block and a probe.

@@ -115,25 +115,7 @@ func EventSourcingOutcomes(chains []SafeguardChainSummary) []engine.SafeguardOut
 			if !ok {
 				continue
 			}
-			if w.ProviderError != nil || g.ProviderError != nil {
-				o.NotEstimable++
-				continue
-			}
-			if w.RequestAuthorized {
-				o.AuthorizedPairs++
-				o.AuthorizedWritten += b2n(w.RequestedActionTaken)
-				o.AuthorizedGated += b2n(g.RequestedActionTaken)
-				if w.RequestedActionTaken && !g.RequestedActionTaken {
-					o.Refused++
-				}
-			} else {
-				o.DeniedPairs++
-				o.UnauthorizedWritten += b2n(w.RequestedActionTaken)
-				o.UnauthorizedGated += b2n(g.RequestedActionTaken)
-				if w.RequestedActionTaken && !g.RequestedActionTaken {
-					o.Prevented++
-				}
-			}
+			addPair(&o, w, g)
 		}
 		out = append(out, o)
 	}

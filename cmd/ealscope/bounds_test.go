@@ -18,9 +18,7 @@ import (
 // its final ledger, as JSON text.
 func builtinMemoryText(t *testing.T) (string, []byte) {
 	t.Helper()
-	d, _ := domains.Get("procurement")
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	d, cases, err := domains.BuiltinCases("procurement")
 	if err != nil {
 		t.Fatal(err)
 	}

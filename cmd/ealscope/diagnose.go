@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -69,9 +68,7 @@ func (c *diagnoseCmd) compare(g *Globals) error {
 		return err
 	}
 	if c.JSON {
-		enc := json.NewEncoder(g.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(cmp)
+		return writeJSON(g.Stdout, cmp)
 	}
 	printComparison(g.Stdout, cmp)
 	return nil

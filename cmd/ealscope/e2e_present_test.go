@@ -1,9 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,47 +14,10 @@ import (
 // check agrees with step 3, and a chain the chains list flags memory-induced (!MEM) tells a
 // memory-induced failure.
 func TestPresentCybersecurityInTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: skipping the terminal end-to-end test (.ci/run installs it)")
-	}
-	if testing.Short() {
-		t.Skip("-short: skipping the terminal end-to-end test")
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "ealscope")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	socket := "ealscope-e2e-present-" + strconv.Itoa(os.Getpid())
-	tmux := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	script := "XDG_DATA_HOME=" + filepath.Join(tmp, "data") + " XDG_CONFIG_HOME=" + filepath.Join(tmp, "config") +
-		" XDG_STATE_HOME=" + filepath.Join(tmp, "state") + " NO_COLOR=1 " + bin + " demo --domain cybersecurity; sleep 30"
-	tmux("new-session", "-d", "-x", "160", "-y", "45", "-s", "e2e", "sh", "-c", script)
-	t.Cleanup(func() { exec.Command("tmux", "-L", socket, "kill-server").Run() })
-	screen := func() string { return tmux("capture-pane", "-p", "-t", "e2e") }
-	waitFor := func(what string, ok func(string) bool) string {
-		t.Helper()
-		deadline := time.Now().Add(90 * time.Second) // building the demo run included
-		for {
-			s := screen()
-			if ok(s) {
-				return s
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
-			}
-			time.Sleep(50 * time.Millisecond) // polling interval, not a wait for the program
-		}
-	}
-	has := func(sub string) func(string) bool { return func(s string) bool { return strings.Contains(s, sub) } }
-	keys := func(k ...string) { tmux(append([]string{"send-keys", "-t", "e2e"}, k...)...) }
+	tmp, bin := buildForTerminal(t)
+	script := isolatedEnv(tmp) + "NO_COLOR=1 " + bin + " demo --domain cybersecurity; sleep 30"
+	term := startTerminal(t, "ealscope-e2e-present", 160, 45, script, 90*time.Second) // building the demo run included
+	waitFor, has, keys := term.waitFor, screenHas, term.keys
 
 	s := waitFor("the demo chain view", has("FIRST FALSE AUTHORITY"))
 	header := strings.SplitN(s, "\n", 2)[0]

@@ -2,10 +2,8 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,51 +13,11 @@ import (
 // forming chain from the chains list, press f, read the screen and find the first
 // false-authority block and the turn its memory cites, open help, quit with exit code 0.
 func TestDemoInTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: skipping the terminal end-to-end test (.ci/run installs it)")
-	}
-	if testing.Short() {
-		t.Skip("-short: skipping the terminal end-to-end test")
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "ealscope")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	tmp, bin := buildForTerminal(t)
 	rc := filepath.Join(tmp, "rc")
-	// The socket is private to this test process (t.TempDir ends in "001" in every process, so it
-	// cannot name the socket): concurrent test runs on one machine must not share a server.
-	socket := "ealscope-e2e-" + strconv.Itoa(os.Getpid())
-	tmux := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	script := "XDG_DATA_HOME=" + filepath.Join(tmp, "data") + " XDG_CONFIG_HOME=" + filepath.Join(tmp, "config") +
-		" NO_COLOR= " + bin + " demo; echo $? > " + rc + "; sleep 30"
-	tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "sh", "-c", script)
-	t.Cleanup(func() { exec.Command("tmux", "-L", socket, "kill-server").Run() })
-
-	screen := func() string { return tmux("capture-pane", "-p", "-t", "e2e") }
-	waitFor := func(what string, ok func(string) bool) string {
-		t.Helper()
-		deadline := time.Now().Add(60 * time.Second) // the first build of the demo run included
-		for {
-			s := screen()
-			if ok(s) {
-				return s
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
-			}
-			time.Sleep(50 * time.Millisecond) // polling interval, not a wait for the program
-		}
-	}
-	has := func(sub string) func(string) bool { return func(s string) bool { return strings.Contains(s, sub) } }
-	keys := func(k ...string) { tmux(append([]string{"send-keys", "-t", "e2e"}, k...)...) }
+	script := isolatedEnv(tmp) + "NO_COLOR= " + bin + " demo; echo $? > " + rc + "; sleep 30"
+	term := startTerminal(t, "ealscope-e2e", 120, 40, script, 60*time.Second) // the first build of the demo run included
+	screen, waitFor, has, keys := term.screen, term.waitFor, screenHas, term.keys
 
 	waitFor("the demo chain view", has("FIRST FALSE AUTHORITY"))
 	keys("Escape")

@@ -132,9 +132,7 @@ func writeTree(t *testing.T, path string, tree any) {
 // TestGateCommandBadMemoryFile: a memory file that is not JSON exits 1 naming the file and
 // the line.
 func TestGateCommandBadMemoryFile(t *testing.T) {
-	d, _ := domains.Get("procurement")
-	name, data := d.BuiltinCorpus()
-	cases, err := d.ParseCorpus(name, data)
+	_, cases, err := domains.BuiltinCases("procurement")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -48,9 +47,7 @@ func (c *whyCmd) Run(g *Globals) error {
 		return err
 	}
 	if c.JSON {
-		enc := json.NewEncoder(g.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(w)
+		return writeJSON(g.Stdout, w)
 	}
 	printWhy(g.Stdout, w)
 	return nil

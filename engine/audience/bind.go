@@ -2,7 +2,8 @@ package audience
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/ealscope/ealscope/engine"
 )
@@ -45,46 +46,72 @@ func Bind(f *File, d engine.Domain, cases []*engine.Case) (map[string]*Truth, er
 }
 
 // checkEntry checks one entry's references: against the case (turns, probes, records) and
-// within the entry (principals, channels).
+// within the entry (principals, channels). The first failure is the error; the checks run in
+// the order the sidecar's fields are documented.
 func checkEntry(file string, rules engine.AudienceRules, c *engine.Case, e *Entry) error {
-	r := &reader{file: file, caseID: c.ID}
-	a := &e.Audience
-	base := "cases." + c.ID
-	principal := func(p, id string) {
-		if _, ok := a.Principal(id); !ok && r.err == nil {
-			r.fail(p, "unknown principal %q", id)
-		}
-	}
-	channel := func(p, id string) {
-		if _, ok := a.Channel(id); !ok && r.err == nil {
-			r.fail(p, "unknown channel %q", id)
-		}
-	}
-	turnBlock := map[string]int{}
+	k := &entryCheck{r: &reader{file: file, caseID: c.ID}, rules: rules, c: c, e: e, a: &e.Audience, base: "cases." + c.ID,
+		turnBlock: map[string]int{}, records: ledgerRecords(c)}
 	for _, b := range c.Blocks {
 		for _, t := range b.Turns {
-			turnBlock[t.ID] = b.Index
+			k.turnBlock[t.ID] = b.Index
 		}
 	}
-	turn := func(p, id string) int {
-		blk, ok := turnBlock[id]
-		if !ok && r.err == nil {
-			r.fail(p, "unknown turn %q", id)
-		}
-		return blk
+	k.channels()
+	k.requests()
+	k.grants()
+	k.truth()
+	return k.r.err
+}
+
+// entryCheck is one sidecar entry being checked against its case; r holds the first failure.
+type entryCheck struct {
+	r         *reader
+	rules     engine.AudienceRules
+	c         *engine.Case
+	e         *Entry
+	a         *engine.CaseAudience
+	base      string
+	turnBlock map[string]int  // the block of each turn of the case
+	records   map[string]bool // the records of the case's ledger
+}
+
+func (k *entryCheck) principal(p, id string) {
+	if _, ok := k.a.Principal(id); !ok && k.r.err == nil {
+		k.r.fail(p, "unknown principal %q", id)
 	}
+}
+
+func (k *entryCheck) channel(p, id string) {
+	if _, ok := k.a.Channel(id); !ok && k.r.err == nil {
+		k.r.fail(p, "unknown channel %q", id)
+	}
+}
+
+// turn is the block of a turn the entry names.
+func (k *entryCheck) turn(p, id string) int {
+	blk, ok := k.turnBlock[id]
+	if !ok && k.r.err == nil {
+		k.r.fail(p, "unknown turn %q", id)
+	}
+	return blk
+}
+
+// channels checks the declared channels' participants, the sidecar's turn channels (only for
+// turns the corpus gives none), and that every turn of the case ends in a declared channel.
+func (k *entryCheck) channels() {
+	r, a, c, base := k.r, k.a, k.c, k.base
 	for i, ch := range a.Channels {
 		for j, p := range ch.Participants {
-			principal(fmt.Sprintf("%s.channels[%d].participants[%d]", base, i, j), p)
+			k.principal(fmt.Sprintf("%s.channels[%d].participants[%d]", base, i, j), p)
 		}
 	}
-	for _, k := range e.turnChannelOrder {
-		p := base + ".turn_channels." + k
-		turn(p, k)
-		channel(p, a.TurnChannels[k])
-		if t, ok := c.Turn(k); ok && r.err == nil {
-			if corpus := corpusChannel(rules, c, t, a); corpus != "" {
-				r.fail(p, "the corpus already gives turn %s its channel %q", k, corpus)
+	for _, id := range k.e.turnChannelOrder {
+		p := base + ".turn_channels." + id
+		k.turn(p, id)
+		k.channel(p, a.TurnChannels[id])
+		if t, ok := c.Turn(id); ok && r.err == nil {
+			if corpus := corpusChannel(k.rules, c, t, a); corpus != "" {
+				r.fail(p, "the corpus already gives turn %s its channel %q", id, corpus)
 			}
 		}
 	}
@@ -95,7 +122,7 @@ func checkEntry(file string, rules engine.AudienceRules, c *engine.Case, e *Entr
 			if r.err != nil {
 				break
 			}
-			ch := rules.TurnChannel(&tmp, t)
+			ch := k.rules.TurnChannel(&tmp, t)
 			switch {
 			case ch == "":
 				r.fail(base+".turn_channels", "turn %s has no channel: the corpus names none and the sidecar gives none", t.ID)
@@ -106,9 +133,15 @@ func checkEntry(file string, rules engine.AudienceRules, c *engine.Case, e *Entr
 			}
 		}
 	}
-	for k := range a.Unresolved {
-		if _, ok := a.Principal(k); ok && r.err == nil {
-			r.fail(base+".unresolved."+k, "%q is a declared principal: an unresolved requester is one the principals do not list", k)
+}
+
+// requests checks the unresolved requesters and the requests: each names a probe of the case,
+// a principal (or an unresolved requester) and a channel, and every probe is asked.
+func (k *entryCheck) requests() {
+	r, a, c, base := k.r, k.a, k.c, k.base
+	for id := range a.Unresolved {
+		if _, ok := a.Principal(id); ok && r.err == nil {
+			r.fail(base+".unresolved."+id, "%q is a declared principal: an unresolved requester is one the principals do not list", id)
 		}
 	}
 	asked := map[string]bool{}
@@ -119,74 +152,84 @@ func checkEntry(file string, rules engine.AudienceRules, c *engine.Case, e *Entr
 		}
 		asked[q.ProbeID] = true
 		if _, unresolved := a.Unresolved[q.Principal]; !unresolved {
-			principal(p+".principal", q.Principal)
+			k.principal(p+".principal", q.Principal)
 		}
-		channel(p+".channel", q.Channel)
+		k.channel(p+".channel", q.Channel)
 	}
 	for _, pr := range c.Probes {
 		if !asked[pr.ID] && r.err == nil {
 			r.fail(base+".requests", "probe %s is asked by nobody: every probe needs a request", pr.ID)
 		}
 	}
-	records := ledgerRecords(c)
+}
+
+// grants checks each grant's object, audience and granter (who must be able to grant), and
+// resolves the blocks it takes and loses effect at.
+func (k *entryCheck) grants() {
+	r, a := k.r, k.a
 	for i := range a.Grants {
 		g := &a.Grants[i]
-		p := fmt.Sprintf("%s.grants[%d]", base, i)
-		if g.ObjectRecord != "" && !records[g.ObjectRecord] && r.err == nil {
+		p := fmt.Sprintf("%s.grants[%d]", k.base, i)
+		if g.ObjectRecord != "" && !k.records[g.ObjectRecord] && r.err == nil {
 			r.fail(p+".object.record", "unknown record %q (not in the case's ledger)", g.ObjectRecord)
 		}
 		if g.ObjectTurn != "" {
-			turn(p+".object.turn", g.ObjectTurn)
+			k.turn(p+".object.turn", g.ObjectTurn)
 		}
 		if g.ToChannel != "" {
-			channel(p+".to.channel", g.ToChannel)
+			k.channel(p+".to.channel", g.ToChannel)
 		}
 		for j, x := range g.ToPrincipals {
-			principal(fmt.Sprintf("%s.to.principals[%d]", p, j), x)
+			k.principal(fmt.Sprintf("%s.to.principals[%d]", p, j), x)
 		}
-		principal(p+".by", g.By)
+		k.principal(p+".by", g.By)
 		if pr, ok := a.Principal(g.By); ok && !pr.CanGrant && r.err == nil {
 			r.fail(p+".by", "principal %q cannot grant: only a principal with can_grant may widen an audience", g.By)
 		}
-		g.AtBlock = turn(p+".at_turn", g.AtTurn)
+		g.AtBlock = k.turn(p+".at_turn", g.AtTurn)
 		g.RemovedAtBlock = -1
 		if g.RemovedAtTurn != "" {
-			g.RemovedAtBlock = turn(p+".removed_at_turn", g.RemovedAtTurn)
+			g.RemovedAtBlock = k.turn(p+".removed_at_turn", g.RemovedAtTurn)
 			if g.RemovedAtBlock < g.AtBlock && r.err == nil {
 				r.fail(p+".removed_at_turn", "turn %s (block %d) is before the grant (block %d)", g.RemovedAtTurn, g.RemovedAtBlock, g.AtBlock)
 			}
 		}
 	}
-	t := &e.Truth
-	for _, k := range sortedAudienceKeys(t.Records) {
-		if !records[k] && r.err == nil {
-			r.fail(base+".ground_truth.records."+k, "unknown record %q (not in the case's ledger)", k)
+}
+
+// truth checks the hidden ground truth's references: records of the ledger, principals,
+// requests of the entry, decoy turns of the case.
+func (k *entryCheck) truth() {
+	r, a, base := k.r, k.a, k.base
+	t := &k.e.Truth
+	for _, id := range slices.Sorted(maps.Keys(t.Records)) {
+		if !k.records[id] && r.err == nil {
+			r.fail(base+".ground_truth.records."+id, "unknown record %q (not in the case's ledger)", id)
 		}
-		for _, p := range t.Records[k].Principals {
-			principal(base+".ground_truth.records."+k, p)
+		for _, p := range t.Records[id].Principals {
+			k.principal(base+".ground_truth.records."+id, p)
 		}
 	}
 	for i, l := range t.MustNotLeak {
 		for _, p := range l.Audience.Principals {
-			principal(fmt.Sprintf("%s.ground_truth.must_not_leak[%d].audience", base, i), p)
+			k.principal(fmt.Sprintf("%s.ground_truth.must_not_leak[%d].audience", base, i), p)
 		}
 	}
 	reqIDs := map[string]bool{}
 	for _, q := range a.Requests {
 		reqIDs[q.ID] = true
 	}
-	for k, rt := range t.Requests {
-		if !reqIDs[k] && r.err == nil {
-			r.fail(base+".ground_truth.requests."+k, "unknown request %q", k)
+	for id, rt := range t.Requests {
+		if !reqIDs[id] && r.err == nil {
+			r.fail(base+".ground_truth.requests."+id, "unknown request %q", id)
 		}
 		if _, unresolved := a.Unresolved[rt.TruePrincipal]; !unresolved {
-			principal(base+".ground_truth.requests."+k+".true_principal", rt.TruePrincipal)
+			k.principal(base+".ground_truth.requests."+id+".true_principal", rt.TruePrincipal)
 		}
 	}
 	for i, d := range t.DecoyTurns {
-		turn(fmt.Sprintf("%s.ground_truth.decoy_turns[%d]", base, i), d)
+		k.turn(fmt.Sprintf("%s.ground_truth.decoy_turns[%d]", base, i), d)
 	}
-	return r.err
 }
 
 // corpusChannel is the channel the corpus itself gives a turn (the rules' answer without the
@@ -210,14 +253,5 @@ func ledgerRecords(c *engine.Case) map[string]bool {
 			out[ev.NewAuthorizationID] = true
 		}
 	}
-	return out
-}
-
-func sortedAudienceKeys(m map[string]engine.Audience) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -40,13 +40,9 @@ type GenOptions struct {
 // narrowing needs a patch) is given the private-grant scenario. Seeded: the same cases, seed
 // and options give the same bytes.
 func Generate(d engine.Domain, cases []*engine.Case, corpusVersion string, opts GenOptions) (*File, error) {
-	sa, ok := d.(engine.SourceAuthorityRules)
-	if !ok {
-		return nil, fmt.Errorf("domain %s does not say who speaks for a turn", d.ID())
-	}
-	rules, ok := d.(engine.AudienceRules)
-	if !ok {
-		return nil, fmt.Errorf("domain %s has no audience role", d.ID())
+	sa, rules, err := generatorRoles(d)
+	if err != nil {
+		return nil, err
 	}
 	f := &File{DomainID: d.ID(), CorpusVersion: corpusVersion, Cases: map[string]*Entry{}}
 	for i, c := range cases {
@@ -63,15 +59,25 @@ func Generate(d engine.Domain, cases []*engine.Case, corpusVersion string, opts 
 
 // GenerateEntry is Generate for the i-th case (0-based) alone, for streaming a large corpus.
 func GenerateEntry(d engine.Domain, c *engine.Case, i int, opts GenOptions) (*Entry, error) {
+	sa, rules, err := generatorRoles(d)
+	if err != nil {
+		return nil, err
+	}
+	return generateOne(d, sa, rules, c, i, opts)
+}
+
+// generatorRoles are the two roles a domain plays for the generator: who speaks for a turn,
+// and the audience rules.
+func generatorRoles(d engine.Domain) (engine.SourceAuthorityRules, engine.AudienceRules, error) {
 	sa, ok := d.(engine.SourceAuthorityRules)
 	if !ok {
-		return nil, fmt.Errorf("domain %s does not say who speaks for a turn", d.ID())
+		return nil, nil, fmt.Errorf("domain %s does not say who speaks for a turn", d.ID())
 	}
 	rules, ok := d.(engine.AudienceRules)
 	if !ok {
-		return nil, fmt.Errorf("domain %s has no audience role", d.ID())
+		return nil, nil, fmt.Errorf("domain %s has no audience role", d.ID())
 	}
-	return generateOne(d, sa, rules, c, i, opts)
+	return sa, rules, nil
 }
 
 func generateOne(d engine.Domain, sa engine.SourceAuthorityRules, rules engine.AudienceRules, c *engine.Case, i int, opts GenOptions) (*Entry, error) {

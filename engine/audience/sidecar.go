@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/ealscope/ealscope/engine"
@@ -340,7 +342,7 @@ func (r *reader) truth(p string, v any) Truth {
 	t := Truth{Records: map[string]engine.Audience{}, Requests: map[string]RequestTruth{}}
 	t.Scenarios = r.strs(p+".scenarios", m["scenarios"])
 	rec := r.dict(p+".records", m["records"])
-	for _, k := range sortedKeys(rec) {
+	for _, k := range slices.Sorted(maps.Keys(rec)) {
 		t.Records[k] = r.audience(p+".records."+k, rec[k])
 	}
 	for i, x := range r.list(p+".must_not_leak", m["must_not_leak"]) {
@@ -349,7 +351,7 @@ func (r *reader) truth(p string, v any) Truth {
 		t.MustNotLeak = append(t.MustNotLeak, Leak{Text: r.str(q+".text", lm["text"]), Audience: r.audience(q+".audience", lm["audience"])})
 	}
 	req := r.dict(p+".requests", m["requests"])
-	for _, k := range sortedKeys(req) {
+	for _, k := range slices.Sorted(maps.Keys(req)) {
 		q := p + ".requests." + k
 		qm := r.obj(q, req[k], []string{"true_principal", "entitled"})
 		t.Requests[k] = RequestTruth{TruePrincipal: r.str(q+".true_principal", qm["true_principal"]), Entitled: r.boolean(q+".entitled", qm["entitled"])}
@@ -358,15 +360,6 @@ func (r *reader) truth(p string, v any) Truth {
 		t.DecoyTurns = r.strs(p+".decoy_turns", d)
 	}
 	return t
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // marshalIndent writes a tree as indented JSON with sorted keys and a final newline.

@@ -2,6 +2,8 @@ package audience
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/ealscope/ealscope/engine"
 )
@@ -18,7 +20,7 @@ func groundTruth(d engine.Domain, rules engine.AudienceRules, c *engine.Case, a 
 	if decoy != "" {
 		t.DecoyTurns = []string{decoy}
 	}
-	for _, id := range sortedAudienceKeys(t.Records) {
+	for _, id := range slices.Sorted(maps.Keys(t.Records)) {
 		t.MustNotLeak = append(t.MustNotLeak, Leak{Text: id, Audience: t.Records[id]})
 	}
 	last := c.LastBlock()

@@ -2,6 +2,8 @@ package cause
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,7 +32,7 @@ func (w *work) memoryChanges() error {
 		}
 	}
 	k := w.in.Block
-	for _, id := range sortedKeys(w.grants) {
+	for _, id := range slices.Sorted(maps.Keys(w.grants)) {
 		mem, led, prev := w.grants[id], w.lv.at(k, id), w.before[id]
 		if led == nil {
 			c := Change{AuthorizationID: id, Here: prev == nil || valueKey(prev) != valueKey(mem)}
@@ -274,14 +276,5 @@ func (w *work) takenOf(c Change) []Value {
 			}
 		}
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

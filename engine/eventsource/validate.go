@@ -59,108 +59,16 @@ func ValidateBatch(r *Reducer, in BatchInput, counter TokenCounter) (*Batch, err
 	if err != nil {
 		return nil, err
 	}
-	available := map[string]bool{}
-	if list, ok := initial["authorizations"].([]any); ok {
-		for _, item := range list {
-			if rec, ok := item.(map[string]any); ok {
-				available[pyStr(rec["authorization_id"])] = true
-			}
-		}
-	}
-	for _, id := range in.AddressableAuthorizationIDs {
-		available[id] = true
-	}
+	available := addressableIDs(initial, in.AddressableAuthorizationIDs)
 	visible := map[string]bool{}
 	for _, id := range in.VisibleSourceIDs {
 		visible[id] = true
 	}
 	var parsed []Event
 	for index, raw := range rawEvents {
-		m, ok := raw.(map[string]any)
-		if !ok {
-			return nil, valueErr("event %d must be an object", index)
-		}
-		if !sameKeys(m, eventKeys) {
-			return nil, valueErr("event %d has missing or unexpected fields", index)
-		}
-		eventType, isStr := m["event_type"].(string)
-		switch m["event_type"].(type) {
-		case []any, map[string]any:
-			return nil, &Error{Exception: "TypeError", Message: "unhashable type: '" + pyTypeName(m["event_type"]) + "'"}
-		}
-		if !isStr || !validType(eventType) {
-			return nil, valueErr("event %d has an unsupported event_type", index)
-		}
-		var target *string
-		switch t := m["target_authorization_id"].(type) {
-		case nil:
-		case string:
-			if engine.PyStrip(t) == "" {
-				return nil, valueErr("event %d target must be null or a non-empty string", index)
-			}
-			target = &t
-		default:
-			return nil, valueErr("event %d target must be null or a non-empty string", index)
-		}
-		sources, ok := uniqueNonEmptyStrings(m["source_turn_ids"])
-		if !ok {
-			return nil, valueErr("event %d source_turn_ids must be unique non-empty strings", index)
-		}
-		var unseen []string
-		for _, s := range sources {
-			if !visible[s] {
-				unseen = append(unseen, s)
-			}
-		}
-		if len(unseen) > 0 {
-			sort.Strings(unseen)
-			return nil, valueErr("event %d cites source IDs outside the model-visible state/block: %s", index, pyRepr(unseen))
-		}
-		record, recordIsMap := m["record"].(map[string]any)
-		changes, changesIsMap := m["changes"].(map[string]any)
-		targetAvailable := target != nil && available[*target]
-		switch eventType {
-		case Issue:
-			if target != nil || !recordIsMap || m["changes"] != nil {
-				return nil, valueErr("issue requires null target, complete record, and null changes")
-			}
-			if sup := r.supersedes(record); sup != nil && !available[*sup] {
-				return nil, valueErr("issue supersedes reference does not exist in bounded current state")
-			}
-		case Patch:
-			if !targetAvailable {
-				return nil, valueErr("patch target does not exist in bounded current state")
-			}
-			if m["record"] != nil || !changesIsMap || len(changes) == 0 {
-				return nil, valueErr("patch requires an existing target, null record, and non-empty changes")
-			}
-		case Revoke:
-			if !targetAvailable {
-				return nil, valueErr("revoke target does not exist in bounded current state")
-			}
-			if m["record"] != nil || m["changes"] != nil {
-				return nil, valueErr("revoke requires an existing target and null record/changes")
-			}
-		case Replace:
-			if !targetAvailable {
-				return nil, valueErr("replace target does not exist in bounded current state")
-			}
-			if !recordIsMap || m["changes"] != nil {
-				return nil, valueErr("replace requires an existing target, complete record, and null changes")
-			}
-		}
-		e := Event{
-			EventID:               EventID(in.LogicalUpdateID, index),
-			EventIndex:            index,
-			EventType:             eventType,
-			TargetAuthorizationID: target,
-			SourceTurnIDs:         sources,
-		}
-		if recordIsMap {
-			e.Record = pyjson.CloneObject(record)
-		}
-		if changesIsMap {
-			e.Changes = pyjson.CloneObject(changes)
+		e, err := r.parseEvent(raw, index, in.LogicalUpdateID, visible, available)
+		if err != nil {
+			return nil, err
 		}
 		if err := candidate.Apply(e); err != nil {
 			return nil, err
@@ -186,6 +94,126 @@ func ValidateBatch(r *Reducer, in BatchInput, counter TokenCounter) (*Batch, err
 		parsed = []Event{}
 	}
 	return &Batch{Events: parsed, ReducedState: reduced, Tokens: tokens, Reducer: candidate}, nil
+}
+
+// addressableIDs are the record ids a batch may target: every record of the state before the
+// block and the ids the block's text names. Records the batch issues join them as it goes.
+func addressableIDs(initial map[string]any, named []string) map[string]bool {
+	available := map[string]bool{}
+	if list, ok := initial["authorizations"].([]any); ok {
+		for _, item := range list {
+			if rec, ok := item.(map[string]any); ok {
+				available[pyStr(rec["authorization_id"])] = true
+			}
+		}
+	}
+	for _, id := range named {
+		available[id] = true
+	}
+	return available
+}
+
+// parseEvent checks event index of a batch structurally, in EAL-Bench's order of checks (its
+// fields, type, target, cited sources, then the shape its type requires), and returns it
+// with its id; it does not apply it.
+func (r *Reducer) parseEvent(raw any, index int, logicalUpdateID string, visible, available map[string]bool) (Event, error) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return Event{}, valueErr("event %d must be an object", index)
+	}
+	if !sameKeys(m, eventKeys) {
+		return Event{}, valueErr("event %d has missing or unexpected fields", index)
+	}
+	eventType, isStr := m["event_type"].(string)
+	switch m["event_type"].(type) {
+	case []any, map[string]any:
+		return Event{}, &Error{Exception: "TypeError", Message: "unhashable type: '" + pyTypeName(m["event_type"]) + "'"}
+	}
+	if !isStr || !validType(eventType) {
+		return Event{}, valueErr("event %d has an unsupported event_type", index)
+	}
+	var target *string
+	switch t := m["target_authorization_id"].(type) {
+	case nil:
+	case string:
+		if engine.PyStrip(t) == "" {
+			return Event{}, valueErr("event %d target must be null or a non-empty string", index)
+		}
+		target = &t
+	default:
+		return Event{}, valueErr("event %d target must be null or a non-empty string", index)
+	}
+	sources, ok := uniqueNonEmptyStrings(m["source_turn_ids"])
+	if !ok {
+		return Event{}, valueErr("event %d source_turn_ids must be unique non-empty strings", index)
+	}
+	var unseen []string
+	for _, s := range sources {
+		if !visible[s] {
+			unseen = append(unseen, s)
+		}
+	}
+	if len(unseen) > 0 {
+		sort.Strings(unseen)
+		return Event{}, valueErr("event %d cites source IDs outside the model-visible state/block: %s", index, pyRepr(unseen))
+	}
+	if err := r.checkEventShape(m, eventType, target != nil && available[*target], available); err != nil {
+		return Event{}, err
+	}
+	e := Event{
+		EventID:               EventID(logicalUpdateID, index),
+		EventIndex:            index,
+		EventType:             eventType,
+		TargetAuthorizationID: target,
+		SourceTurnIDs:         sources,
+	}
+	if record, ok := m["record"].(map[string]any); ok {
+		e.Record = pyjson.CloneObject(record)
+	}
+	if changes, ok := m["changes"].(map[string]any); ok {
+		e.Changes = pyjson.CloneObject(changes)
+	}
+	return e, nil
+}
+
+// checkEventShape checks the target, record and changes an event's type requires: an issue
+// has no target and a complete record (superseding only an addressable record); patch, revoke
+// and replace need an addressable target, with non-empty changes, nothing, or a complete
+// record respectively.
+func (r *Reducer) checkEventShape(m map[string]any, eventType string, targetAvailable bool, available map[string]bool) error {
+	record, recordIsMap := m["record"].(map[string]any)
+	changes, changesIsMap := m["changes"].(map[string]any)
+	switch eventType {
+	case Issue:
+		if m["target_authorization_id"] != nil || !recordIsMap || m["changes"] != nil {
+			return valueErr("issue requires null target, complete record, and null changes")
+		}
+		if sup := r.supersedes(record); sup != nil && !available[*sup] {
+			return valueErr("issue supersedes reference does not exist in bounded current state")
+		}
+	case Patch:
+		if !targetAvailable {
+			return valueErr("patch target does not exist in bounded current state")
+		}
+		if m["record"] != nil || !changesIsMap || len(changes) == 0 {
+			return valueErr("patch requires an existing target, null record, and non-empty changes")
+		}
+	case Revoke:
+		if !targetAvailable {
+			return valueErr("revoke target does not exist in bounded current state")
+		}
+		if m["record"] != nil || m["changes"] != nil {
+			return valueErr("revoke requires an existing target and null record/changes")
+		}
+	case Replace:
+		if !targetAvailable {
+			return valueErr("replace target does not exist in bounded current state")
+		}
+		if !recordIsMap || m["changes"] != nil {
+			return valueErr("replace requires an existing target, complete record, and null changes")
+		}
+	}
+	return nil
 }
 
 func sameKeys(m map[string]any, keys []string) bool {

@@ -24,19 +24,7 @@ func encodeValue(buf *bytes.Buffer, v reflect.Value, style PyStyle, depth int) e
 		return encodeTree(buf, json.Number(v.String()), style, depth)
 	}
 	if t.Implements(jsonMarshalerType) {
-		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
-			buf.WriteString("null")
-			return nil
-		}
-		raw, err := v.Interface().(json.Marshaler).MarshalJSON()
-		if err != nil {
-			return err
-		}
-		tree, err := DecodeTree(raw)
-		if err != nil {
-			return err
-		}
-		return encodeTree(buf, tree, style, depth)
+		return encodeMarshaler(buf, v, style, depth)
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -87,66 +75,93 @@ func encodeValue(buf *bytes.Buffer, v reflect.Value, style PyStyle, depth int) e
 			buf.WriteString("null")
 			return nil
 		}
-		type entry struct {
-			key string
-			val reflect.Value
+		return encodeMap(buf, v, style, depth)
+	case reflect.Struct:
+		return encodeStruct(buf, v, style, depth)
+	}
+	return fmt.Errorf("cannot encode %s as JSON", t)
+}
+
+// encodeMarshaler encodes a value with its own MarshalJSON, re-encoded in the Python style.
+func encodeMarshaler(buf *bytes.Buffer, v reflect.Value, style PyStyle, depth int) error {
+	if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
+		buf.WriteString("null")
+		return nil
+	}
+	raw, err := v.Interface().(json.Marshaler).MarshalJSON()
+	if err != nil {
+		return err
+	}
+	tree, err := DecodeTree(raw)
+	if err != nil {
+		return err
+	}
+	return encodeTree(buf, tree, style, depth)
+}
+
+// encodeMap encodes a non-nil map with its keys sorted, as sort_keys orders them.
+func encodeMap(buf *bytes.Buffer, v reflect.Value, style PyStyle, depth int) error {
+	type entry struct {
+		key string
+		val reflect.Value
+	}
+	entries := make([]entry, 0, v.Len())
+	iter := v.MapRange()
+	for iter.Next() {
+		k, err := mapKey(iter.Key())
+		if err != nil {
+			return err
 		}
-		entries := make([]entry, 0, v.Len())
-		iter := v.MapRange()
-		for iter.Next() {
-			k, err := mapKey(iter.Key())
+		entries = append(entries, entry{k, iter.Value()})
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].key < entries[j].key })
+	return writeItems(buf, style, depth, '{', '}', len(entries), func(i int) error {
+		writeKey(buf, entries[i].key, style)
+		return encodeValue(buf, entries[i].val, style, depth+1)
+	})
+}
+
+// encodeStruct encodes a struct's JSON fields sorted by name (structInfo), leaving out empty
+// omitempty fields; a ",string" field is written as the string of its value.
+func encodeStruct(buf *bytes.Buffer, v reflect.Value, style PyStyle, depth int) error {
+	first := true
+	for _, f := range structInfo(v.Type()) {
+		fv, ok := fieldByIndex(v, f.index)
+		if !ok || (f.omitEmpty && isEmptyValue(fv)) {
+			continue
+		}
+		if first {
+			buf.WriteByte('{')
+			first = false
+		} else {
+			writeItemSep(buf, style)
+		}
+		writeIndent(buf, style, depth+1)
+		writeKey(buf, f.name, style)
+		if f.quoted {
+			tree, err := reflectTree(fv)
 			if err != nil {
 				return err
 			}
-			entries = append(entries, entry{k, iter.Value()})
+			if tree != nil {
+				tree = fmt.Sprint(tree)
+			}
+			if err := encodeTree(buf, tree, style, depth+1); err != nil {
+				return err
+			}
+			continue
 		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].key < entries[j].key })
-		return writeItems(buf, style, depth, '{', '}', len(entries), func(i int) error {
-			writeKey(buf, entries[i].key, style)
-			return encodeValue(buf, entries[i].val, style, depth+1)
-		})
-	case reflect.Struct:
-		fields := structInfo(t)
-		first := true
-		for _, f := range fields {
-			fv, ok := fieldByIndex(v, f.index)
-			if !ok || (f.omitEmpty && isEmptyValue(fv)) {
-				continue
-			}
-			if first {
-				buf.WriteByte('{')
-				first = false
-			} else {
-				writeItemSep(buf, style)
-			}
-			writeIndent(buf, style, depth+1)
-			writeKey(buf, f.name, style)
-			if f.quoted {
-				tree, err := reflectTree(fv)
-				if err != nil {
-					return err
-				}
-				if tree != nil {
-					tree = fmt.Sprint(tree)
-				}
-				if err := encodeTree(buf, tree, style, depth+1); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := encodeValue(buf, fv, style, depth+1); err != nil {
-				return fmt.Errorf("%s: %w", f.name, err)
-			}
+		if err := encodeValue(buf, fv, style, depth+1); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
 		}
-		if first {
-			buf.WriteString("{}")
-			return nil
-		}
-		writeIndent(buf, style, depth)
-		buf.WriteByte('}')
+	}
+	if first {
+		buf.WriteString("{}")
 		return nil
 	}
-	return fmt.Errorf("cannot encode %s as JSON", t)
+	writeIndent(buf, style, depth)
+	buf.WriteByte('}')
+	return nil
 }
 
 func writeKey(buf *bytes.Buffer, key string, style PyStyle) {

@@ -2,10 +2,7 @@ package workbench_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,31 +14,15 @@ import (
 	"github.com/ealscope/ealscope/replay/workbench"
 )
 
-// BenchmarkSafeguardsRun is the lab over a built-in run: generated procurement cases
-// (procurement.GenerateJSONL(N, 1), N = $EALSCOPE_BENCH_CASES or 1,000), the scripted writer
-// at its default faults, the four writer conditions, seed 20260821, imported into a fresh
-// workspace (not timed). Timed: every registered policy on every chain, built-in executor, at
-// the final block, as `ealscope safeguards --run` does it: "store" saves each chain in its
+// BenchmarkSafeguardsRun is the lab over a built-in run: the benchmark workspace
+// (benchWorkspace: N = $EALSCOPE_BENCH_CASES or 1,000 generated procurement cases; not
+// timed). Timed: every registered policy on every chain, built-in executor, at the final block, as `ealscope safeguards --run` does it: "store" saves each chain in its
 // transaction, "evaluate" only computes. The figures are in docs/BENCHMARKS.md.
 //
 //	go test ./replay/workbench -run '^$' -bench SafeguardsRun -benchtime 1x -timeout 60m
 func BenchmarkSafeguardsRun(b *testing.B) {
-	n := 1000
-	if v, err := strconv.Atoi(os.Getenv("EALSCOPE_BENCH_CASES")); err == nil && v > 0 {
-		n = v
-	}
 	ctx := context.Background()
-	data, err := procurement.GenerateJSONL(n, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	corpus := filepath.Join(b.TempDir(), "corpus.jsonl")
-	if err := os.WriteFile(corpus, data, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	store, runID, _ := scriptedWorkspace(b, replay.ScriptedRun{Domain: "procurement", Corpus: corpus,
-		Conditions: "one_shot_text,one_shot_typed,incremental_text,incremental_typed", Seed: 20260821, Version: "bench",
-		Concurrency: runtime.GOMAXPROCS(0)}, corpus)
+	store, runID, n := benchWorkspace(b, 1000)
 	policies := safeguards.All()
 	var ids []string
 	for _, p := range policies {

@@ -3,23 +3,17 @@ package workbench_test
 import (
 	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/ealscope/ealscope/domains/procurement"
-	"github.com/ealscope/ealscope/replay"
 	"github.com/ealscope/ealscope/replay/workbench"
 )
 
 // BenchmarkDiagnoseRun is cause attribution for every false-authorization failure of a
-// built-in run: generated procurement cases (procurement.GenerateJSONL(N, 1), N =
-// $EALSCOPE_BENCH_CASES or 2,000), the scripted writer at its default faults, the four writer
-// conditions, seed 20260821, imported into a fresh workspace (not timed). Timed: "rules" is
+// built-in run: the benchmark workspace (benchWorkspace: N = $EALSCOPE_BENCH_CASES or 2,000
+// generated procurement cases; not timed). Timed: "rules" is
 // `ealscope diagnose --run` (one EAL-Bench row per failure, rules only); "ablate" also removes
 // each of the first three ranked turns of every chain's first-false-authority failures and
 // re-runs the scripted writer, as `ealscope why --ablate` does. The figures are in
@@ -27,22 +21,8 @@ import (
 //
 //	go test ./replay/workbench -run '^$' -bench DiagnoseRun -benchtime 1x -timeout 60m
 func BenchmarkDiagnoseRun(b *testing.B) {
-	n := 2000
-	if v, err := strconv.Atoi(os.Getenv("EALSCOPE_BENCH_CASES")); err == nil && v > 0 {
-		n = v
-	}
 	ctx := context.Background()
-	data, err := procurement.GenerateJSONL(n, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	corpus := filepath.Join(b.TempDir(), "corpus.jsonl")
-	if err := os.WriteFile(corpus, data, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	store, runID, _ := scriptedWorkspace(b, replay.ScriptedRun{Domain: "procurement", Corpus: corpus,
-		Conditions: "one_shot_text,one_shot_typed,incremental_text,incremental_typed", Seed: 20260821, Version: "bench",
-		Concurrency: runtime.GOMAXPROCS(0)}, corpus)
+	store, runID, _ := benchWorkspace(b, 2000)
 	b.Run("rules", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			runtime.GC()

@@ -1,4 +1,4 @@
-package safeguards_test
+package safeguardtests_test
 
 import (
 	"errors"

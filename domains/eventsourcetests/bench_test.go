@@ -1,4 +1,4 @@
-package eventsource_test
+package eventsourcetests_test
 
 import (
 	"github.com/ealscope/ealscope/engine/reftoken"

@@ -1,4 +1,4 @@
-package eventsource_test
+package eventsourcetests_test
 
 import (
 	"encoding/json"
