@@ -149,6 +149,9 @@ type AudienceContextView struct {
 	Unresolved    string
 	Records       []AudienceRecordView
 	ProviderError string
+	// Admitted and AdmittedForbidden count the items the executor was shown (every item for
+	// the unscoped arm, which decides nothing) and those the ground truth forbids.
+	Admitted, AdmittedForbidden int
 }
 
 // AudienceRecordView is one record under the arm: kept or excluded, why, its authorized
@@ -169,7 +172,21 @@ func presentChainAudience(d engine.Domain, c *engine.Case, contexts []replay.Aud
 		if x.Outcome.ProviderError != nil {
 			v.ProviderError = *x.Outcome.ProviderError
 		}
+		if x.Records == nil {
+			for _, f := range x.Forbidden {
+				v.Admitted++
+				if f {
+					v.AdmittedForbidden++
+				}
+			}
+		}
 		for _, r := range x.Records {
+			if r.Kept {
+				v.Admitted++
+				if x.Forbidden[r.AuthorizationID] {
+					v.AdmittedForbidden++
+				}
+			}
 			rv := AudienceRecordView{AuthorizationID: r.AuthorizationID, Kept: r.Kept, Forbidden: x.Forbidden[r.AuthorizationID], Sources: sourceTurns(d, c, r.Sources)}
 			if len(r.Reasons) > 0 {
 				rv.Reason, rv.Audiences = splitAudienceReason(r.Reasons[0])

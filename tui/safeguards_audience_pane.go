@@ -66,7 +66,7 @@ func audienceDetailLines(st *Styles, a ChainAudience, block, w int) []string {
 	out := []string{}
 	note := fmt.Sprintf("the audience lab assembles one context per request at the final memory (block %d)", a.Block)
 	if block != a.Block {
-		note += fmt.Sprintf("; shown at block %d too", block)
+		note += fmt.Sprintf(", whatever block is shown (here %d)", block)
 	}
 	out = append(out, wrapLines(st.App.Subtle, note, w)...)
 	others := map[string][]string{}
@@ -79,36 +79,42 @@ func audienceDetailLines(st *Styles, a ChainAudience, block, w int) []string {
 		if c.Arm != replay.ArmAudienceInput {
 			continue
 		}
-		out = append(out, "", st.List.Header.Render(ansi.Truncate(fmt.Sprintf("request %s · probe %s · asked by %s in %s", sanitizeLine(c.RequestID),
-			sanitizeLine(c.ProbeID), sanitizeLine(c.Principal), sanitizeLine(c.Channel)), w, "…")))
-		viewers := "viewers {" + sanitizeLine(strings.Join(c.Viewers, ", ")) + "}"
+		// Who asks and where first: a request's id repeats its probe's.
+		out = append(out, "", st.List.Header.Render(ansi.Truncate(fmt.Sprintf("asked by %s in %s · request %s", sanitizeLine(c.Principal),
+			sanitizeLine(c.Channel), sanitizeLine(c.RequestID)), w, "…")))
+		viewers := "viewers " + viewerList(c.Viewers)
 		if c.Unresolved != "" {
 			viewers = "viewers unresolved: " + sanitizeLine(c.Unresolved) + " (fails closed to public items)"
 		}
-		out = append(out, wrapIndented(viewers, "  ", "    ", w)...)
+		out = append(out, wrapUnder(viewers, "  ", w)...)
 		if c.ProviderError != "" {
 			out = append(out, wrapLines(st.App.Error, "  not estimable: "+sanitizeLine(c.ProviderError), w)...)
 		}
 		if o := others[c.ProbeID+"\x00"+c.RequestID]; len(o) > 0 {
-			out = append(out, st.App.Subtle.Render(ansi.Truncate("  other arms: "+strings.Join(o, " · "), w, "…")))
+			for _, l := range wrapUnder("other arms: "+strings.Join(o, " · "), "  ", w) {
+				out = append(out, st.App.Subtle.Render(l))
+			}
 		}
 		out = append(out, audienceRecordLines(st, c.Records, w)...)
 	}
 	return out
 }
 
-// armBrief is one other arm's outcome on a request ("unscoped 2 forbidden admitted").
+// armBrief is one other arm's outcome on a request ("unscoped 3 shown, 2 forbidden").
 func armBrief(c AudienceContextView) string {
-	kept, forbidden := 0, 0
-	for _, r := range c.Records {
-		if r.Kept {
-			kept++
-			if r.Forbidden {
-				forbidden++
-			}
-		}
+	return fmt.Sprintf("%s %d shown, %d forbidden", sanitizeLine(c.Arm), c.Admitted, c.AdmittedForbidden)
+}
+
+// viewersShown is how many viewers are named before the rest are counted (a shared channel
+// can hold dozens of participants).
+const viewersShown = 6
+
+// viewerList is a viewer set, sanitised: "{a, b}" or "(36) {a, …, f and 30 more}".
+func viewerList(vs []string) string {
+	if len(vs) <= viewersShown {
+		return "{" + sanitizeLine(strings.Join(vs, ", ")) + "}"
 	}
-	return fmt.Sprintf("%s %d/%d kept, %d forbidden", sanitizeLine(c.Arm), kept, len(c.Records), forbidden)
+	return fmt.Sprintf("(%d) {%s and %d more}", len(vs), sanitizeLine(strings.Join(vs[:viewersShown], ", ")), len(vs)-viewersShown)
 }
 
 // audienceRecordLines are a context's records: excluded ones first (what the policy did), each
@@ -126,13 +132,13 @@ func audienceRecordLines(st *Styles, recs []AudienceRecordView, w int) []string 
 				head += " · " + st.Chain.Forms.Render("forbidden to these viewers")
 			}
 			out = append(out, ansi.Truncate("  "+head, w, "…"))
-			out = append(out, wrapIndented("why: "+sanitizeLine(r.Reason), "      ", "        ", w)...)
-			out = append(out, wrapIndented("audience "+sanitizeLine(r.Audiences), "      ", "        ", w)...)
+			out = append(out, wrapUnder("why: "+sanitizeLine(r.Reason), "      ", w)...)
+			out = append(out, wrapUnder("audience "+sanitizeLine(r.Audiences), "      ", w)...)
 			shown, more := r.Sources, ""
 			if n := len(shown); n > audienceSourcesShown {
 				shown, more = shown[n-audienceSourcesShown:], fmt.Sprintf(" (the last %d of %d turns)", audienceSourcesShown, n)
 			}
-			out = append(out, wrapIndented("from "+sourcesText(shown)+more, "      ", "        ", w)...)
+			out = append(out, wrapUnder("from "+sourcesText(shown)+more, "      ", w)...)
 			if !r.Kept {
 				for _, t := range shown {
 					if t.Content != "" {

@@ -56,8 +56,9 @@ func (s *safeguardsScreen) evaluateAudience() tea.Cmd {
 // legend have theirs.
 func (s safeguardsScreen) audienceTableH() int {
 	w := s.c.width
-	// The head, the table's header and the legend take a line each.
-	return max(listLayout(w, s.c.height)-3-len(s.statusLines(w))-len(s.audienceDetail(w))-len(s.identityLines(w)), 3)
+	// The screen's body is listLayout+1 lines (the root's footer is below it); the head, the
+	// table's header and the legend take a line each.
+	return max(listLayout(w, s.c.height)+1-3-len(s.statusLines(w))-len(s.audienceDetail(w))-len(s.identityLines(w)), 3)
 }
 
 // audienceCells are a row's measures; a row whose contexts all hit provider errors measures

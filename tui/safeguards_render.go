@@ -115,15 +115,7 @@ func recordLines(st *Styles, recs []SafeguardRecord, w int) []string {
 	if len(recs) == 0 {
 		return append(out, st.App.Subtle.Render("  (no records in this memory)"))
 	}
-	wrap := func(prefix, text string) {
-		// Continuation lines are indented two more cells: wrap to what is left after both.
-		for i, l := range strings.Split(ansi.Wrap(text, max(w-len(prefix)-2, 8), ""), "\n") {
-			if i > 0 {
-				l = "  " + l
-			}
-			out = append(out, ansi.Truncate(prefix+l, w, "…"))
-		}
-	}
+	wrap := func(prefix, text string) { out = append(out, wrapUnder(text, prefix, w)...) }
 	for _, removed := range []bool{true, false} {
 		for _, r := range recs {
 			if r.Kept == removed {
@@ -153,6 +145,19 @@ func recordLines(st *Styles, recs []SafeguardRecord, w int) []string {
 				wrap("      ", "bound to "+sourcesText(r.BoundSources))
 			}
 		}
+	}
+	return out
+}
+
+// wrapUnder wraps text under prefix to w cells, continuation lines indented two more cells
+// (the text wrapped to what is left after both).
+func wrapUnder(text, prefix string, w int) []string {
+	var out []string
+	for i, l := range strings.Split(ansi.Wrap(text, max(w-len(prefix)-2, 8), ""), "\n") {
+		if i > 0 {
+			l = "  " + l
+		}
+		out = append(out, ansi.Truncate(prefix+l, w, "…"))
 	}
 	return out
 }
