@@ -16,6 +16,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/replayrow"
 	"github.com/ealscope/ealscope/runs/rundir"
 )
 
@@ -75,43 +76,16 @@ type RerunSpec struct {
 
 // RerunResult is one finished arm: everything a replay row stores.
 type RerunResult struct {
-	ReplayID   string
-	BatchID    string
-	CaseID     string
-	BlockIndex int
-	ProbeID    string
-	Repetition int
-	Seed       int64
-	Memory     RerunMemory
-	Mirror     *Mirror
-	ArmRecord
-	CreatedAt time.Time
+	replayrow.Arm
+	CaseID string
+	Mirror *Mirror
 	// Gated is the policy's transformation of this arm's memory (nil without a policy).
 	Gated *engine.GatedMemory
 }
 
 // ArmRecord is what a replay row stores of one executor trial, a live re-run's arm or a
-// safeguard lab's alike: the request sent, the reply and its score.
-type ArmRecord struct {
-	// Executor is the route's provenance (provenance, never part of the arm's key); the
-	// response model is filled in when the call succeeded.
-	Executor    rundir.ModelProvenance
-	Messages    []engine.ChatMessage
-	Tools       []any
-	RequestHash string
-	// Response is the raw reply as the scorer read it (ProviderError set on failure).
-	Response  engine.Response
-	Usage     any
-	Attempts  int
-	LatencyMS int64
-	Outcome   engine.Outcome
-	// MemoryFormed and FormationEstimable: does this arm's memory form false authority for
-	// the probe at the block.
-	MemoryFormed       bool
-	FormationEstimable bool
-	// Gate is the policy's action-gate verdict (nil: no policy or gate, or no action to gate).
-	Gate *engine.GateDecision
-}
+// safeguard lab's alike (the shared row type of runs/replayrow).
+type ArmRecord = replayrow.Record
 
 // recordArm is the record of a finished trial sent with tools by the executor whose route is
 // prov; the response model is taken from the reply when the call succeeded. The formation
@@ -322,9 +296,9 @@ func (s *RerunSpec) runArm(ctx context.Context, j rerunJob, tools []any, batch s
 		return RerunResult{}, true, err
 	}
 	res := RerunResult{
-		ReplayID: j.replayID, BatchID: batch, CaseID: s.Case.ID, BlockIndex: s.Block, ProbeID: j.probe.Probe.ID,
-		Repetition: j.rep, Seed: j.seed, Memory: s.Memory, Mirror: j.mirror,
-		ArmRecord: recordArm(tr, tools, s.Executor.Provenance(j.seed)), CreatedAt: now().UTC(), Gated: tr.Gated,
+		Arm: replayrow.Arm{ReplayID: j.replayID, BatchID: batch, BlockIndex: s.Block, ProbeID: j.probe.Probe.ID, Repetition: j.rep, Seed: j.seed,
+			Memory: s.Memory, Record: recordArm(tr, tools, s.Executor.Provenance(j.seed)), CreatedAt: now().UTC()},
+		CaseID: s.Case.ID, Mirror: j.mirror, Gated: tr.Gated,
 	}
 	switch {
 	case j.probe.Formation != nil:

@@ -67,12 +67,7 @@ func BenchmarkRerun1000(b *testing.B) {
 	model := replay.Model{Name: "bench", BaseURL: srv.URL + "/v1", Model: "bench", Temperature: 1, MaxTokens: 64, Concurrency: conc, TimeoutS: 30}
 	ex := replay.NewModelExecutor(src.Domain, replay.NewModelClient(model, replay.DefaultRetryPolicy(), nil))
 	save := func(ctx context.Context, r replay.RerunResult) error {
-		return store.SaveReplay(ctx, runs.ReplayInput{
-			Chain: src.Chain.Key, ReplayID: r.ReplayID, BatchID: r.BatchID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID, Variant: r.Memory.Variant,
-			Architecture: r.Memory.Architecture, Source: r.Memory.Source, WrittenMemoryID: src.MemoryID, Payload: r.Memory.Payload, ContentHash: r.Memory.ContentHash,
-			ExecutorTarget: r.Executor.TargetID, Executor: r.Executor, Repetition: r.Repetition, Seed: r.Seed, Messages: r.Messages, Tools: r.Tools,
-			RequestHash: r.RequestHash, Response: r.Response, Usage: r.Usage, Attempts: r.Attempts, LatencyMS: r.LatencyMS, Outcome: r.Outcome, CreatedAt: r.CreatedAt,
-		})
+		return store.SaveReplay(ctx, runs.ReplayInput{Chain: src.Chain.Key, WrittenMemoryID: src.MemoryID, Arm: r.Arm})
 	}
 	ideal := delay * calls / conc // 3.125 s
 	var worst float64

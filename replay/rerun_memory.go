@@ -8,33 +8,11 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/replayrow"
 )
 
-// RerunMemory is the memory one arm shows the executor.
-type RerunMemory struct {
-	Variant string
-	// Architecture is engine.ArchTyped or ArchFreeText: how the payload is shown (typed payloads as
-	// canonical JSON, free text as is), exactly as the chain's evidence showed it.
-	Architecture string
-	// Payload is a free-text string or a typed payload tree (json.Number leaves).
-	Payload any
-	// ContentHash is EAL-Bench's content_hash of the payload.
-	ContentHash string
-	// Source says where the payload came from: a memory id, "oracle@block K", a file path.
-	Source string
-}
-
-// Text is the payload as the executor reads it (and as a diff shows it).
-func (m RerunMemory) Text() string {
-	if s, ok := m.Payload.(string); ok {
-		return s
-	}
-	s, err := pyjson.CanonicalJSON(m.Payload)
-	if err != nil {
-		return fmt.Sprint(m.Payload)
-	}
-	return s
-}
+// RerunMemory is the memory one arm shows the executor (the shared row type of runs/replayrow).
+type RerunMemory = replayrow.Memory
 
 func newRerunMemory(variant, arch string, payload any, source string) (RerunMemory, error) {
 	hash, err := pyjson.ContentHash(payload)

@@ -25,6 +25,8 @@ import (
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/runs/rundir"
+
+	"github.com/ealscope/ealscope/runs/replayrow"
 )
 
 // gatedVersion is one policy's transformation of one memory version.
@@ -420,8 +422,8 @@ func runSafeguardArm(ctx context.Context, spec SafeguardSpec, ch SafeguardChain,
 	if err != nil {
 		return nil, true, err
 	}
-	return &SafeguardArm{
+	return &SafeguardArm{replayrow.Arm{
 		ReplayID: j.replayID, BlockIndex: j.block, ProbeID: j.probe.ID, Seed: spec.Seed, Memory: mem,
-		ArmRecord: recordArm(tr, tools, prov), CreatedAt: now().UTC(),
-	}, true, nil
+		Record: recordArm(tr, tools, prov), CreatedAt: now().UTC(),
+	}}, true, nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/runs/rundir"
+
+	"github.com/ealscope/ealscope/runs/replayrow"
 )
 
 // Effects of a policy on one (block, probe) pair of arms.
@@ -109,16 +111,9 @@ type SafeguardSpec struct {
 
 // SafeguardArm is one executor trial of the lab, everything a replay row stores.
 type SafeguardArm struct {
-	ReplayID   string
-	BlockIndex int
-	ProbeID    string
-	Seed       int64
-	// Memory is what the executor was shown: the written memory (variant written), or the
-	// policy's gated memory (variant gated).
-	Memory RerunMemory
-	// ArmRecord's formation verdict is this arm's memory's for the probe at the block.
-	ArmRecord
-	CreatedAt time.Time
+	// Arm's Memory is what the executor was shown: the written memory (variant written), or
+	// the policy's gated memory (variant gated). Its batch id is the evaluation's.
+	replayrow.Arm
 }
 
 // ProviderFailed says the arm has no decision.

@@ -47,39 +47,44 @@ type exportMemory struct {
 	writerModel                      any
 }
 
-// ExportAnnotations writes the human labels on one run's free-text memories as an annotation
-// child run in dir (which must not exist or be empty).
-func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command string) (ExportReport, error) {
-	rep := ExportReport{Dir: dir, Annotators: []string{}}
+// exportSource is what an export reads of the run: its identity, where it was imported
+// from, its free-text memories and their labels.
+type exportSource struct {
+	runID, manifestSHA, importedFrom, domainID, corpusVersion string
+	d                                                         engine.Domain
+	memPath, memSHA, implID                                   any
+	mems                                                      map[string]exportMemory
+	labels                                                    []annotations.Annotation
+}
+
+func (s *Store) exportSource(ctx context.Context, runID string) (*exportSource, error) {
 	pk, err := s.runPK(ctx, runID)
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
-	var manifestJSON, importedFrom, manifestSHA, domainID, corpusVersion string
+	src := &exportSource{mems: map[string]exportMemory{}}
+	var manifestJSON string
 	if err := s.db.QueryRowContext(ctx, `SELECT run_id, manifest_json, imported_from, manifest_sha256, domain_id, corpus_version FROM runs WHERE run_pk = ?`, pk).
-		Scan(&rep.RunID, &manifestJSON, &importedFrom, &manifestSHA, &domainID, &corpusVersion); err != nil {
-		return rep, err
+		Scan(&src.runID, &manifestJSON, &src.importedFrom, &src.manifestSHA, &src.domainID, &src.corpusVersion); err != nil {
+		return src, err
 	}
-	d, err := domains.Get(domainID)
-	if err != nil {
-		return rep, fmt.Errorf("run %s: %w", rep.RunID, err)
+	if src.d, err = domains.Get(src.domainID); err != nil {
+		return src, fmt.Errorf("run %s: %w", src.runID, err)
 	}
 	tree, err := pyjson.DecodeTree([]byte(manifestJSON))
 	if err != nil {
-		return rep, fmt.Errorf("run %s: stored manifest: %w", rep.RunID, err)
+		return src, fmt.Errorf("run %s: stored manifest: %w", src.runID, err)
 	}
 	manifest, _ := tree.(map[string]any)
 	files, _ := manifest["files"].(map[string]any)
 	memEntry, _ := files[rundir.Memories].(map[string]any)
-	var memPath, memSHA any
 	if p, ok := memEntry["path"].(string); ok {
-		memPath = filepath.Join(importedFrom, p)
+		src.memPath = filepath.Join(src.importedFrom, p)
 	}
 	if h, ok := memEntry["sha256"].(string); ok {
-		memSHA = h
+		src.memSHA = h
 	}
-	implID := manifest["memory_implementation_id"]
-	mems := map[string]exportMemory{}
+	src.implID = manifest["memory_implementation_id"]
 	rr := newRowReader(s.db)
 	err = eachRow(ctx, s.db, func(r rowScanner) error {
 		var m exportMemory
@@ -93,40 +98,51 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 			return err
 		}
 		m.writerModel = writerModelOf(rowJSON)
-		mems[m.id] = m
+		src.mems[m.id] = m
 		return nil
 	}, `SELECT m.memory_id, m.eal_chain_id, c.case_id, c.condition_id, m.line, `+rawSelect("m")+` FROM memories m JOIN chains c ON c.chain_pk = m.chain_pk
 		WHERE m.run_pk = ? AND m.architecture = `+sqlFreeText+` ORDER BY m.memory_id`, pk)
 	if err != nil {
-		return rep, err
+		return src, err
 	}
-	labels, err := s.queryAnnotations(ctx, `WHERE a.memory_id IN (SELECT memory_id FROM memories WHERE run_pk = ? AND architecture = `+sqlFreeText+`) ORDER BY a.memory_id, a.annotator`, pk)
+	src.labels, err = s.queryAnnotations(ctx, `WHERE a.memory_id IN (SELECT memory_id FROM memories WHERE run_pk = ? AND architecture = `+sqlFreeText+`) ORDER BY a.memory_id, a.annotator`, pk)
+	return src, err
+}
+
+// ExportAnnotations writes the human labels on one run's free-text memories as an annotation
+// child run in dir (which must not exist or be empty).
+func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command string) (ExportReport, error) {
+	rep := ExportReport{Dir: dir, Annotators: []string{}}
+	src, err := s.exportSource(ctx, runID)
+	if src != nil {
+		rep.RunID = src.runID
+	}
 	if err != nil {
 		return rep, err
 	}
 	started := s.now().UTC().Format("2006-01-02T15:04:05Z07:00")
 	sourceRun := map[string]any{
-		"run_dir": importedFrom, "manifest_path": filepath.Join(importedFrom, rundir.ManifestFile), "manifest_sha256": manifestSHA,
-		"domain_id": domainID, "corpus_version": corpusVersion, "memories_path": memPath, "memories_sha256": memSHA, "memory_implementation_id": implID,
+		"run_dir": src.importedFrom, "manifest_path": filepath.Join(src.importedFrom, rundir.ManifestFile), "manifest_sha256": src.manifestSHA,
+		"domain_id": src.domainID, "corpus_version": src.corpusVersion, "memories_path": src.memPath, "memories_sha256": src.memSHA, "memory_implementation_id": src.implID,
 	}
 	w, err := rundir.Create(dir, map[string]any{
-		"started_at": started, "finished_at": nil, "study": AnnotationStudy, "domain_id": domainID, "source_run": sourceRun,
+		"started_at": started, "finished_at": nil, "study": AnnotationStudy, "domain_id": src.domainID, "source_run": sourceRun,
 		"artifact_schema_versions": map[string]any{AnnotationsArtifact: annotationRowSchema}, "task": annotationTask,
 		// People read the memories: no prompt, no tool, no model route and no sampling.
 		"extractor": map[string]any{
 			"protocol_id": HumanAnnotationProtocol, "extractor_version": annotations.HumanExtractorVersion, "prompt_policy_id": nil, "system_prompt_sha256": nil,
-			"tool_name": nil, "tool_schema_sha256": nil, "output_schema_id": d.PayloadSchemaID(), "output_schema_version": d.TypedSchemaVersion(),
+			"tool_name": nil, "tool_schema_sha256": nil, "output_schema_id": src.d.PayloadSchemaID(), "output_schema_version": src.d.TypedSchemaVersion(),
 		},
 		"route":                map[string]any{"target_id": "human", "provider": "human", "requested_model": nil, "resolved_model": nil, "capabilities": []any{}},
 		"effective_parameters": map[string]any{},
-		"memory_count":         len(mems),
+		"memory_count":         len(src.mems),
 		"command":              command,
 	})
 	if err != nil {
 		return rep, err
 	}
 	annotators := map[string]bool{}
-	for _, a := range labels {
+	for _, a := range src.labels {
 		switch {
 		case a.AnnotatorKind != annotations.AnnotatorHuman:
 			rep.SkippedExtractor++
@@ -135,24 +151,7 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 			rep.SkippedDrafts++
 			continue
 		}
-		m := mems[a.MemoryID]
-		var state any
-		if a.State != nil {
-			state = a.State
-		}
-		row := map[string]any{
-			"annotation_id": a.AnnotationID, "memory_id": a.MemoryID, "chain_id": m.chainID, "case_id": m.caseID, "condition_id": m.conditionID,
-			"writer_model": m.writerModel, "extractor_model": a.Annotator, "source_content_hash": a.SourceContentHash, "status": a.Status,
-			"detail": a.Detail, "extracted_state": state,
-			// No tool call and no sampling happened: these stay null rather than imitate one.
-			"raw_arguments": nil, "extractor_version": annotations.HumanExtractorVersion, "temperature": nil,
-			"schema_version": annotationRowSchema, "domain_id": domainID, "source_manifest_sha256": manifestSHA, "call_id": nil,
-			"extractor": map[string]any{"target_id": "human:" + a.Annotator, "provider": "human", "requested_model": a.Annotator,
-				"resolved_model": a.Annotator, "response_model": nil, "effective_parameters": map[string]any{}},
-			// ealscope's additions: when the label was made and from where.
-			"annotated_at": a.UpdatedAt, "origin": a.Origin,
-		}
-		if err := w.Append(AnnotationsArtifact, row); err != nil {
+		if err := w.Append(AnnotationsArtifact, src.exportRow(a)); err != nil {
 			return rep, err
 		}
 		rep.Rows++
@@ -176,6 +175,27 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 		"annotators":  rep.Annotators,
 	})
 	return rep, err
+}
+
+// exportRow is one human label as an EAL-Bench annotation row.
+func (src *exportSource) exportRow(a annotations.Annotation) map[string]any {
+	m := src.mems[a.MemoryID]
+	var state any
+	if a.State != nil {
+		state = a.State
+	}
+	return map[string]any{
+		"annotation_id": a.AnnotationID, "memory_id": a.MemoryID, "chain_id": m.chainID, "case_id": m.caseID, "condition_id": m.conditionID,
+		"writer_model": m.writerModel, "extractor_model": a.Annotator, "source_content_hash": a.SourceContentHash, "status": a.Status,
+		"detail": a.Detail, "extracted_state": state,
+		// No tool call and no sampling happened: these stay null rather than imitate one.
+		"raw_arguments": nil, "extractor_version": annotations.HumanExtractorVersion, "temperature": nil,
+		"schema_version": annotationRowSchema, "domain_id": src.domainID, "source_manifest_sha256": src.manifestSHA, "call_id": nil,
+		"extractor": map[string]any{"target_id": "human:" + a.Annotator, "provider": "human", "requested_model": a.Annotator,
+			"resolved_model": a.Annotator, "response_model": nil, "effective_parameters": map[string]any{}},
+		// ealscope's additions: when the label was made and from where.
+		"annotated_at": a.UpdatedAt, "origin": a.Origin,
+	}
 }
 
 // writerModelOf is EAL-Bench's writer_model: the row's writer_model, else the writer's

@@ -79,23 +79,32 @@ func (s *Store) ChainWriter(ctx context.Context, key ChainKey) (ChainWriter, err
 // memory at every block that has one with its stored formation. Unlike SafeguardSource it
 // reads no probe's executor context (chains primary key, chain_blocks and memories).
 func (s *Store) WhySource(ctx context.Context, key ChainKey) (SafeguardSource, error) {
+	out, _, err := s.chainMemories(ctx, key)
+	return out, err
+}
+
+// chainMemories loads a chain's header, domain and case, and the memory at every block that
+// has one with its stored formation, and each of those memories' architecture (chains
+// primary key, chain_blocks and memories).
+func (s *Store) chainMemories(ctx context.Context, key ChainKey) (SafeguardSource, []string, error) {
 	var out SafeguardSource
+	var archs []string
 	h, err := s.Chain(ctx, key)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	out.Chain, out.Architecture = h, h.Architecture
 	d, c, err := s.storedCase(ctx, h)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	out.Domain, out.Case, out.Block = d, c, c.LastBlock()
 	err = eachRow(ctx, s.db, func(r rowScanner) error {
 		var v SafeguardMemory
-		var payload, formed string
+		var payload, arch, formed string
 		var forms sql.NullInt64
 		var unscored sql.NullString
-		if err := r.Scan(&v.Block, &v.MemoryID, &payload, &forms, &formed, &unscored); err != nil {
+		if err := r.Scan(&v.Block, &v.MemoryID, &payload, &arch, &forms, &formed, &unscored); err != nil {
 			return err
 		}
 		tree, err := pyjson.DecodeTree([]byte(payload))
@@ -106,9 +115,10 @@ func (s *Store) WhySource(ctx context.Context, key ChainKey) (SafeguardSource, e
 		v.Formation = SafeguardFormation{Estimable: forms.Valid && !unscored.Valid, Formed: forms.Valid && forms.Int64 != 0, FormedProbeIDs: []string{}}
 		_ = json.Unmarshal([]byte(formed), &v.Formation.FormedProbeIDs)
 		out.Versions = append(out.Versions, v)
+		archs = append(archs, arch)
 		return nil
-	}, `SELECT cb.block_index, cb.memory_id, m.payload_json, cb.forms_false_authority, cb.formed_probe_ids_json, cb.unscored_reason
+	}, `SELECT cb.block_index, cb.memory_id, m.payload_json, m.architecture, cb.forms_false_authority, cb.formed_probe_ids_json, cb.unscored_reason
 		FROM chain_blocks cb JOIN chains c ON c.chain_pk = cb.chain_pk JOIN memories m ON m.run_pk = c.run_pk AND m.memory_id = cb.memory_id
 		WHERE cb.chain_pk = ? AND cb.memory_id IS NOT NULL ORDER BY cb.block_index`, key)
-	return out, err
+	return out, archs, err
 }

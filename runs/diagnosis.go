@@ -181,6 +181,14 @@ func parseDiagnosis(file string, lineNo int, line []byte) (Diagnosis, error) {
 	if len(judges) == 0 {
 		return d, diagErr(file, lineNo, "judges", "no judges")
 	}
+	var err error
+	d.Judges, err = parseJudges(file, lineNo, judges)
+	return d, err
+}
+
+// parseJudges reads a row's judges strictly (every field present), sorted by judge name.
+func parseJudges(file string, lineNo int, judges map[string]json.RawMessage) ([]JudgeVerdict, error) {
+	var out []JudgeVerdict
 	for name, raw := range judges {
 		field := "judges." + name
 		var v struct {
@@ -191,35 +199,33 @@ func parseDiagnosis(file string, lineNo int, line []byte) (Diagnosis, error) {
 			Explain    *string   `json:"explanation"`
 		}
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return d, diagErr(file, lineNo, field, "wrong type: %v", err)
+			return nil, diagErr(file, lineNo, field, "wrong type: %v", err)
 		}
 		switch {
 		case v.Cause == nil || *v.Cause == "":
-			return d, diagErr(file, lineNo, field+".cause", "missing")
+			return nil, diagErr(file, lineNo, field+".cause", "missing")
 		case v.Misleading == nil:
-			return d, diagErr(file, lineNo, field+".misleading_message_ids", "missing")
+			return nil, diagErr(file, lineNo, field+".misleading_message_ids", "missing")
 		case v.Ignored == nil:
-			return d, diagErr(file, lineNo, field+".ignored_message_ids", "missing")
+			return nil, diagErr(file, lineNo, field+".ignored_message_ids", "missing")
 		case v.Entered == nil:
-			return d, diagErr(file, lineNo, field+".error_entered_here", "missing")
+			return nil, diagErr(file, lineNo, field+".error_entered_here", "missing")
 		case v.Explain == nil:
-			return d, diagErr(file, lineNo, field+".explanation", "missing")
+			return nil, diagErr(file, lineNo, field+".explanation", "missing")
 		}
-		d.Judges = append(d.Judges, JudgeVerdict{Judge: name, Cause: *v.Cause, MisleadingMessageIDs: *v.Misleading,
+		out = append(out, JudgeVerdict{Judge: name, Cause: *v.Cause, MisleadingMessageIDs: *v.Misleading,
 			IgnoredMessageIDs: *v.Ignored, ErrorEnteredHere: *v.Entered, Explanation: *v.Explain})
 	}
-	sort.Slice(d.Judges, func(i, j int) bool { return d.Judges[i].Judge < d.Judges[j].Judge })
-	return d, nil
+	sort.Slice(out, func(i, j int) bool { return out[i].Judge < out[j].Judge })
+	return out, nil
 }
 
-// ImportDiagnosis imports one diagnosis file: every row is parsed strictly and the whole file
-// is written in one transaction, so a bad row (named by file, line and field) stores nothing.
-// A file imported before (same sha256) is reported already imported.
-func (s *Store) ImportDiagnosis(ctx context.Context, path string) (PathResult, error) {
-	res := emptyResult(path, KindDiagnosis)
+// ReadDiagnoses parses a diagnosis file (one JSON object a line) and returns its rows in file
+// order with the file's sha256. It touches no workspace: every backend imports the same rows.
+func ReadDiagnoses(path string) ([]Diagnosis, string, error) {
 	f, _, err := rundir.OpenRegular(path, rundir.MaxArtifactBytes)
 	if err != nil {
-		return res, err
+		return nil, "", err
 	}
 	defer f.Close()
 	lr := rundir.NewLineReader(f, path)
@@ -227,7 +233,7 @@ func (s *Store) ImportDiagnosis(ctx context.Context, path string) (PathResult, e
 	for {
 		line, n, ok, err := lr.Next()
 		if err != nil {
-			return res, err
+			return nil, "", err
 		}
 		if !ok {
 			break
@@ -236,18 +242,29 @@ func (s *Store) ImportDiagnosis(ctx context.Context, path string) (PathResult, e
 			continue
 		}
 		if err := rundir.CheckUTF8(path, n, line); err != nil {
-			return res, err
+			return nil, "", err
 		}
 		d, err := parseDiagnosis(path, n, line)
 		if err != nil {
-			return res, err
+			return nil, "", err
 		}
 		rows = append(rows, d)
 	}
 	if len(rows) == 0 {
-		return res, fmt.Errorf("%s: no diagnosis rows", path)
+		return nil, "", fmt.Errorf("%s: no diagnosis rows", path)
 	}
-	sum := lr.SHA256()
+	return rows, lr.SHA256(), nil
+}
+
+// ImportDiagnosis imports one diagnosis file: every row is parsed strictly and the whole file
+// is written in one transaction, so a bad row (named by file, line and field) stores nothing.
+// A file imported before (same sha256) is reported already imported.
+func (s *Store) ImportDiagnosis(ctx context.Context, path string) (PathResult, error) {
+	res := emptyResult(path, KindDiagnosis)
+	rows, sum, err := ReadDiagnoses(path)
+	if err != nil {
+		return res, err
+	}
 	var seen int
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM diagnosis_files WHERE sha256 = ?`, sum).Scan(&seen); err != nil {
 		return res, err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/runs/replayrow"
 )
 
 // FindChain resolves a chain by run, case, condition and writer run. runID may be "" when
@@ -248,40 +249,18 @@ func (s *Store) mirrorTrials(ctx context.Context, runPK int64, key ChainKey, mem
 	return out, nil
 }
 
-// ReplayInput is one finished re-run arm to store.
+// ReplayInput is one finished re-run arm to store: the arm as replay made it (the shared
+// row type of runs/replayrow), placed on its chain.
 type ReplayInput struct {
-	Chain      ChainKey
-	ReplayID   string
-	BatchID    string
-	BlockIndex int
-	ProbeID    string
-	// Variant is written / exact / edited / file.
-	Variant      string
-	Architecture string
-	Source       string
+	Chain ChainKey
 	// WrittenMemoryID is the chain's memory at the block ("" before its first memory).
-	WrittenMemoryID    string
-	Payload            any
-	ContentHash        string
-	MemoryFormed       bool
-	FormationEstimable bool
-	ExecutorTarget     string
-	// Executor is the route's provenance (stored as JSON; never part of the key).
-	Executor    any
-	Repetition  int
-	Seed        int64
-	Messages    []engine.ChatMessage
-	Tools       []any
-	RequestHash string
-	Response    engine.Response
-	Usage       any
-	Attempts    int
-	LatencyMS   int64
-	Outcome     engine.Outcome
+	WrittenMemoryID string
+	// Arm is the arm: its Memory.Variant is written / exact / edited / file (gated in the
+	// lab); its Record's Gate is not stored here (the lab's pairs store it).
+	replayrow.Arm
 	// MirroredTrialID / MirroredContextHash: the imported trial this arm repeats ("" none).
 	MirroredTrialID     string
 	MirroredContextHash string
-	CreatedAt           time.Time
 }
 
 // responseJSON is the stored raw reply: engine.Response's fields under stable names.
@@ -318,7 +297,7 @@ func (s *Store) SaveReplay(ctx context.Context, in ReplayInput) error {
 		if err != nil {
 			return err
 		}
-		return s.attributeArm(w, in.Chain, in.BlockIndex, in.ProbeID, in.ExecutorTarget, in.WrittenMemoryID, pk, in.Variant, in.Repetition)
+		return s.attributeArm(w, in.Chain, in.BlockIndex, in.ProbeID, in.Executor.TargetID, in.WrittenMemoryID, pk, in.Memory.Variant, in.Repetition)
 	})
 	return err
 }
@@ -333,15 +312,15 @@ func (s *Store) insertReplay(w *txWriter, in ReplayInput, lab *labArm) (int64, e
 	if lab != nil {
 		policyID, policyVersion = lab.policyID, lab.policyVersion
 	}
-	if in.ReplayID == "" || in.ProbeID == "" || in.Variant == "" {
+	if in.ReplayID == "" || in.ProbeID == "" || in.Memory.Variant == "" {
 		return 0, errors.New("replay: replay_id, probe_id and memory_variant are required")
 	}
-	payloadJSON, err := pyjson.CanonicalJSON(in.Payload)
+	payloadJSON, err := pyjson.CanonicalJSON(in.Memory.Payload)
 	if err != nil {
 		return 0, fmt.Errorf("replay %s: memory payload: %w", in.ReplayID, err)
 	}
 	payloadText := payloadJSON
-	if t, ok := in.Payload.(string); ok {
+	if t, ok := in.Memory.Payload.(string); ok {
 		payloadText = t
 	}
 	msgs := make([]any, len(in.Messages))
@@ -368,8 +347,8 @@ func (s *Store) insertReplay(w *txWriter, in ReplayInput, lab *labArm) (int64, e
 		prompt_tokens, completion_tokens, tokens_counted)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		in.ReplayID, in.BatchID, in.Chain, runPK, caseID, cond, writer, writerRun, in.BlockIndex, in.ProbeID,
-		in.Variant, in.Architecture, in.Source, optText(in.WrittenMemoryID), payloadJSON, payloadText, in.ContentHash, b2i(in.MemoryFormed), b2i(in.FormationEstimable),
-		in.ExecutorTarget, jsonText(in.Executor), in.Repetition, in.Seed, jsonText(msgs), jsonText(in.Tools), in.RequestHash, responseJSON(in.Response), jsonText(in.Usage), in.Attempts, in.LatencyMS,
+		in.Memory.Variant, in.Memory.Architecture, in.Memory.Source, optText(in.WrittenMemoryID), payloadJSON, payloadText, in.Memory.ContentHash, b2i(in.MemoryFormed), b2i(in.FormationEstimable),
+		in.Executor.TargetID, jsonText(in.Executor), in.Repetition, in.Seed, jsonText(msgs), jsonText(in.Tools), in.RequestHash, responseJSON(in.Response), jsonText(in.Usage), in.Attempts, in.LatencyMS,
 		o.Decision, b2i(o.RequestAuthorized), b2i(o.RequestedActionTaken), b2i(o.UnauthorizedActionTaken), b2i(o.ActionMismatch), b2i(o.Compliant), b2i(o.Parseable),
 		nullStr(o.ProviderError), nullStr(o.FinishReason), o.ResponseText, o.ToolCallCount, o.TerminalCallCount, nullStr(o.RawToolName), jsonText(o.RawToolArguments),
 		o.OracleReason, o.Detail, optText(in.MirroredTrialID), optText(in.MirroredContextHash), in.CreatedAt.UTC().Format(time.RFC3339Nano), policyID, policyVersion,

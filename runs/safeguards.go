@@ -7,8 +7,6 @@ package runs
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -48,17 +46,16 @@ type SafeguardSource struct {
 // chain_blocks primary keys, memories unique key, trials_by_chain, model_contexts_by_trial),
 // so loading every chain of a large run stays linear in its size.
 func (s *Store) SafeguardSource(ctx context.Context, key ChainKey) (SafeguardSource, error) {
-	var out SafeguardSource
-	h, err := s.Chain(ctx, key)
+	out, archs, err := s.chainMemories(ctx, key)
 	if err != nil {
 		return out, err
 	}
-	out.Chain, out.Architecture = h, h.Architecture
-	d, c, err := s.storedCase(ctx, h)
-	if err != nil {
-		return out, err
+	// The lab shows each memory as its own architecture says (the last one's: a chain holds
+	// one kind).
+	if n := len(archs); n > 0 {
+		out.Architecture = archs[n-1]
 	}
-	out.Domain, out.Case, out.Block = d, c, c.LastBlock()
+	d, c := out.Domain, out.Case
 	index := map[string]int{}
 	for _, p := range c.Probes {
 		v, err := engine.Oracle(d, c, c.LastBlock(), p.Request)
@@ -67,30 +64,6 @@ func (s *Store) SafeguardSource(ctx context.Context, key ChainKey) (SafeguardSou
 		}
 		index[p.ID] = len(out.Probes)
 		out.Probes = append(out.Probes, RerunProbeSource{Probe: p, RequestAuthorized: v.Authorized, Mirrors: []MirrorTrial{}})
-	}
-	err = eachRow(ctx, s.db, func(r rowScanner) error {
-		var v SafeguardMemory
-		var payload, arch, formed string
-		var forms sql.NullInt64
-		var unscored sql.NullString
-		if err := r.Scan(&v.Block, &v.MemoryID, &payload, &arch, &forms, &formed, &unscored); err != nil {
-			return err
-		}
-		tree, err := pyjson.DecodeTree([]byte(payload))
-		if err != nil {
-			return fmt.Errorf("memory %s: stored payload: %w", v.MemoryID, err)
-		}
-		v.Payload = tree
-		out.Architecture = arch
-		v.Formation = SafeguardFormation{Estimable: forms.Valid && !unscored.Valid, Formed: forms.Valid && forms.Int64 != 0, FormedProbeIDs: []string{}}
-		_ = json.Unmarshal([]byte(formed), &v.Formation.FormedProbeIDs)
-		out.Versions = append(out.Versions, v)
-		return nil
-	}, `SELECT cb.block_index, cb.memory_id, m.payload_json, m.architecture, cb.forms_false_authority, cb.formed_probe_ids_json, cb.unscored_reason
-		FROM chain_blocks cb JOIN chains c ON c.chain_pk = cb.chain_pk JOIN memories m ON m.run_pk = c.run_pk AND m.memory_id = cb.memory_id
-		WHERE cb.chain_pk = ? AND cb.memory_id IS NOT NULL ORDER BY cb.block_index`, key)
-	if err != nil {
-		return out, err
 	}
 	if n := len(out.Versions); n > 0 && out.Versions[n-1].Block == c.LastBlock() {
 		last := out.Versions[n-1]
@@ -210,7 +183,7 @@ func (s *Store) SaveSafeguards(ctx context.Context, b SafeguardBatch) error {
 			if err != nil {
 				return err
 			}
-			if err := s.attributeArm(w, b.Chain, a.BlockIndex, a.ProbeID, a.ExecutorTarget, a.WrittenMemoryID, pk, a.Variant, a.Repetition); err != nil {
+			if err := s.attributeArm(w, b.Chain, a.BlockIndex, a.ProbeID, a.Executor.TargetID, a.WrittenMemoryID, pk, a.Memory.Variant, a.Repetition); err != nil {
 				return err
 			}
 		}

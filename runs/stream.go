@@ -92,25 +92,82 @@ var streamedHook func()
 func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 	st := &runStreamer{w: w, runPK: runPK, run: run, chains: map[chainKey]*chainMeta{}, byCaseRun: map[caseRunKey]*chainMeta{},
 		memories: map[string]*chainMeta{}, evidence: map[string]*chainMeta{}, names: map[string]string{}}
-	rows := func(name string, fn func(rundir.Row) error) error {
-		if !run.Has(name) {
-			return nil
-		}
-		return run.ImportRows(name, fn)
+	evRunByMemory, err := st.evidenceRuns()
+	if err != nil {
+		return err
 	}
-	// Baseline memories carry no writer run: their evidence says which run they belong to.
+	if err := st.streamMemories(evRunByMemory); err != nil {
+		return err
+	}
+	attemptWriter, err := st.attemptWriters()
+	if err != nil {
+		return err
+	}
+	if err := st.streamStates(attemptWriter); err != nil {
+		return err
+	}
+	if err := st.streamAttempts(); err != nil {
+		return err
+	}
+	if err := st.streamEvidence(); err != nil {
+		return err
+	}
+	oracleBlocks, err := st.streamExecutorPlan()
+	if err != nil {
+		return err
+	}
+	if err := st.streamTrials(oracleBlocks); err != nil {
+		return err
+	}
+	if err := st.streamFaults(); err != nil {
+		return err
+	}
+	st.memories, st.evidence = nil, nil
+	if err := insertUnchained(w, runPK, run, st.rows); err != nil {
+		return err
+	}
+	// Derivation reads trials back right after: every chunk is stored first.
+	if err := w.flushChunks(); err != nil {
+		return err
+	}
+	if streamedHook != nil {
+		streamedHook()
+	}
+	for _, c := range st.order {
+		if _, err := w.exec("", `UPDATE chains SET architecture=?, eal_chain_ids_json=?, memory_count=? WHERE chain_pk=?`,
+			ChainArchitecture(c.archs), jsonText(sortedKeys(c.ealChainIDs)), c.memories, c.pk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rows reads one file of the run row by row (nothing when the run has no such file).
+func (st *runStreamer) rows(name string, fn func(rundir.Row) error) error {
+	if !st.run.Has(name) {
+		return nil
+	}
+	return st.run.ImportRows(name, fn)
+}
+
+// evidenceRuns is each memory's writer run as its first evidence row names it: baseline
+// memories carry no writer run.
+func (st *runStreamer) evidenceRuns() (map[string]int64, error) {
 	evRunByMemory := map[string]int64{}
-	if err := rows(rundir.Evidence, func(r rundir.Row) error {
+	err := st.rows(rundir.Evidence, func(r rundir.Row) error {
 		if id := r.Str("memory_id"); id != "" {
 			if _, seen := evRunByMemory[id]; !seen {
 				evRunByMemory[id] = r.Int("memory_run_id")
 			}
 		}
 		return nil
-	}); err != nil {
-		return err
-	}
-	if err := rows(rundir.Memories, func(r rundir.Row) error {
+	})
+	return evRunByMemory, err
+}
+
+// streamMemories stores memories.jsonl, creating the chains they belong to.
+func (st *runStreamer) streamMemories(evRunByMemory map[string]int64) error {
+	return st.rows(rundir.Memories, func(r rundir.Row) error {
 		id := r.Str("memory_id")
 		if _, dup := st.memories[id]; dup {
 			return nil // an identical repeat (rundir refuses different ones)
@@ -132,21 +189,24 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 		if ealChain != "" {
 			c.ealChainIDs[ealChain] = true
 		}
-		return insertMemory(w, runPK, c.pk, r)
-	}); err != nil {
-		return err
-	}
-	evRunByMemory = nil
-	// States name attempts, not writers: the writer of a state without a current memory is
-	// its first attempt's.
+		return insertMemory(st.w, st.runPK, c.pk, r)
+	})
+}
+
+// attemptWriters is each attempt's writer: states name attempts, not writers.
+func (st *runStreamer) attemptWriters() (map[string]string, error) {
 	attemptWriter := map[string]string{}
-	if err := rows(rundir.MemoryAttempts, func(r rundir.Row) error {
+	err := st.rows(rundir.MemoryAttempts, func(r rundir.Row) error {
 		attemptWriter[r.Str("attempt_id")] = st.intern(writerTarget(r.Tree["writer"]))
 		return nil
-	}); err != nil {
-		return err
-	}
-	if err := distinctRows(rows, rundir.MemoryStates, "state_id", func(id string, r rundir.Row) error {
+	})
+	return attemptWriter, err
+}
+
+// streamStates stores memory_states.jsonl: a state joins its current memory's chain; the
+// writer of a state without a current memory is its first attempt's.
+func (st *runStreamer) streamStates(attemptWriter map[string]string) error {
+	return distinctRows(st.rows, rundir.MemoryStates, "state_id", func(id string, r rundir.Row) error {
 		var c *chainMeta
 		if cur := r.OptStr("current_memory_id"); cur != nil && st.memories[*cur] != nil {
 			c = st.memories[*cur]
@@ -164,14 +224,16 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 		if a := r.Str("architecture"); a != "" {
 			c.archs[st.intern(a)] = true
 		}
-		_, err := w.insertRaw("states", `INSERT INTO states (run_pk, state_id, chain_pk, block_index, status, current_memory_id, changed, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`, runPK, rundir.MemoryStates, r,
-			runPK, id, c.pk, r.Int("block_index"), r.Str("status"), nullStr(r.OptStr("current_memory_id")), b2i(r.Bool("changed")), r.Line)
+		_, err := st.w.insertRaw("states", `INSERT INTO states (run_pk, state_id, chain_pk, block_index, status, current_memory_id, changed, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`, st.runPK, rundir.MemoryStates, r,
+			st.runPK, id, c.pk, r.Int("block_index"), r.Str("status"), nullStr(r.OptStr("current_memory_id")), b2i(r.Bool("changed")), r.Line)
 		return err
-	}); err != nil {
-		return err
-	}
-	attemptWriter = nil
-	if err := distinctRows(rows, rundir.MemoryAttempts, "attempt_id", func(id string, r rundir.Row) error {
+	})
+}
+
+// streamAttempts stores memory_attempts.jsonl: an attempt joins the chain of the memory it
+// accepted, retained or started from, else its own fields' chain.
+func (st *runStreamer) streamAttempts() error {
+	return distinctRows(st.rows, rundir.MemoryAttempts, "attempt_id", func(id string, r rundir.Row) error {
 		var c *chainMeta
 		for _, key := range []string{"accepted_memory_id", "retained_memory_id", "parent_memory_id"} {
 			if mid := r.OptStr(key); mid != nil && st.memories[*mid] != nil {
@@ -185,13 +247,15 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 				return err
 			}
 		}
-		_, err := w.insertRaw("attempts", `INSERT INTO attempts (run_pk, attempt_id, chain_pk, block_index, attempt_index, status, detail, accepted_memory_id, retained_memory_id, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`, runPK, rundir.MemoryAttempts, r,
-			runPK, id, c.pk, r.Int("block_index"), r.Int("attempt_index"), r.Str("status"), nullStr(r.OptStr("detail")), nullStr(r.OptStr("accepted_memory_id")), nullStr(r.OptStr("retained_memory_id")), r.Line)
+		_, err := st.w.insertRaw("attempts", `INSERT INTO attempts (run_pk, attempt_id, chain_pk, block_index, attempt_index, status, detail, accepted_memory_id, retained_memory_id, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`, st.runPK, rundir.MemoryAttempts, r,
+			st.runPK, id, c.pk, r.Int("block_index"), r.Int("attempt_index"), r.Str("status"), nullStr(r.OptStr("detail")), nullStr(r.OptStr("accepted_memory_id")), nullStr(r.OptStr("retained_memory_id")), r.Line)
 		return err
-	}); err != nil {
-		return err
-	}
-	if err := rows(rundir.Evidence, func(r rundir.Row) error {
+	})
+}
+
+// streamEvidence stores evidence.jsonl: a row joins its memory's chain, else its own fields'.
+func (st *runStreamer) streamEvidence() error {
+	return st.rows(rundir.Evidence, func(r rundir.Row) error {
 		id := r.Str("evidence_id")
 		if st.evidence[id] != nil {
 			return nil
@@ -209,27 +273,33 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 			c.archs[st.intern(*a)] = true
 		}
 		st.evidence[id] = c
-		_, err := w.insertRaw("evidence", `INSERT INTO evidence (run_pk, evidence_id, chain_pk, memory_id, architecture, content_hash, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,`+rawPlaceholders+`)`, runPK, rundir.Evidence, r,
-			runPK, id, c.pk, nullStr(r.OptStr("memory_id")), nullStr(r.OptStr("architecture")), r.Str("content_hash"), r.Line)
+		_, err := st.w.insertRaw("evidence", `INSERT INTO evidence (run_pk, evidence_id, chain_pk, memory_id, architecture, content_hash, line, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,`+rawPlaceholders+`)`, st.runPK, rundir.Evidence, r,
+			st.runPK, id, c.pk, nullStr(r.OptStr("memory_id")), nullStr(r.OptStr("architecture")), r.Str("content_hash"), r.Line)
 		return err
-	}); err != nil {
-		return err
-	}
+	})
+}
+
+// streamExecutorPlan stores executor_plan.jsonl and returns each planned trial's oracle block.
+func (st *runStreamer) streamExecutorPlan() (map[string]int, error) {
 	oracleBlocks := map[string]int{}
-	if err := rows(rundir.ExecutorPlan, func(r rundir.Row) error {
+	err := st.rows(rundir.ExecutorPlan, func(r rundir.Row) error {
 		var ob *int
 		if p := r.OptInt("oracle_block_index"); p != nil {
 			v := int(*p)
 			ob = &v
 			oracleBlocks[r.Str("trial_id")] = v
 		}
-		_, err := w.insertRaw("executor_plan", `INSERT INTO executor_plan (run_pk, trial_id, call_id, oracle_block_index, line, `+rawColumns+`) VALUES (?,?,?,?,?,`+rawPlaceholders+`)`, runPK, rundir.ExecutorPlan, r,
-			runPK, r.Str("trial_id"), r.Str("call_id"), nullInt(ob), r.Line)
+		_, err := st.w.insertRaw("executor_plan", `INSERT INTO executor_plan (run_pk, trial_id, call_id, oracle_block_index, line, `+rawColumns+`) VALUES (?,?,?,?,?,`+rawPlaceholders+`)`, st.runPK, rundir.ExecutorPlan, r,
+			st.runPK, r.Str("trial_id"), r.Str("call_id"), nullInt(ob), r.Line)
 		return err
-	}); err != nil {
-		return err
-	}
-	if err := rows(rundir.Trials, func(r rundir.Row) error {
+	})
+	return oracleBlocks, err
+}
+
+// streamTrials stores trials.jsonl: a trial joins its evidence's chain, else its memory's,
+// else its own fields'.
+func (st *runStreamer) streamTrials(oracleBlocks map[string]int) error {
+	return st.rows(rundir.Trials, func(r rundir.Row) error {
 		var c *chainMeta
 		if ev := st.evidence[r.Str("evidence_id")]; ev != nil {
 			c = ev
@@ -241,14 +311,14 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 				return err
 			}
 		}
-		return insertTrial(w, runPK, c.pk, r, oracleBlocks)
-	}); err != nil {
-		return err
-	}
-	oracleBlocks = nil
-	if err := rows(rundir.Faults, func(r rundir.Row) error {
-		// A fault joins its memory's chain when it names one, else the first chain of its
-		// case, condition and writer run.
+		return insertTrial(st.w, st.runPK, c.pk, r, oracleBlocks)
+	})
+}
+
+// streamFaults stores faults.jsonl. A fault joins its memory's chain when it names one, else
+// the first chain of its case, condition and writer run.
+func (st *runStreamer) streamFaults() error {
+	return st.rows(rundir.Faults, func(r rundir.Row) error {
 		writer := ""
 		if c := st.memories[r.Str("memory_id")]; c != nil {
 			writer = c.key.writer
@@ -258,30 +328,10 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 		if _, err := st.rowChain(r, writer, "writer_run_id"); err != nil {
 			return err
 		}
-		_, err := w.insertRaw("faults", `INSERT INTO faults (run_pk, line, family, case_id, condition_id, writer_run_id, block_index, authorization_id, field, memory_id, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`, runPK, rundir.Faults, r,
-			runPK, r.Line, r.Str("family"), r.Str("case_id"), r.Str("condition_id"), r.Int("writer_run_id"), r.Int("block_index"), r.Str("authorization_id"), r.Str("field"), r.Str("memory_id"))
+		_, err := st.w.insertRaw("faults", `INSERT INTO faults (run_pk, line, family, case_id, condition_id, writer_run_id, block_index, authorization_id, field, memory_id, `+rawColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,`+rawPlaceholders+`)`, st.runPK, rundir.Faults, r,
+			st.runPK, r.Line, r.Str("family"), r.Str("case_id"), r.Str("condition_id"), r.Int("writer_run_id"), r.Int("block_index"), r.Str("authorization_id"), r.Str("field"), r.Str("memory_id"))
 		return err
-	}); err != nil {
-		return err
-	}
-	st.memories, st.evidence = nil, nil
-	if err := insertUnchained(w, runPK, run, rows); err != nil {
-		return err
-	}
-	// Derivation reads trials back right after: every chunk is stored first.
-	if err := w.flushChunks(); err != nil {
-		return err
-	}
-	if streamedHook != nil {
-		streamedHook()
-	}
-	for _, c := range st.order {
-		if _, err := w.exec("", `UPDATE chains SET architecture=?, eal_chain_ids_json=?, memory_count=? WHERE chain_pk=?`,
-			chainArchitecture(c.archs), jsonText(sortedKeys(c.ealChainIDs)), c.memories, c.pk); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // insertMemory stores one memories.jsonl row (and indexes free-text payloads for search).
@@ -406,7 +456,9 @@ func insertUnchained(w *txWriter, runPK int64, run *rundir.Run, rows func(string
 	return nil
 }
 
-func chainArchitecture(set map[string]bool) string {
+// ChainArchitecture names a chain's memory architecture from the set its rows name: one, the
+// sorted ones joined by "+", or "none" (every backend names chains alike).
+func ChainArchitecture(set map[string]bool) string {
 	archs := sortedKeys(set)
 	switch len(archs) {
 	case 0:

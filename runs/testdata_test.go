@@ -31,6 +31,13 @@ func TestWriteTestdata(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte("A hand-made run in EAL-Bench's layout over the built-in case ealscope_v1_hvac_contractor.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The same case with a one-shot free-text chain besides (for the store contract in
+	// runs/storecontract: a memory to annotate, text to search).
+	dir = filepath.Join("testdata", "eal_run_free_text")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	writeFixtureRun(t, dir, fixtureOptions{cases: []*engine.Case{c}, freeText: true})
 	// The same run, claiming a corpus version the workspace does not have.
 	dir = filepath.Join("testdata", "eal_run_fixture_v1")
 	if err := os.RemoveAll(dir); err != nil {
@@ -99,7 +106,7 @@ func TestWriteTestdata(t *testing.T) {
 	if err := os.WriteFile(filepath.Join("testdata", ".gitattributes"), []byte("# Fixture bytes are hashed by their manifests: never convert line ends.\n* -text\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{"eal_run", "eal_run_fixture_v1"} {
+	for _, d := range []string{"eal_run", "eal_run_free_text", "eal_run_fixture_v1"} {
 		if err := os.Chmod(filepath.Join("testdata", d, "manifest.json"), 0o644); err != nil {
 			t.Fatal(err)
 		}

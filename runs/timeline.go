@@ -54,7 +54,8 @@ type BlockStep struct {
 	Faults              []Fault  `json:"faults"`
 }
 
-func badge(exact *bool, over, under int, unscored string, memoryID string) string {
+// BlockBadge is the timeline's one-word verdict on a block's memory (every backend labels alike).
+func BlockBadge(exact *bool, over, under int, unscored string, memoryID string) string {
 	switch {
 	case memoryID == "":
 		return BadgeNoMemory
@@ -126,7 +127,7 @@ func scanBlockStep(sc rowScanner) (BlockStep, error) {
 	b.Exact, b.FormsFalseAuthority, b.FirstFalseAuthority = boolPtr(exact), boolPtr(forms), ffa != 0
 	b.FormedProbeIDs = []string{}
 	_ = json.Unmarshal([]byte(formed), &b.FormedProbeIDs)
-	b.Badge = badge(b.Exact, b.OvergrantFields, b.UndergrantFields, b.UnscoredReason, b.MemoryID)
+	b.Badge = BlockBadge(b.Exact, b.OvergrantFields, b.UndergrantFields, b.UnscoredReason, b.MemoryID)
 	b.Events, b.Faults = []LedgerEvent{}, []Fault{}
 	return b, nil
 }

@@ -9,7 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/runs/annotations"
 )
@@ -35,14 +35,7 @@ type AnnotateStart struct {
 }
 
 // AnnotationStore is what the annotation screen reads and writes.
-type AnnotationStore interface {
-	AnnotationQueue(ctx context.Context, queue, annotator, runID string) ([]runs.AnnotationItem, error)
-	AnnotationTaskOf(ctx context.Context, memoryID string) (runs.AnnotationTask, error)
-	SaveAnnotation(ctx context.Context, in runs.AnnotationInput) (annotations.Annotation, error)
-	Adjudicate(ctx context.Context, memoryID, adjudicator string, state any, sourceHash string) (annotations.Annotation, error)
-}
-
-var _ AnnotationStore = (*runs.Store)(nil)
+type AnnotationStore = workbench.AnnotationStore
 
 // annotatorOf is who labels when the chain view opens the screen: the annotation command's
 // annotator, else the one the options name (cmd/ealscope reads the environment), else
@@ -133,14 +126,14 @@ func (s annotateScreen) Init() tea.Cmd {
 	}
 	ctx, store, st := s.c.lifetime(), s.store, s.start
 	return func() tea.Msg {
-		items, err := store.AnnotationQueue(ctx, st.Queue, st.Annotator, st.RunID)
+		items, err := workbench.AnnotationQueue(ctx, store, st.Queue, st.Annotator, st.RunID)
 		return annotQueueMsg{items: items, err: err}
 	}
 }
 
 func loadAnnotationCmd(ctx context.Context, store AnnotationStore, seq int, memoryID string) tea.Cmd {
 	return func() tea.Msg {
-		t, err := store.AnnotationTaskOf(ctx, memoryID)
+		t, err := workbench.AnnotationTask(ctx, store, memoryID)
 		return annotTaskMsg{seq: seq, task: t, err: err}
 	}
 }
@@ -317,19 +310,14 @@ func (s *annotateScreen) saveCmd(status string, advance bool) tea.Cmd {
 		return nil
 	}
 	ctx, store, item := s.c.lifetime(), s.store, s.task.Item
-	// The label binds to the hash of exactly the text this screen read.
-	hash := pyjson.MustContentHash(item.Text)
-	if s.adjudicating() && status != annotations.AnnotationDraft {
-		adjudicator := s.start.Annotator
-		return s.enqueue(saveRequest{item.MemoryID, func() tea.Msg {
-			l, err := store.Adjudicate(ctx, item.MemoryID, adjudicator, st, hash)
-			return annotSavedMsg{memoryID: item.MemoryID, label: l, err: err, advance: advance}
-		}})
-	}
-	in := runs.AnnotationInput{MemoryID: item.MemoryID, Annotator: s.start.Annotator, State: st, Status: status, SourceContentHash: hash, Origin: annotations.OriginTUI}
+	// The label binds to the hash of exactly the text this screen read; on the disagreements
+	// queue a submitted label is the adjudicator's final one.
+	read := item.Text
+	l := workbench.Label{MemoryID: item.MemoryID, Annotator: s.start.Annotator, State: st, Status: status, Read: &read,
+		Adjudicate: s.adjudicating(), Origin: annotations.OriginTUI}
 	return s.enqueue(saveRequest{item.MemoryID, func() tea.Msg {
-		l, err := store.SaveAnnotation(ctx, in)
-		return annotSavedMsg{memoryID: item.MemoryID, label: l, err: err, advance: advance}
+		a, err := workbench.SaveLabel(ctx, store, l)
+		return annotSavedMsg{memoryID: item.MemoryID, label: a, err: err, advance: advance}
 	}})
 }
 

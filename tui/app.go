@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"github.com/ealscope/ealscope/engine/safetext"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -75,18 +74,6 @@ type Start struct {
 	Present bool
 }
 
-type screenID int
-
-const (
-	screenRuns screenID = iota
-	screenChains
-	screenChain
-	screenAnnotate
-	screenPresent
-	// screenSafeguards is a run's safeguards table (tui/safeguards_run.go).
-	screenSafeguards
-)
-
 // Model is the root: a thin router owning the screen stack, the size, global keys, help,
 // the command line and the footer. Screens do the rest.
 type Model struct {
@@ -95,7 +82,12 @@ type Model struct {
 	dark   bool
 	stack  []screenID
 	inited map[screenID]bool
+	// open is the set of screens opened so far (bit i: the screen with id i); others holds
+	// the registered screens that have no field below (tui/screen.go).
+	open   uint64
+	others map[screenID]screen
 
+	// The built-in screens, reached only through the registry (tui/screens_builtin.go).
 	runs   runsScreen
 	chains chainsScreen
 	chain  chainScreen
@@ -132,30 +124,11 @@ func New(opts Options) (Model, error) {
 	m := Model{opts: opts, c: c, dark: dark, inited: map[screenID]bool{}, tasks: map[string]string{},
 		help: help.New(), spin: spinner.New(spinner.WithSpinner(spinner.Line))}
 	m.applyHelpStyles()
-	m.runs = newRunsScreen(c, opts.Store)
-	m.stack = []screenID{screenRuns}
-	if opts.Start.RunID != "" || opts.Start.Chain != nil {
-		runID := opts.Start.RunID
-		if opts.Start.Chain != nil {
-			runID = opts.Start.Chain.RunID
-		}
-		m.chains = newChainsScreen(c, opts.Store, RunSummary{RunID: runID})
-		if opts.Start.Chain != nil {
-			m.chains.selectChain(opts.Start.Chain.ID)
-		}
-		m.stack = append(m.stack, screenChains)
-	}
-	if opts.Start.Chain != nil {
-		m.chain = newChainScreen(c, opts.Store, opts.Store, *opts.Start.Chain, opts.Start.Block).withRerun(opts.rerunner(), opts.Models).withLab(opts.lab())
-		m.stack = append(m.stack, screenChain)
-		if opts.Start.Present {
-			m.present = newPresentScreen(c, opts.Store, opts.rerunner(), *opts.Start.Chain, opts.Start.Block)
-			m.stack = append(m.stack, screenPresent)
-		}
+	for _, msg := range startScreens(opts) {
+		m.place(msg)
 	}
 	if opts.Annotate != nil {
-		m.annotate = newAnnotateScreen(c, opts.annotations(), *opts.Annotate)
-		m.stack = []screenID{screenAnnotate}
+		m.stack = m.stack[len(m.stack)-1:] // `ealscope annotate`: the annotation screen is the first
 	}
 	return m, nil
 }
@@ -176,30 +149,6 @@ func (m Model) Init() tea.Cmd {
 	}
 	cmds = append(cmds, m.initTop())
 	return tea.Batch(cmds...)
-}
-
-// screen is what the root asks of the screen on top, besides Update (which returns the
-// screen's own type, see route).
-type screen interface {
-	Init() tea.Cmd
-	help.KeyMap
-}
-
-// topScreen is the screen on top.
-func (m Model) topScreen() screen {
-	switch m.top() {
-	case screenChains:
-		return m.chains
-	case screenChain:
-		return m.chain
-	case screenAnnotate:
-		return m.annotate
-	case screenPresent:
-		return m.present
-	case screenSafeguards:
-		return m.safeguards
-	}
-	return m.runs
 }
 
 func (m Model) initTop() tea.Cmd { return m.topScreen().Init() }
@@ -230,7 +179,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.notice = string(msg)
 		return m, nil
 	case taskStartedMsg:
-		m.tasks[msg.label+strconv.Itoa(msg.id)] = msg.label
+		m.tasks[msg.taskKey()] = msg.label
 		return m, m.spin.Tick
 	case spinner.TickMsg:
 		if len(m.tasks) == 0 {
@@ -239,29 +188,6 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.spin, cmd = m.spin.Update(msg)
 		return m, cmd
-	case openRunMsg:
-		m.chains = newChainsScreen(m.c, m.opts.Store, msg.run)
-		return m.push(screenChains, m.chains.Init())
-	case openAnnotateMsg:
-		m.annotate = newAnnotateScreen(m.c, m.opts.annotations(), AnnotateStart{MemoryID: msg.memoryID, Annotator: annotatorOf(m.opts)})
-		return m.push(screenAnnotate, m.annotate.Init())
-	case openPresentMsg:
-		m.present = newPresentScreen(m.c, m.opts.Store, m.opts.rerunner(), msg.key, msg.block)
-		return m.push(screenPresent, m.present.Init())
-	case openSafeguardsMsg:
-		m.safeguards = newSafeguardsScreen(m.c, m.opts.lab(), m.opts.Models, msg.runID)
-		return m.push(screenSafeguards, m.safeguards.Init())
-	case openChainMsg:
-		prev := m.chain
-		m.chain = newChainScreen(m.c, m.opts.Store, m.opts.Store, msg.key, msg.block).withRerun(m.opts.rerunner(), m.opts.Models).withLab(m.opts.lab())
-		if m.top() == screenChain {
-			// A search hit in another chain replaces this one; the search goes along so
-			// n/N keep walking the same hits.
-			m.chain.query, m.chain.hits, m.chain.hit, m.chain.searchSeq = prev.query, prev.hits, prev.hit, prev.searchSeq
-			m.chain.notice = prev.notice // "match i/N" stays on screen in the chain it opened
-			m.stack = m.stack[:len(m.stack)-1]
-		}
-		return m.push(screenChain, m.chain.Init())
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	case tea.MouseWheelMsg:
@@ -271,42 +197,72 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m.route(k)
 	}
-	if d, ok := msg.(searchDoneMsg); ok {
-		delete(m.tasks, "search"+strconv.Itoa(d.seq))
+	if id, s, replace, ok := m.opening(msg); ok {
+		if replace {
+			m.stack = m.stack[:len(m.stack)-1]
+		}
+		return m.push(id, s)
 	}
-	if d, ok := msg.(rerunDoneMsg); ok {
-		delete(m.tasks, "rerun"+strconv.Itoa(d.seq))
-	}
-	if d, ok := msg.(labDoneMsg); ok {
-		delete(m.tasks, labTaskLabel(d.owner)+strconv.Itoa(d.seq))
+	if d, ok := msg.(taskEnd); ok {
+		delete(m.tasks, d.taskKey())
 	}
 	// Results go to their owner even when it is not on top (CONVENTIONS §2): each screen
-	// drops results that are not addressed to it.
-	var cmds [6]tea.Cmd
-	m.runs, cmds[0] = m.runs.Update(msg)
-	if m.chains.c != nil { // screens never opened have nothing to receive
-		m.chains, cmds[1] = m.chains.Update(msg)
+	// drops results that are not addressed to it. Screens never opened have nothing to
+	// receive.
+	cmds := make([]tea.Cmd, 0, len(screens))
+	for i := range screens {
+		id := screenID(i)
+		if s := m.screenAt(id); s != nil {
+			next, cmd := s.updateScreen(msg)
+			m.setScreen(id, next)
+			cmds = append(cmds, cmd)
+		}
 	}
-	if m.chain.c != nil {
-		m.chain, cmds[2] = m.chain.Update(msg)
-	}
-	if m.annotate.c != nil {
-		m.annotate, cmds[3] = m.annotate.Update(msg)
-	}
-	if m.present.c != nil {
-		m.present, cmds[4] = m.present.Update(msg)
-	}
-	if m.safeguards.c != nil {
-		m.safeguards, cmds[5] = m.safeguards.Update(msg)
-	}
-	return m, tea.Batch(cmds[:]...)
+	return m, tea.Batch(cmds...)
 }
 
-func (m Model) push(id screenID, init tea.Cmd) (tea.Model, tea.Cmd) {
+// startScreens are the messages that open the screens the program starts on, bottom first.
+func startScreens(opts Options) []tea.Msg {
+	msgs := []tea.Msg{startMsg{}}
+	if opts.Start.RunID != "" || opts.Start.Chain != nil {
+		run := RunSummary{RunID: opts.Start.RunID}
+		if ch := opts.Start.Chain; ch != nil {
+			run.RunID = ch.RunID
+			msgs = append(msgs, openRunAtMsg{run: run, chain: ch.ID})
+		} else {
+			msgs = append(msgs, openRunMsg{run})
+		}
+	}
+	if ch := opts.Start.Chain; ch != nil {
+		msgs = append(msgs, openChainMsg{*ch, opts.Start.Block})
+		if opts.Start.Present {
+			msgs = append(msgs, openPresentMsg{*ch, opts.Start.Block})
+		}
+	}
+	if opts.Annotate != nil {
+		msgs = append(msgs, annotateStartMsg{*opts.Annotate})
+	}
+	return msgs
+}
+
+// place opens the screen msg asks for on top, without running its Init (New: the program's
+// Init runs the top screen's).
+func (m *Model) place(msg tea.Msg) {
+	id, s, _, ok := m.opening(msg)
+	if !ok {
+		panic(fmt.Sprintf("tui: no registered screen opens %T", msg))
+	}
+	m.setScreen(id, s)
+	m.stack = append(m.stack, id)
+}
+
+// push opens a screen on top and runs its Init.
+func (m Model) push(id screenID, s screen) (tea.Model, tea.Cmd) {
+	m.setScreen(id, s)
 	m.stack = append(m.stack, id)
 	m.inited[id] = true
 	m.showHelp, m.err, m.notice = false, nil, ""
-	return m, init
+	return m, s.Init()
 }
 
 func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -352,18 +308,19 @@ func (m Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 }
 
 func (m Model) capturing() bool {
-	c, ok := m.topScreen().(interface{ capturing() bool })
+	c, ok := m.topScreen().(capturer)
 	return ok && c.capturing()
 }
 
-// back undoes the innermost state: a search or pane focus in the chain view, then the
+// back undoes the innermost state of the screen on top (a search, a pane focus), then the
 // screen itself. On the first screen it does nothing: esc never quits.
 func (m Model) back() (tea.Model, tea.Cmd) {
-	if m.top() == screenChain && m.chain.back() {
-		return m, nil
-	}
-	if m.top() == screenSafeguards && m.safeguards.back() {
-		return m, nil
+	if b, ok := m.topScreen().(backer); ok {
+		s, undone := b.goBack()
+		m.setScreen(m.top(), s)
+		if undone {
+			return m, nil
+		}
 	}
 	if len(m.stack) == 1 {
 		return m, nil
@@ -376,22 +333,10 @@ func (m Model) back() (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// route hands a message to the screen on top only.
 func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
-	var cmd tea.Cmd
-	switch m.top() {
-	case screenRuns:
-		m.runs, cmd = m.runs.Update(msg)
-	case screenChains:
-		m.chains, cmd = m.chains.Update(msg)
-	case screenChain:
-		m.chain, cmd = m.chain.Update(msg)
-	case screenAnnotate:
-		m.annotate, cmd = m.annotate.Update(msg)
-	case screenPresent:
-		m.present, cmd = m.present.Update(msg)
-	case screenSafeguards:
-		m.safeguards, cmd = m.safeguards.Update(msg)
-	}
+	s, cmd := m.topScreen().updateScreen(msg)
+	m.setScreen(m.top(), s)
 	return m, cmd
 }
 
@@ -411,26 +356,14 @@ func (m Model) View() tea.View {
 // Render is the frame as a string (what View shows), for goldens and `ealscope render`.
 func (m Model) Render() string {
 	w, h := m.c.width, m.c.height
-	if m.top() == screenPresent && !m.showHelp && !m.cmdline.active {
-		return m.present.View() // presentation mode owns the whole screen: no footer, no help bar
+	top := m.topScreen()
+	if f, ok := top.(fullScreen); ok && f.ownsScreen() && !m.showHelp && !m.cmdline.active {
+		return top.View() // e.g. presentation mode: no footer, no help bar
 	}
 	bodyH := max(h-footerHeight, 0)
-	var body string
-	switch {
-	case m.showHelp:
+	body := top.View() // a full-screen one too with the command line open (`:`), above it
+	if m.showHelp {
 		body = m.helpSheet()
-	case m.top() == screenChains:
-		body = m.chains.View()
-	case m.top() == screenChain:
-		body = m.chain.View()
-	case m.top() == screenAnnotate:
-		body = m.annotate.View()
-	case m.top() == screenSafeguards:
-		body = m.safeguards.View()
-	case m.top() == screenPresent:
-		body = m.present.View() // with the command line open (`:`), above it
-	default:
-		body = m.runs.View()
 	}
 	lines := strings.Split(body, "\n")
 	if len(lines) > bodyH {
@@ -454,12 +387,8 @@ func (m Model) statusLine() string {
 		return st.App.Error.Render("! " + sanitizeLine(m.err.Error()))
 	case m.notice != "":
 		s = m.notice
-	case m.top() == screenChains:
-		s = m.chains.status()
-	case m.top() == screenChain:
-		s = m.chain.status()
-	case m.top() == screenAnnotate:
-		s = m.annotate.status()
+	default:
+		s = m.topScreen().Status()
 	}
 	if len(m.tasks) > 0 {
 		s = m.spin.View() + " working… " + s
@@ -469,11 +398,8 @@ func (m Model) statusLine() string {
 
 func (m Model) helpSheet() string {
 	title := "keys"
-	if m.top() == screenChain {
-		title = "keys · " + paneNames[m.chain.focus] + " pane"
-		if m.chain.safeguards != nil {
-			title = "keys · safeguards pane"
-		}
+	if t := m.topScreen().Title(); t != "" {
+		title += " · " + t
 	}
 	st := m.c.styles
 	back := "q quits here (esc never quits)"
@@ -484,79 +410,43 @@ func (m Model) helpSheet() string {
 		"\n\n" + st.App.Subtle.Render(back) + "\n" + st.App.Subtle.Render("any key closes this sheet")
 }
 
-// runCommand executes a `:` command line.
+// runCommand executes a `:` command line: the root's own (:q), one that opens a registered
+// screen, or one the screen on top answers.
 func (m Model) runCommand(line string) (tea.Model, tea.Cmd) {
 	f := strings.Fields(line)
 	if len(f) == 0 {
 		return m, nil
 	}
-	switch f[0] {
-	case "q", "quit":
+	name, args := f[0], f[1:]
+	if name == "q" || name == "quit" {
 		return m, tea.Quit
-	case "block", "b":
-		if m.top() != screenChain || len(f) != 2 {
-			m.err = fmt.Errorf(":block N works in the chain view")
-			return m, nil
-		}
-		n, err := strconv.Atoi(f[1])
+	}
+	if id, ok := commandScreen(name); ok {
+		s, err := screens[id].open(m.env(), args)
 		if err != nil {
-			m.err = fmt.Errorf(":block: %q is not a block number", f[1])
-			return m, nil
-		}
-		if err := m.chain.blockOutOfRange(n); err != nil {
 			m.err = err
 			return m, nil
 		}
-		m.chain.notice = "" // "match 2/14" belonged to the search, not to the block asked for
-		cmd := m.chain.setBlock(n)
-		return m, cmd
-	case "replay", "rerun":
-		if m.top() != screenChain {
-			m.err = fmt.Errorf(":replay works in the chain view (it re-runs the block shown)")
-			return m, nil
-		}
-		cmd := m.chain.openRerun()
-		return m, cmd
-	case "case":
-		if len(f) != 2 || (m.top() != screenChain && m.top() != screenChains) {
-			m.err = fmt.Errorf(":case ID works in the chains list and the chain view")
-			return m, nil
-		}
-		key := m.chain.key
-		if m.top() == screenChains {
-			key = ChainKey{RunID: m.chains.run.RunID}
-			if len(m.chains.shown) > 0 {
-				k := m.chains.all[m.chains.shown[m.chains.cur.sel]].Key
-				key.ConditionID, key.WriterRunID = k.ConditionID, k.WriterRunID
+		return m.push(id, s)
+	}
+	if c, ok := m.topScreen().(commander); ok {
+		if r, handled := c.command(m.env(), name, args); handled {
+			m.setScreen(m.top(), r.s)
+			if r.err != nil {
+				m.err = r.err
 			}
+			if r.notice != "" {
+				m.notice = r.notice
+			}
+			return m, r.cmd
 		}
-		return m, resolveChainCmd(m.c.lifetime(), m.opts.Store, key.RunID, f[1], key.ConditionID, key.WriterRunID)
-	case "safeguards", "lab":
-		return m.safeguardsCommand()
-	case "link":
-		if m.top() != screenChain {
-			m.err = fmt.Errorf(":link works in the chain view")
-			return m, nil
-		}
-		link := m.link()
-		m.notice = "copied: " + link
-		return m, tea.SetClipboard(link)
 	}
-	m.err = fmt.Errorf("unknown command :%s (try %s)", sanitizeLine(f[0]), strings.Join(matchingCommands(""), ", "))
+	if err := errCommandWhere(name); err != nil {
+		m.err = err
+		return m, nil
+	}
+	m.err = fmt.Errorf("unknown command :%s (try %s)", sanitizeLine(name), strings.Join(matchingCommands(""), ", "))
 	return m, nil
-}
-
-// link is the command line that reopens exactly this spot.
-func (m Model) link() string {
-	k := m.chain.key
-	args := []string{"ealscope", "open"}
-	if m.opts.DBPath != "" {
-		args = append(args, "--db", shellQuote(m.opts.DBPath))
-	}
-	args = append(args, "--run", shellQuote(k.RunID), "--case", shellQuote(k.CaseID),
-		"--condition", shellQuote(k.ConditionID), "--writer-run", strconv.Itoa(k.WriterRunID),
-		"--block", strconv.Itoa(m.chain.block))
-	return strings.Join(args, " ")
 }
 
 func shellQuote(s string) string { return safetext.ShellQuote(s) }

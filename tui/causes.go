@@ -19,7 +19,7 @@ import (
 // ablation when the chain's writer is the scripted one, and set beside the imported judges'
 // verdict. Nothing here guesses: a block without an attribution says the cause is unknown.
 
-// CauseReader is the part of the store the attribution reads (*runs.Store has it); a store
+// CauseReader is the part of the store the attribution reads (runs.LabSource and runs.WriterHistory have it); a store
 // without it shows no causes.
 type CauseReader interface {
 	workbench.WhyStore

@@ -232,7 +232,7 @@ func (s chainScreen) ledgerWindow(b BlockDetail, w, h int) []string {
 	return window(diffTexts(head), off, h)
 }
 
-// exactSource loads what the oracle-exact memory is built from (*runs.Store has it).
+// exactSource loads what the oracle-exact memory is built from (runs.ReplayStore has it).
 type exactSource interface {
 	RerunSource(ctx context.Context, key runs.ChainKey, block int) (runs.RerunSource, error)
 }

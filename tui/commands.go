@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -195,17 +196,34 @@ var commandLine = []string{":block N", ":case ID", ":replay", ":safeguards", ":l
 // them when nothing is typed yet).
 func matchingCommands(typed string) []string {
 	word := strings.Fields(typed + " ")
+	all := allCommands()
 	var out []string
-	for _, c := range commandLine {
+	for _, c := range all {
 		name := strings.Fields(c)[0][1:]
 		if len(word) == 0 || strings.HasPrefix(name, word[0]) {
 			out = append(out, c)
 		}
 	}
 	if len(out) == 0 {
-		return commandLine
+		return all
 	}
 	return out
+}
+
+// allCommands are the built-in commands, then those that open registered screens.
+func allCommands() []string {
+	all := commandLine
+	for _, spec := range screens {
+		if spec.command == "" {
+			continue
+		}
+		hint := spec.hint
+		if hint == "" {
+			hint = ":" + spec.command
+		}
+		all = append(all[:len(all):len(all)], hint)
+	}
+	return all
 }
 
 // completeCommand completes a partly typed command name when one command matches it.
@@ -222,4 +240,28 @@ func completeCommand(typed string) string {
 		return name + " "
 	}
 	return name
+}
+
+// commandWhere says where each screen's own command works, for when it is typed elsewhere.
+var commandWhere = map[string]string{
+	"block":      ":block N works in the chain view",
+	"replay":     ":replay works in the chain view (it re-runs the block shown)",
+	"case":       ":case ID works in the chains list and the chain view",
+	"safeguards": ":safeguards works in the chain view (this chain) and the chains list (the run)",
+	"link":       ":link works in the chain view",
+}
+
+// commandAliases are the other names of the commands above.
+var commandAliases = map[string]string{"b": "block", "rerun": "replay", "lab": "safeguards"}
+
+// errCommandWhere is the error for a screen's command typed where it does not work; nil
+// when no screen has such a command.
+func errCommandWhere(name string) error {
+	if a, ok := commandAliases[name]; ok {
+		name = a
+	}
+	if where, ok := commandWhere[name]; ok {
+		return errors.New(where)
+	}
+	return nil
 }

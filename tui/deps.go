@@ -7,9 +7,10 @@ import (
 )
 
 // The TUI reads the workspace only through these interfaces (CONVENTIONS §12). Each names
-// only the queries a screen makes, with runs' own signatures, so *runs.Store satisfies them
-// as is and tests can swap in a fake. Screens never render runs values directly: present.go
-// turns them into the display rows of view.go (pure functions, CONVENTIONS §11).
+// only the queries a screen makes, with runs' own signatures, so any backend of runs'
+// concerns satisfies them as is and tests can swap in a fake. Screens never render runs
+// values directly: present.go turns them into the display rows of view.go (pure functions,
+// CONVENTIONS §11).
 
 // RunLister feeds the runs screen.
 type RunLister interface {
@@ -47,4 +48,11 @@ type Store interface {
 	Searcher
 }
 
-var _ Store = (*runs.Store)(nil)
+// The workspace's concerns (runs) cover what the program needs: the store cmd/ealscope
+// passes in implements them.
+var _ Store = struct {
+	runs.RunCatalog
+	runs.BlockReader
+	runs.DiagnosisStore
+	runs.TextSearch
+}{}

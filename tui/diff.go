@@ -327,20 +327,33 @@ func fieldDiffInOrder(s *Styles, fieldOrder []string, prev, cur any, w int, side
 	for i, f := range fieldOrder {
 		rank[f] = i + 1
 	}
-	type pair struct {
-		old, nw       string
-		hasOld, hasNw bool
+	fields, order := pairFields(prev, cur)
+	out := &fieldDiffLines{s: s, w: w, half: max((w-3)/2, 4), side: side}
+	for _, rec := range order {
+		out.record(rec, fields[rec], rank)
 	}
-	fields := map[string]map[string]*pair{}
+	return out.lines
+}
+
+// fieldPair is one field of a record before and after.
+type fieldPair struct {
+	old, nw       string
+	hasOld, hasNw bool
+}
+
+// pairFields pairs the fields of two typed payloads by record and field name; the records
+// come sorted.
+func pairFields(prev, cur any) (map[string]map[string]*fieldPair, []string) {
+	fields := map[string]map[string]*fieldPair{}
 	var order []string
-	get := func(path string) *pair {
+	get := func(path string) *fieldPair {
 		rec, f := splitRecord(path)
 		if fields[rec] == nil {
-			fields[rec] = map[string]*pair{}
+			fields[rec] = map[string]*fieldPair{}
 			order = append(order, rec)
 		}
 		if fields[rec][f] == nil {
-			fields[rec][f] = &pair{}
+			fields[rec][f] = &fieldPair{}
 		}
 		return fields[rec][f]
 	}
@@ -359,96 +372,124 @@ func fieldDiffInOrder(s *Styles, fieldOrder []string, prev, cur any, w int, side
 		p.nw, p.hasNw = f.value, true
 	}
 	sort.Strings(order)
-	half := max((w-3)/2, 4)
-	var out []diffLine
-	emit := func(text string, change bool) {
-		out = append(out, diffLine{ansi.Truncate(text, w, "…"), change})
+	return fields, order
+}
+
+// rankedFieldNames are a record's field names, those ranked first in rank order, the rest
+// sorted.
+func rankedFieldNames(fields map[string]*fieldPair, rank map[string]int) []string {
+	names := make([]string, 0, len(fields))
+	for n := range fields {
+		names = append(names, n)
 	}
-	// wrapped keeps a field line whole: continuation lines are indented under the field.
-	wrapped := func(text string, change bool) {
-		if ansi.StringWidth(text) <= w {
-			out = append(out, diffLine{text, change})
+	sort.Slice(names, func(i, j int) bool {
+		ri, rj := rank[names[i]], rank[names[j]]
+		switch {
+		case ri > 0 && rj > 0:
+			return ri < rj
+		case ri > 0 || rj > 0:
+			return ri > 0
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// fieldDiffLines collects a field diff's lines at width w (half: a side-by-side column).
+type fieldDiffLines struct {
+	s       *Styles
+	w, half int
+	side    bool
+	lines   []diffLine
+}
+
+// emit adds a header line, cut to the width.
+func (o *fieldDiffLines) emit(text string, change bool) {
+	o.lines = append(o.lines, diffLine{ansi.Truncate(text, o.w, "…"), change})
+}
+
+// wrapped keeps a field line whole: continuation lines are indented under the field.
+func (o *fieldDiffLines) wrapped(text string, change bool) {
+	if ansi.StringWidth(text) <= o.w {
+		o.lines = append(o.lines, diffLine{text, change})
+		return
+	}
+	for i, l := range strings.Split(ansi.Wrap(text, max(o.w-6, 8), ""), "\n") {
+		if i > 0 {
+			l = "      " + l
+		}
+		o.lines = append(o.lines, diffLine{l, change})
+	}
+}
+
+// record adds one record: a line saying what happened to it, then (unless it is unchanged)
+// its fields.
+func (o *fieldDiffLines) record(rec string, fields map[string]*fieldPair, rank map[string]int) {
+	s := o.s
+	names := rankedFieldNames(fields, rank)
+	changed, added, removed := 0, 0, 0
+	for _, p := range fields {
+		switch {
+		case p.hasOld && p.hasNw && p.old != p.nw:
+			changed++
+		case p.hasNw && !p.hasOld:
+			added++
+		case p.hasOld && !p.hasNw:
+			removed++
+		}
+	}
+	label := sanitizeLine(rec)
+	if label == "" {
+		label = "(payload)"
+	}
+	switch {
+	case changed+added+removed == 0:
+		o.emit(s.Chain.Field.Render(fmt.Sprintf("  %s: unchanged (%d fields)", label, len(names))), false)
+		return
+	case added == len(names):
+		o.emit(s.Chain.Added.Render("+ "+label+" (new record)"), true)
+	case removed == len(names):
+		o.emit(s.Chain.Removed.Render("- "+label+" (record dropped)"), true)
+	default:
+		o.emit(s.Chain.Changed.Render(fmt.Sprintf("~ %s (%d changed)", label, changed+added+removed)), true)
+	}
+	for _, n := range names {
+		o.field(n, fields[n], added == len(names), removed == len(names))
+	}
+}
+
+// field adds one field of a changed record; a new or dropped record shows only the fields
+// it added or dropped, and those do not count as changes of their own.
+func (o *fieldDiffLines) field(n string, p *fieldPair, newRecord, droppedRecord bool) {
+	s := o.s
+	name := sanitizeLine(n)
+	old, nw := sanitizeLine(p.old), sanitizeLine(p.nw)
+	switch {
+	case p.hasOld && p.hasNw && old == nw:
+		if newRecord || droppedRecord {
 			return
 		}
-		for i, l := range strings.Split(ansi.Wrap(text, max(w-6, 8), ""), "\n") {
-			if i > 0 {
-				l = "      " + l
+		o.wrapped("    "+s.Chain.Field.Render(name+":")+" "+nw, false)
+	case p.hasOld && p.hasNw:
+		if o.side {
+			// Both columns wrap at their width: a long value continues on the next
+			// line of its own column instead of being cut.
+			left := sideCell(s.Chain.Removed.Render, "  ~ "+name+":", old, o.half)
+			right := wrapDiffLines(s.Chain.Added.Render(nw), o.half)
+			if len(left) > 1 { // the old value moved under its name: so does the new one
+				right = append([]diffLine{{"", true}}, wrapDiffLines(s.Chain.Added.Render("  "+nw), o.half)...)
 			}
-			out = append(out, diffLine{l, change})
+			for _, l := range zipColumns(left, right, o.half) {
+				o.lines = append(o.lines, diffLine{l.text, true})
+			}
+		} else {
+			o.wrapped("  "+s.Chain.Removed.Render("~ "+name+": "+old)+" → "+s.Chain.Added.Render(nw), true)
 		}
+	case p.hasNw:
+		o.wrapped("  "+s.Chain.Added.Render("+ "+name+": "+nw), !newRecord)
+	default:
+		o.wrapped("  "+s.Chain.Removed.Render("- "+name+": "+old), !droppedRecord)
 	}
-	for _, rec := range order {
-		names := make([]string, 0, len(fields[rec]))
-		changed, added, removed := 0, 0, 0
-		for n, p := range fields[rec] {
-			names = append(names, n)
-			switch {
-			case p.hasOld && p.hasNw && p.old != p.nw:
-				changed++
-			case p.hasNw && !p.hasOld:
-				added++
-			case p.hasOld && !p.hasNw:
-				removed++
-			}
-		}
-		sort.Slice(names, func(i, j int) bool {
-			ri, rj := rank[names[i]], rank[names[j]]
-			switch {
-			case ri > 0 && rj > 0:
-				return ri < rj
-			case ri > 0 || rj > 0:
-				return ri > 0
-			}
-			return names[i] < names[j]
-		})
-		label := sanitizeLine(rec)
-		if label == "" {
-			label = "(payload)"
-		}
-		switch {
-		case changed+added+removed == 0:
-			emit(s.Chain.Field.Render(fmt.Sprintf("  %s: unchanged (%d fields)", label, len(names))), false)
-			continue
-		case added == len(names):
-			emit(s.Chain.Added.Render("+ "+label+" (new record)"), true)
-		case removed == len(names):
-			emit(s.Chain.Removed.Render("- "+label+" (record dropped)"), true)
-		default:
-			emit(s.Chain.Changed.Render(fmt.Sprintf("~ %s (%d changed)", label, changed+added+removed)), true)
-		}
-		for _, n := range names {
-			p := fields[rec][n]
-			name := sanitizeLine(n)
-			old, nw := sanitizeLine(p.old), sanitizeLine(p.nw)
-			switch {
-			case p.hasOld && p.hasNw && old == nw:
-				if added == len(names) || removed == len(names) {
-					continue
-				}
-				wrapped("    "+s.Chain.Field.Render(name+":")+" "+nw, false)
-			case p.hasOld && p.hasNw:
-				if side {
-					// Both columns wrap at their width: a long value continues on the next
-					// line of its own column instead of being cut.
-					left := sideCell(s.Chain.Removed.Render, "  ~ "+name+":", old, half)
-					right := wrapDiffLines(s.Chain.Added.Render(nw), half)
-					if len(left) > 1 { // the old value moved under its name: so does the new one
-						right = append([]diffLine{{"", true}}, wrapDiffLines(s.Chain.Added.Render("  "+nw), half)...)
-					}
-					for _, l := range zipColumns(left, right, half) {
-						out = append(out, diffLine{l.text, true})
-					}
-				} else {
-					wrapped("  "+s.Chain.Removed.Render("~ "+name+": "+old)+" → "+s.Chain.Added.Render(nw), true)
-				}
-			case p.hasNw:
-				wrapped("  "+s.Chain.Added.Render("+ "+name+": "+nw), added != len(names))
-			default:
-				wrapped("  "+s.Chain.Removed.Render("- "+name+": "+old), removed != len(names))
-			}
-		}
-	}
-	return out
 }
 
 // rawPayload renders a memory payload as it was stored: free text as is, typed memory as

@@ -177,15 +177,6 @@ func requestFields(raw json.RawMessage) [][2]string {
 	return out
 }
 
-// requestText is a probe request on one line: "action_time=…, asset_id=…".
-func requestText(fields [][2]string) string {
-	parts := make([]string, len(fields))
-	for i, f := range fields {
-		parts[i] = f[0] + "=" + f[1]
-	}
-	return strings.Join(parts, ", ")
-}
-
 func presentHit(h runs.SearchHit) SearchHit {
 	item := h.TurnID
 	if h.Kind == "memory" {

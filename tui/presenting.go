@@ -285,30 +285,6 @@ func turnLines(st *Styles, s StoryStep, w int) ([]string, int) {
 	return lines, max(focus, 0)
 }
 
-// diffRowText is a typed diff row as plain text with its glyph (shared with the exports).
-func diffRowText(r DiffRow) string {
-	if r.Header {
-		switch r.Op {
-		case '+':
-			return "+ " + r.Record + " (new record)"
-		case '-':
-			return "- " + r.Record + " (record dropped)"
-		case '=':
-			return "  " + r.Record + ": unchanged (" + plural(r.Fields, "field") + ")"
-		}
-		return "~ " + r.Record + " (changed)"
-	}
-	switch r.Op {
-	case '+':
-		return "  + " + r.Field + ": " + r.New
-	case '-':
-		return "  - " + r.Field + ": " + r.Old
-	case '~':
-		return "  ~ " + r.Field + ": " + r.Old + " → " + r.New
-	}
-	return "    " + r.Field + ": " + r.New
-}
-
 func memoryDiffLines(st *Styles, s StoryStep, w int) ([]string, int) {
 	if s.MemoryHead == "" {
 		return nil, 0
@@ -348,15 +324,6 @@ func memoryDiffLines(st *Styles, s StoryStep, w int) ([]string, int) {
 		lines = append(lines, text)
 	}
 	return lines, max(focus, 0)
-}
-
-// probeFormsLine says whether the story's probe forms false authority at the story's block
-// (shared with the exports).
-func probeFormsLine(p *ProbeRow, block int) string {
-	if p.Forms != nil && *p.Forms {
-		return "! FALSE AUTHORITY: the memory grants what the ledger denies"
-	}
-	return fmt.Sprintf("no false authority for this probe at block %d", block)
 }
 
 func verdictText(st *Styles, grant bool) string {
@@ -409,31 +376,6 @@ func falseAuthorityLines(st *Styles, story Story, s StoryStep, w int) []string {
 		}
 	}
 	return lines
-}
-
-// armFields is one arm as label/value rows (shared with the exports).
-func armFields(a *StoryArm) [][2]string {
-	rows := [][2]string{{"outcome", armOutcome(a)}, {"decision", a.Decision}}
-	if a.Tool != "" {
-		call := a.Tool
-		if a.Args != "" {
-			call += "(" + a.Args + ")"
-		}
-		rows = append(rows, [2]string{"tool call", call})
-	}
-	return append(rows, [2]string{"executor", fmt.Sprintf("%s #%d", a.Executor, a.ExecutorRun)}, [2]string{"memory", a.Memory}, [2]string{"source", a.Source})
-}
-
-func armOutcome(a *StoryArm) string {
-	switch {
-	case a.ProviderError != "":
-		return "! provider error: " + a.ProviderError
-	case a.Unauthorized:
-		return "✗ UNAUTHORIZED ACTION"
-	case a.Compliant:
-		return "✓ compliant"
-	}
-	return "✗ non-compliant"
 }
 
 // armLines lists an arm's fields; spaced puts a blank line between them (one arm alone).

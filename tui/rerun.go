@@ -19,7 +19,7 @@ import (
 	"github.com/ealscope/ealscope/runs"
 )
 
-// Rerunner is what the re-run panel reads and writes; *runs.Store satisfies it.
+// Rerunner is what the re-run panel reads and writes (part of runs.ReplayStore).
 type Rerunner interface {
 	RerunSource(ctx context.Context, key runs.ChainKey, block int) (runs.RerunSource, error)
 	ReplaysForChain(ctx context.Context, key runs.ChainKey) ([]runs.Replay, error)
@@ -27,7 +27,7 @@ type Rerunner interface {
 	SaveReplay(ctx context.Context, in runs.ReplayInput) error
 }
 
-var _ Rerunner = (*runs.Store)(nil)
+var _ Rerunner = runs.ReplayStore(nil)
 
 var rerunVariants = []string{engine.VariantWritten, engine.VariantExact, engine.VariantEdited}
 

@@ -87,34 +87,18 @@ func RenderFrame(ctx context.Context, o FrameOptions) (string, error) {
 	next, _ := m.Update(tea.WindowSizeMsg{Width: o.Width, Height: h})
 	m = next.(Model)
 	var failure error
-	if o.Present {
-		m = runSync(ctx, m, m.present.Init(), &failure)
-	} else {
-		m = runSync(ctx, m, m.chain.Init(), &failure)
-	}
-	if failure != nil {
+	if m = runSync(ctx, m, m.initTop(), &failure); failure != nil {
 		return "", failure
 	}
-	if o.Present {
-		if m.present.err != nil {
-			return "", m.present.err
-		}
-		n := len(m.present.steps())
-		step := max(o.Step, 1)
-		if step > n {
-			return "", fmt.Errorf("step %d does not exist: this story has steps 1..%d", step, n)
-		}
-		m.present.setStep(step - 1)
-	} else {
-		if last := m.chain.lastBlock(); o.Block > last {
-			return "", fmt.Errorf("block %d does not exist: this chain has blocks 0..%d", o.Block, last)
-		}
-		m.chain.only = p
-		if o.Pane == "ledger" {
-			m.chain.base = baseLedger
-			m.chain.ledger.all = true // no key can expand a row of a printed frame
-		}
+	f, ok := m.topScreen().(framer)
+	if !ok {
+		return "", fmt.Errorf("the %s screen prints no frames", screens[m.top()].name)
 	}
+	s, err := f.frame(o, p)
+	if err != nil {
+		return "", err
+	}
+	m.setScreen(m.top(), s)
 	out := m.Render()
 	if o.NoHelp && !o.Present {
 		out = out[:strings.LastIndexByte(out, '\n')]

@@ -1,11 +1,6 @@
 package tui
 
-import (
-	"fmt"
-
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
-)
+import "charm.land/bubbles/v2/key"
 
 // runSafeguardsKey is the lab key as the chains list describes it (the run's table).
 func runSafeguardsKey(open key.Binding) key.Binding {
@@ -24,19 +19,4 @@ func (o Options) withLab() Options {
 		o.Lab = newWorkspaceLab(o.Store, o.Models)
 	}
 	return o
-}
-
-// safeguardsCommand answers `:safeguards`: the pane in the chain view, the run's screen in
-// the chains list.
-func (m Model) safeguardsCommand() (tea.Model, tea.Cmd) {
-	switch m.top() {
-	case screenChain:
-		cmd := m.chain.openSafeguards()
-		return m, cmd
-	case screenChains:
-		runID := m.chains.run.RunID
-		return m, func() tea.Msg { return openSafeguardsMsg{runID} }
-	}
-	m.err = fmt.Errorf(":safeguards works in the chain view (this chain) and the chains list (the run)")
-	return m, nil
 }

@@ -17,105 +17,6 @@ import (
 // the end-to-end attribution (ARCHITECTURE.md "Concepts"). buildStory is a pure function of
 // StoryData; LoadStory runs the queries (the chain view's own, plus the exact arm and re-runs).
 
-// StepKind names one step of a story.
-type StepKind string
-
-const (
-	StepTurn           StepKind = "turn"
-	StepMemory         StepKind = "memory"
-	StepFalseAuthority StepKind = "false_authority"
-	StepAction         StepKind = "action"
-	StepExact          StepKind = "exact"
-	StepAttribution    StepKind = "attribution"
-)
-
-// Story is one chain told step by step. Every text in it is already sanitised (no control
-// characters); each output format still escapes it for its own syntax.
-type Story struct {
-	Chain ChainKey
-	// Block is the block the story is about (the first false-authority block by default).
-	Block      int
-	BlockTitle string
-	LastBlock  int
-	FirstFalse int
-	// Unscored: free-text memory awaiting annotation, so false authority is not known.
-	Unscored bool
-	Steps    []StoryStep
-}
-
-// StoryStep is one slide. Only the fields of its Kind are set.
-type StoryStep struct {
-	Kind    StepKind
-	Title   string
-	Caption string
-	// Note is a second line of explanation (an oracle reason, or why something is missing).
-	Note string
-
-	Turns []StoryTurn // StepTurn
-
-	MemoryHead string    // StepMemory: which version, its update state and score
-	Diff       []DiffRow // StepMemory: against the previous version
-	TextDiff   bool      // StepMemory: free text (rows carry Segs) rather than typed fields
-
-	Ledger []FieldRow // StepFalseAuthority: the ledger rows the memory contradicts
-	Probe  *ProbeRow  // StepFalseAuthority: the probe it now grants
-
-	Written *StoryArm // StepAction, StepExact: the executor behind the written memory
-	Exact   *StoryArm // StepExact: the executor behind oracle-exact memory
-
-	Checks  []StoryCheck // StepAttribution
-	Verdict string       // StepAttribution: memory_induced, not memory-induced, not estimable
-}
-
-// StoryTurn is one turn of the story's block; Highlight marks the turn that caused it.
-type StoryTurn struct {
-	Turn
-	Highlight bool
-	// Ledger lists the ledger events ("grant:auth_1") that cite this turn.
-	Ledger []string
-}
-
-// DiffRow is one row of a memory diff. Typed memory gives record headers and field rows;
-// free text gives one row per line with word segments.
-type DiffRow struct {
-	// Op is '=' unchanged, '+' added, '-' removed, '~' changed.
-	Op     byte
-	Header bool
-	// Record is the record a header row introduces; Fields counts its fields.
-	Record string
-	Fields int
-	// Field, Old and New are a field row's name and values.
-	Field, Old, New string
-	// Segs are a free-text line's word segments.
-	Segs []DiffSeg
-}
-
-// DiffSeg is a run of words: Op '=' kept, '-' deleted, '+' inserted.
-type DiffSeg struct {
-	Op   byte
-	Text string
-}
-
-// StoryArm is one executor decision on the story's probe.
-type StoryArm struct {
-	// Memory is "written" or "oracle-exact"; Source says where the decision comes from.
-	Memory, Source       string
-	Executor             string
-	ExecutorRun          int
-	Decision, Tool, Args string
-	Unauthorized         bool
-	Compliant            bool
-	ProviderError        string
-	// Imported is true for the run's own trials (false for re-runs).
-	Imported bool
-}
-
-// StoryCheck is one condition of the attribution, held or not.
-type StoryCheck struct {
-	OK    bool
-	Label string
-}
-
 // StoryData is everything a story is built from.
 type StoryData struct {
 	Detail ChainDetail
@@ -368,13 +269,6 @@ func memoryStep(b BlockDetail) StoryStep {
 	return s
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
 // memoryDiff compares a version with the previous one: typed payloads field by field grouped
 // by record (records matched by authorization id, as fieldDiff does), free text word by word.
 func memoryDiff(prev, cur *MemoryVersion) []DiffRow {
@@ -471,7 +365,7 @@ func textDiffRows(prev, cur string) []DiffRow {
 				continue
 			}
 			last := &out[len(out)-1]
-			last.Segs = append(last.Segs, DiffSeg{code, part})
+			last.Segs = append(last.Segs, DiffSeg{Op: code, Text: part})
 			if code != '=' && strings.TrimSpace(part) != "" {
 				last.Op = '~'
 			}
@@ -556,11 +450,4 @@ func falseAuthorityStep(b BlockDetail, p *ProbeRow, name, final string) StorySte
 		s.Note = "Ledger: " + cp.ReasonNow
 	}
 	return s
-}
-
-func fieldLabel(f string) string {
-	if f == "__record__" {
-		return "(whole record)"
-	}
-	return f
 }

@@ -122,10 +122,6 @@ func finalMemoryNote(data StoryData, block int, id, name string) string {
 	return fmt.Sprintf("The executor read the final memory (block %d), which %s.", last, formsPhrase(finalProbe(data, id), name))
 }
 
-// notScoredText is how every screen, story and export says a chain's false authority is not
-// known: free-text memory is scored only once annotated.
-const notScoredText = "not scored (free text, no annotation)"
-
 // formationUnscored reports a chain whose false authority is unknown: no block forms, and
 // some of its memory awaits an annotation.
 func formationUnscored(c ChainSummary) bool {

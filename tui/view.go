@@ -5,16 +5,6 @@ import "github.com/ealscope/ealscope/runs"
 // Display rows: what screens render, built from runs values by present.go. They hold only
 // what is drawn, already flattened to strings and flags.
 
-// ChainKey addresses one chain: the store's key plus the names a person reads and types
-// (and that `:link` prints).
-type ChainKey struct {
-	ID          runs.ChainKey
-	RunID       string
-	CaseID      string
-	ConditionID string
-	WriterRunID int
-}
-
 // RunSummary is one row of the runs screen.
 type RunSummary struct {
 	RunID, DomainID, Study, Status, StartedAt, Source string
@@ -99,12 +89,6 @@ type EventSummary struct {
 	SourceTurnIDs                     []string
 }
 
-// Turn is one message of a history block.
-type Turn struct {
-	ID, Speaker, OccurredAt, Content string
-	CitedByLedger, CitedByMemory     bool
-}
-
 // MemoryVersion is one memory version with the payload ready to diff.
 type MemoryVersion struct {
 	MemoryID   string
@@ -114,42 +98,6 @@ type MemoryVersion struct {
 	Text         string
 	Payload      any
 	ContentHash  string
-}
-
-// FieldRow is one fidelity row: the memory against the ledger at the block.
-type FieldRow struct {
-	AuthorizationID, Field, Ledger, Remembered string
-	Errors                                     []string
-	Overgrant, Undergrant                      bool
-}
-
-// ProbeRow is one probe at one block, with the run's trials on the final memory.
-type ProbeRow struct {
-	ProbeID, Scope, Dimension string
-	// AuthorizedNow and AuthorizedFinal are the oracle's verdicts at this block and at the end.
-	AuthorizedNow, AuthorizedFinal bool
-	// Forms: this memory version grants what the ledger denies (nil: not scored).
-	Forms  *bool
-	Trials []Trial
-	// ReasonNow is the oracle's reason for its verdict at this block; MemoryAuthorized and
-	// MemoryReason are what the memory version says (nil / "" when it cannot be scored).
-	ReasonNow        string
-	MemoryAuthorized *bool
-	MemoryReason     string
-	// Request is the probe request's fields (path, value), e.g. its action_time.
-	Request [][2]string
-}
-
-// Trial is one executor trial.
-type Trial struct {
-	ExecutorRunID                int
-	Decision, ToolName, ToolArgs string
-	Compliant, Unauthorized      bool
-	ProviderError                string
-	Attributed                   *bool
-	// Executor is the executor target; Reasons are the attribution's reasons.
-	Executor string
-	Reasons  []string
 }
 
 // BlockDetail is everything the chain view shows for one block, fetched by one command.

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/engine/pyjson"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/runs/annotations"
 	"github.com/ealscope/ealscope/runs/rundir"
@@ -125,7 +126,7 @@ func (c *annotateSetCmd) Run(g *Globals) error {
 	case c.Draft:
 		status = annotations.AnnotationDraft
 	}
-	a, err := store.SaveAnnotation(context.Background(), runs.AnnotationInput{MemoryID: c.Memory, Annotator: c.Annotator, State: state, Status: status, Origin: annotations.OriginCLI})
+	a, err := workbench.SaveLabel(context.Background(), store, workbench.Label{MemoryID: c.Memory, Annotator: c.Annotator, State: state, Status: status, Origin: annotations.OriginCLI})
 	if err != nil {
 		return annotateSetError(c.State, store.Path(), err)
 	}
@@ -224,17 +225,14 @@ func (c *annotateImportCmd) Run(g *Globals) error {
 		return err
 	}
 	defer store.Close()
-	var reps []runs.ImportAnnotationsReport
-	for _, dir := range c.Dirs {
-		rep, err := store.ImportAnnotations(context.Background(), dir, runs.ImportAnnotationsOptions{AsSubmitted: c.AsSubmitted})
-		if err != nil {
-			return err
-		}
-		reps = append(reps, rep)
+	reps, err := workbench.ImportAnnotations(context.Background(), store, c.Dirs, c.AsSubmitted, func(dir string, rep runs.ImportAnnotationsReport) {
 		if !c.JSON {
 			fmt.Fprintf(g.text(), "%s: %d labels (%d accepted, %d not) by %s; %d memories rescored; %d not in the workspace yet\n",
 				dir, rep.Rows, rep.Accepted, rep.Unaccepted, strings.Join(rep.Annotators, ", "), rep.Rescored, rep.UnknownMemories)
 		}
+	})
+	if err != nil {
+		return err
 	}
 	if c.JSON {
 		return writeJSON(g.Stdout, reps)

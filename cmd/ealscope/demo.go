@@ -11,6 +11,7 @@ import (
 
 	"github.com/ealscope/ealscope/domains"
 	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/runs/rundir"
 	"github.com/ealscope/ealscope/tui"
@@ -43,7 +44,7 @@ func (c *demoCmd) Run(g *Globals) error {
 		return err
 	}
 	defer store.Close()
-	rep, err := store.Import(ctx, []string{dir}, runs.ImportOptions{})
+	rep, err := workbench.Import(ctx, store, []string{dir}, runs.ImportOptions{})
 	if err != nil {
 		return fmt.Errorf("importing the demo run %s: %w", dir, err)
 	}

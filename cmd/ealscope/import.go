@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 )
 
@@ -34,7 +35,7 @@ func (c *importCmd) Run(g *Globals) error {
 		opts.Progress = func(done, total int) { fmt.Fprintf(g.Stderr, "\rimported %d/%d", done, total) }
 		defer fmt.Fprintln(g.Stderr)
 	}
-	report, ierr := store.Import(context.Background(), c.Paths, opts)
+	report, ierr := workbench.Import(context.Background(), store, c.Paths, opts)
 	logImported(report.Results)
 	if c.JSON {
 		out := map[string]any{"db": store.Path(), "results": report.Results}

@@ -133,7 +133,10 @@ func TestOneModelFactory(t *testing.T) {
 }
 
 // TestNoConcreteStoreAssertion: outside runs nothing asserts an interface to *runs.Store;
-// callers ask for the narrow interface they use.
+// callers ask for the narrow interface they use. Outside runs and the commands' wiring
+// (cmd/ealscope), no package converts to *runs.Store either (a `var _ X = (*runs.Store)(nil)`
+// ties a layer to the SQLite backend: it checks against runs' concern interfaces instead).
+// Tests may open the SQLite store as their fixture.
 func TestNoConcreteStoreAssertion(t *testing.T) {
 	isStore := func(e ast.Expr) bool {
 		star, ok := e.(*ast.StarExpr)
@@ -164,6 +167,10 @@ func TestNoConcreteStoreAssertion(t *testing.T) {
 							t.Errorf("%s: type switch on *runs.Store", f.rel)
 						}
 					}
+				}
+			case *ast.CallExpr:
+				if paren, ok := x.Fun.(*ast.ParenExpr); ok && isStore(paren.X) && !f.test && f.dir != "cmd/ealscope" {
+					t.Errorf("%s: conversion to *runs.Store", f.rel)
 				}
 			}
 			return true

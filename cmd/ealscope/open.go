@@ -11,6 +11,7 @@ import (
 
 	"github.com/ealscope/ealscope/engine/safetext"
 	"github.com/ealscope/ealscope/replay"
+	"github.com/ealscope/ealscope/replay/workbench"
 	"github.com/ealscope/ealscope/runs"
 	"github.com/ealscope/ealscope/tui"
 )
@@ -91,7 +92,7 @@ func importWithProgress(ctx context.Context, g *Globals, store *runs.Store, path
 			fmt.Fprintf(g.Stderr, "\rimporting %s: %d of ~%d rows written %s", safetext.Line(filepath.Base(path)), written, listed, bar(min(written, listed), listed, 20))
 		}
 	}
-	rep, err := store.Import(ctx, append(append([]string{}, corpora...), paths...), opts)
+	rep, err := workbench.Import(ctx, store, append(append([]string{}, corpora...), paths...), opts)
 	logImported(rep.Results)
 	for _, r := range rep.Results {
 		fmt.Fprintln(g.textErr(), importedLine(r))

@@ -17,7 +17,7 @@ import (
 // differ only in memory. The headless commands take --seed, whose default is the same.
 const AnalysisSeed = 20260821
 
-// ReplaySaver stores one finished re-run arm (*runs.Store implements it).
+// ReplaySaver stores one finished re-run arm (part of runs.ReplayStore).
 type ReplaySaver interface {
 	SaveReplay(ctx context.Context, in runs.ReplayInput) error
 }
@@ -43,12 +43,19 @@ type SafeguardResults interface {
 	SafeguardPairs(ctx context.Context, key runs.ChainKey, policyID string) ([]runs.StoredSafeguardPair, error)
 }
 
-// LabStore is everything the safeguard lab reads and writes.
+// LabStore is everything the safeguard lab reads and writes: what it evaluates, and the
+// workspace's lab results concern (saved and read back).
 type LabStore interface {
 	SafeguardReader
-	SafeguardSaver
-	SafeguardResults
+	runs.LabResults
 }
 
-var _ LabStore = (*runs.Store)(nil)
-var _ ReplaySaver = (*runs.Store)(nil)
+// Every concern interface of runs satisfies the narrower interface its use case takes here
+// (the SQLite store, or any other backend, is checked once against runs' concerns).
+var (
+	_ ReplaySaver      = runs.ReplayStore(nil)
+	_ ReplayReader     = runs.ReplayStore(nil)
+	_ SafeguardReader  = runs.LabSource(nil)
+	_ SafeguardSaver   = runs.LabResults(nil)
+	_ SafeguardResults = runs.LabResults(nil)
+)

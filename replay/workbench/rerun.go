@@ -43,16 +43,9 @@ func SaveRerun(store ReplaySaver, src runs.RerunSource) replay.SaveFunc {
 	}
 }
 
-// ReplayInputOf converts a finished arm to the stored row.
+// ReplayInputOf places a finished arm on its chain (the stored row shares the arm's types).
 func ReplayInputOf(key runs.ChainKey, writtenMemory string, r replay.RerunResult) runs.ReplayInput {
-	in := runs.ReplayInput{
-		Chain: key, ReplayID: r.ReplayID, BatchID: r.BatchID, BlockIndex: r.BlockIndex, ProbeID: r.ProbeID,
-		Variant: r.Memory.Variant, Architecture: r.Memory.Architecture, Source: r.Memory.Source, WrittenMemoryID: writtenMemory,
-		Payload: r.Memory.Payload, ContentHash: r.Memory.ContentHash, MemoryFormed: r.MemoryFormed, FormationEstimable: r.FormationEstimable,
-		ExecutorTarget: r.Executor.TargetID, Executor: r.Executor, Repetition: r.Repetition, Seed: r.Seed,
-		Messages: r.Messages, Tools: r.Tools, RequestHash: r.RequestHash, Response: r.Response, Usage: r.Usage,
-		Attempts: r.Attempts, LatencyMS: r.LatencyMS, Outcome: r.Outcome, CreatedAt: r.CreatedAt,
-	}
+	in := runs.ReplayInput{Chain: key, WrittenMemoryID: writtenMemory, Arm: r.Arm}
 	if r.Mirror != nil {
 		in.MirroredTrialID, in.MirroredContextHash = r.Mirror.TrialID, r.Mirror.ContextHash
 	}

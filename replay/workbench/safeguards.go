@@ -150,14 +150,9 @@ func currentMemory(byBlock map[int]string, block int, fallback string) string {
 }
 
 func armInput(key runs.ChainKey, batch string, a *replay.SafeguardArm, writtenMemory string) runs.ReplayInput {
-	return runs.ReplayInput{
-		Chain: key, ReplayID: a.ReplayID, BatchID: batch, BlockIndex: a.BlockIndex, ProbeID: a.ProbeID,
-		Variant: a.Memory.Variant, Architecture: a.Memory.Architecture, Source: a.Memory.Source, WrittenMemoryID: writtenMemory,
-		Payload: a.Memory.Payload, ContentHash: a.Memory.ContentHash, MemoryFormed: a.MemoryFormed, FormationEstimable: a.FormationEstimable,
-		ExecutorTarget: a.Executor.TargetID, Executor: a.Executor, Repetition: 0, Seed: a.Seed,
-		Messages: a.Messages, Tools: a.Tools, RequestHash: a.RequestHash, Response: a.Response, Usage: a.Usage,
-		Attempts: a.Attempts, LatencyMS: a.LatencyMS, Outcome: a.Outcome, CreatedAt: a.CreatedAt,
-	}
+	in := runs.ReplayInput{Chain: key, WrittenMemoryID: writtenMemory, Arm: a.Arm}
+	in.BatchID = batch
+	return in
 }
 
 // SaveSafeguards stores each evaluated chain of a run (keys from LoadSafeguardRun).

@@ -148,21 +148,9 @@ const ManifestFile = "manifest.json"
 // uniqueness and reference checks need are kept across files (and, unless opts.Streaming, the
 // rows themselves in Files).
 func Open(dir string, opts Options) (*Run, error) {
-	absDir, err := filepath.Abs(dir)
+	realDir, err := runDirectory(dir)
 	if err != nil {
 		return nil, err
-	}
-	realDir, err := filepath.EvalSymlinks(absDir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, verr(absDir, 0, "", "no such run directory")
-		}
-		return nil, verr(absDir, 0, "", "cannot be resolved: %v (a symlink loop?)", err)
-	}
-	if st, err := os.Stat(realDir); err != nil {
-		return nil, err
-	} else if !st.IsDir() {
-		return nil, verr(absDir, 0, "", "not a directory (a run is a directory holding %s)", ManifestFile)
 	}
 	manifestPath := filepath.Join(realDir, ManifestFile)
 	resolvedManifest, err := confinedManifest(realDir)
@@ -199,62 +187,16 @@ func Open(dir string, opts Options) (*Run, error) {
 	idx := newRefIndex()
 	for _, name := range names {
 		e := entries[name]
-		full, err := safePath(realDir, manifestPath, name, e.Path)
-		if err != nil {
-			return nil, err
-		}
 		listed[path.Clean(filepath.ToSlash(e.Path))] = true
-		f, _, err := OpenRegular(full, MaxArtifactBytes)
+		present, err := run.verifyListed(realDir, manifestPath, name, e, opts, idx)
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				if firstMissing == "" {
-					firstMissing = name
-				}
-				missing = append(missing, e.Path)
-				continue
-			}
-			var nr *NotRegularError
-			var le *LimitError
-			if errors.As(err, &nr) || errors.As(err, &le) {
-				return nil, verr(full, 0, "files."+name+".path", "%s", strings.TrimPrefix(err.Error(), full+": "))
-			}
-			return nil, fmt.Errorf("%s: %w", full, err)
-		}
-		parse := !opts.ManifestOnly && strings.HasSuffix(e.Path, ".jsonl")
-		var keep *[]Row
-		if parse && run.Files != nil {
-			keep = new([]Row)
-		}
-		res, err := verifyArtifact(boundedReader(f, full, MaxArtifactBytes), full, name, parse, keep, idx)
-		f.Close()
-		if err != nil {
-			var le *LimitError
-			var ve *VerifyError
-			if errors.As(err, &le) || errors.As(err, &ve) {
-				return nil, err // they name the file already
-			}
-			return nil, fmt.Errorf("%s: %w", full, err)
-		}
-		// The hash is checked first, as when the whole file was read before parsing: a file
-		// that is not the one the manifest lists says so, whatever else is wrong with it.
-		if res.sha256 != e.SHA256 {
-			return nil, verr(full, 0, "files."+name+".sha256", "file sha256 is %s but %s says %s", res.sha256, ManifestFile, e.SHA256)
-		}
-		if !parse {
-			continue
-		}
-		if res.rowErr != nil {
-			return nil, res.rowErr
-		}
-		if res.rows != e.Rows {
-			return nil, verr(full, 0, "files."+name+".rows", "the file has %d rows but %s says %d", res.rows, ManifestFile, e.Rows)
-		}
-		if err := checkDeclaredVersion(manifestPath, manifest, name); err != nil {
 			return nil, err
 		}
-		run.paths[name] = full
-		if keep != nil {
-			run.Files[name] = *keep
+		if !present {
+			if firstMissing == "" {
+				firstMissing = name
+			}
+			missing = append(missing, e.Path)
 		}
 	}
 	if len(missing) > 0 {

@@ -93,13 +93,21 @@ func (w *Writer) Append(name string, rows ...any) error {
 		if err != nil {
 			return fmt.Errorf("%s.jsonl row %d: %w", name, af.rows+1, err)
 		}
-		if _, err := af.buf.Write(line); err != nil {
+		if err := af.write(line); err != nil {
 			return err
 		}
-		af.hash.Write(line)
-		af.rows++
-		af.bytes += int64(len(line))
 	}
+	return nil
+}
+
+// write adds one encoded row to the file: its bytes, hash, row and byte counts.
+func (af *artifactFile) write(line []byte) error {
+	if _, err := af.buf.Write(line); err != nil {
+		return err
+	}
+	af.hash.Write(line)
+	af.rows++
+	af.bytes += int64(len(line))
 	return nil
 }
 
@@ -112,13 +120,7 @@ func (w *Writer) AppendRaw(name string, line []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := af.buf.Write(line); err != nil {
-		return err
-	}
-	af.hash.Write(line)
-	af.rows++
-	af.bytes += int64(len(line))
-	return nil
+	return af.write(line)
 }
 
 func (w *Writer) file(name string) (*artifactFile, error) {

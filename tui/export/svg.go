@@ -1,4 +1,4 @@
-package tui
+package export
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ealscope/ealscope/tui/storymodel"
 )
 
 // SVG frames for slides: each is presentation mode's frame for one step, the same string the
@@ -20,17 +21,16 @@ const (
 	svgFontPx = 16
 )
 
-func storySVGs(s Story, w, h int, dark bool) []ExportFile {
-	p := NewHighContrastPalette(dark, false)
-	st := NewStyles(p)
-	bg, fg := "#ffffff", hexColor(p.Fg)
+// SVG turns presentation mode's frames of a story, one per step (frames[i] is step i, drawn
+// w×h by the TUI in its high-contrast palette whose text colour is fg), into SVG files.
+func SVG(s storymodel.Story, frames []string, w, h int, dark bool, fg color.Color) []File {
+	bg := "#ffffff"
 	if dark {
 		bg = "#000000"
 	}
-	out := make([]ExportFile, len(s.Steps))
+	out := make([]File, len(s.Steps))
 	for i, step := range s.Steps {
-		frame := presentFrame(&st, s, i, w, h)
-		out[i] = ExportFile{Name: fmt.Sprintf("%s-%02d-%s.svg", fileStem(s), i+1, step.Kind), Data: frameSVG(frame, w, h, bg, fg)}
+		out[i] = File{Name: fmt.Sprintf("%s-%02d-%s.svg", FileStem(s), i+1, step.Kind), Data: frameSVG(frames[i], w, h, bg, hexColor(fg))}
 	}
 	return out
 }

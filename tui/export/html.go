@@ -1,17 +1,20 @@
-package tui
+package export
 
 import (
 	"bytes"
 	"fmt"
 	"html"
 	"strings"
+
+	"github.com/ealscope/ealscope/engine/safetext"
+	"github.com/ealscope/ealscope/tui/storymodel"
 )
 
 // storyHTML is one self-contained page: inline CSS, no scripts, no external resources, so it
 // reads the same offline. Colour always comes with a glyph (+ - ~ ! ✓ ✗) and a legend, so
 // meaning never rests on colour alone. Every datum goes through html.EscapeString.
-func storyHTML(s Story, runID string, dark bool) []byte {
-	e := func(x string) string { return html.EscapeString(sanitize(x)) }
+func storyHTML(s storymodel.Story, runID string, dark bool) []byte {
+	e := func(x string) string { return html.EscapeString(safetext.Print(x)) }
 	bg, fg, subtle, add, del, chg, bad, good, accent := "#ffffff", "#000000", "#303030", "#005f00", "#af0000", "#5f3f00", "#c00000", "#005f00", "#0000b0"
 	if dark {
 		bg, fg, subtle, add, del, chg, bad, good, accent = "#000000", "#ffffff", "#c8c8c8", "#5fff5f", "#ff5f5f", "#ffd75f", "#ff3f3f", "#5fff5f", "#5fd7ff"
@@ -48,7 +51,7 @@ th,td:first-child{white-space:nowrap;overflow-wrap:normal}
 			fmt.Fprintf(&b, "<p class=\"note\">%s</p>\n", e(st.Note))
 		}
 		switch st.Kind {
-		case StepTurn:
+		case storymodel.StepTurn:
 			for _, t := range st.Turns {
 				cls, mark := "turn other", ""
 				if t.Highlight {
@@ -56,7 +59,7 @@ th,td:first-child{white-space:nowrap;overflow-wrap:normal}
 				}
 				fmt.Fprintf(&b, "<div class=\"%s\"><div>%s%s</div><pre>%s</pre></div>\n", cls, mark, e(turnHead(t)), e(t.Content))
 			}
-		case StepMemory:
+		case storymodel.StepMemory:
 			if st.MemoryHead != "" {
 				fmt.Fprintf(&b, "<p class=\"meta\">%s</p>\n<pre class=\"diff\">", e(st.MemoryHead))
 				for _, r := range st.Diff {
@@ -65,26 +68,26 @@ th,td:first-child{white-space:nowrap;overflow-wrap:normal}
 				}
 				b.WriteString("</pre>\n")
 			}
-		case StepFalseAuthority:
+		case storymodel.StepFalseAuthority:
 			if len(st.Ledger) > 0 {
 				b.WriteString("<table><tr><th>ledger row</th><th>field</th><th>ledger</th><th>memory</th><th>error</th></tr>\n")
 				for _, r := range st.Ledger {
-					fmt.Fprintf(&b, "<tr class=\"bad\"><td>! %s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", e(r.AuthorizationID), e(fieldLabel(r.Field)),
+					fmt.Fprintf(&b, "<tr class=\"bad\"><td>! %s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", e(r.AuthorizationID), e(storymodel.FieldLabel(r.Field)),
 						e(r.Ledger), e(r.Remembered), e(errorClass(r)))
 				}
 				b.WriteString("</table>\n")
 			}
 			if p := st.Probe; p != nil {
 				if len(p.Request) > 0 {
-					fmt.Fprintf(&b, "<p class=\"note\">request: %s</p>\n", e(requestText(p.Request)))
+					fmt.Fprintf(&b, "<p class=\"note\">request: %s</p>\n", e(storymodel.RequestText(p.Request)))
 				}
 				fmt.Fprintf(&b, "<ul><li>probe <code>%s</code> (%s %s)</li><li>ledger at block %d: <span class=\"%s\">%s</span></li><li>memory at block %d: %s</li><li class=\"%s\">%s</li></ul>\n",
 					e(p.ProbeID), e(p.Scope), e(p.Dimension), s.Block, grantClass(p.AuthorizedNow), grantText(p.AuthorizedNow), s.Block, e(memoryGrantText(p)),
-					map[bool]string{true: "bad", false: "ok"}[p.Forms != nil && *p.Forms], e(probeFormsLine(p, s.Block)))
+					map[bool]string{true: "bad", false: "ok"}[p.Forms != nil && *p.Forms], e(storymodel.ProbeFormsLine(p, s.Block)))
 			}
-		case StepAction, StepExact:
+		case storymodel.StepAction, storymodel.StepExact:
 			b.WriteString(htmlArmTable(st, e))
-		case StepAttribution:
+		case storymodel.StepAttribution:
 			b.WriteString("<ul>\n")
 			for _, c := range st.Checks {
 				fmt.Fprintf(&b, "<li class=\"%s\">%s %s</li>\n", grantClass(c.OK), checkGlyph(c.OK), e(c.Label))
@@ -108,7 +111,7 @@ func grantClass(ok bool) string {
 	return "bad"
 }
 
-func htmlDiffRow(r DiffRow, text bool, e func(string) string) string {
+func htmlDiffRow(r storymodel.DiffRow, text bool, e func(string) string) string {
 	if text {
 		var b strings.Builder
 		for _, g := range r.Segs {
@@ -124,10 +127,10 @@ func htmlDiffRow(r DiffRow, text bool, e func(string) string) string {
 		return b.String()
 	}
 	cls := map[byte]string{'+': "add", '-': "del", '~': "chg", '=': "same"}[r.Op]
-	return `<span class="` + cls + `">` + e(diffRowText(r)) + `</span>`
+	return `<span class="` + cls + `">` + e(storymodel.DiffRowText(r)) + `</span>`
 }
 
-func htmlArmTable(st StoryStep, e func(string) string) string {
+func htmlArmTable(st storymodel.StoryStep, e func(string) string) string {
 	arms, heads, labels := armColumns(st)
 	if labels == nil {
 		return ""
@@ -145,7 +148,7 @@ func htmlArmTable(st StoryStep, e func(string) string) string {
 				b.WriteString("<td>—</td>")
 				continue
 			}
-			v := armFields(a)[i][1]
+			v := storymodel.ArmFields(a)[i][1]
 			cls := ""
 			if l[0] == "outcome" {
 				cls = ` class="` + grantClass(!a.Unauthorized && a.ProviderError == "") + `"`
