@@ -24,9 +24,7 @@ var ErrNoSidecar = errors.New("the run's corpus has no audience sidecar: audienc
 type AudienceStore interface {
 	SafeguardReader
 	RunSidecar(ctx context.Context, runID string) (source string, data []byte, ok bool, err error)
-	SaveAudienceLab(ctx context.Context, b runs.AudienceLabBatch) error
-	StoredAudienceLab(ctx context.Context, runID string) (runs.StoredAudienceLab, bool, error)
-	AudienceLabContexts(ctx context.Context, key runs.ChainKey) ([]runs.StoredAudienceContext, error)
+	runs.AudienceLabResults
 }
 
 // AudienceLab is the audience lab's result on a run, computed now or read back.
