@@ -161,6 +161,8 @@ type AudienceRecordView struct {
 	Kept, Forbidden   bool
 	Reason, Audiences string
 	Sources           []SourceTurn
+	// SourceChannels are the channels the sources were said in (by index; "" unknown).
+	SourceChannels []string
 }
 
 // presentChainAudience turns a chain's stored contexts into the pane's rows.
@@ -187,13 +189,30 @@ func presentChainAudience(d engine.Domain, c *engine.Case, contexts []replay.Aud
 					v.AdmittedForbidden++
 				}
 			}
-			rv := AudienceRecordView{AuthorizationID: r.AuthorizationID, Kept: r.Kept, Forbidden: x.Forbidden[r.AuthorizationID], Sources: sourceTurns(d, c, r.Sources)}
+			rv := AudienceRecordView{AuthorizationID: r.AuthorizationID, Kept: r.Kept, Forbidden: x.Forbidden[r.AuthorizationID], Sources: sourceTurns(d, c, r.Sources),
+				SourceChannels: turnChannels(d, c, r.Sources)}
 			if len(r.Reasons) > 0 {
 				rv.Reason, rv.Audiences = splitAudienceReason(r.Reasons[0])
 			}
 			v.Records = append(v.Records, rv)
 		}
 		out.Contexts = append(out.Contexts, v)
+	}
+	return out
+}
+
+// turnChannels are the channels the turns were said in, from the case's bound sidecar ("" for
+// a turn the case or the sidecar does not place).
+func turnChannels(d engine.Domain, c *engine.Case, ids []string) []string {
+	rules, ok := d.(engine.AudienceRules)
+	out := make([]string, len(ids))
+	if !ok || c == nil || !rules.HasAudience(c) {
+		return out
+	}
+	for i, id := range ids {
+		if t, ok := c.Turn(id); ok {
+			out[i] = rules.TurnChannel(c, t)
+		}
 	}
 	return out
 }

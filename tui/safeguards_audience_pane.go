@@ -33,6 +33,14 @@ func (l *workspaceLab) storedChainAudience(ctx context.Context, key ChainKey, ch
 	if err != nil || len(contexts) == 0 {
 		return nil, err
 	}
+	// The sidecar bound to the case names each source turn's channel (who was present).
+	if source, data, ok, err := store.RunSidecar(ctx, key.RunID); err != nil {
+		return nil, err
+	} else if ok {
+		if _, err := workbench.BindSidecar(source, data, []replay.SafeguardChain{ch}); err != nil {
+			return nil, err
+		}
+	}
 	a := presentChainAudience(ch.Domain, ch.Case, contexts)
 	a.Block = ch.Case.LastBlock()
 	p := SafeguardPolicy{ID: safeguards.AudienceBoundID, Version: safeguards.AudienceBoundVersion, Description: safeguards.AudienceBound().Description,
@@ -105,6 +113,22 @@ func armBrief(c AudienceContextView) string {
 	return fmt.Sprintf("%s %d shown, %d forbidden", sanitizeLine(c.Arm), c.Admitted, c.AdmittedForbidden)
 }
 
+// audienceSourcesText is source turns with the channel each was said in ("t07 (cfo, block 2)
+// in grant_room"): a turn's audience is its channel's participants, not its speaker.
+func audienceSourcesText(ts []SourceTurn, channels []string) string {
+	if len(ts) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = sourceText(t)
+		if i < len(channels) && channels[i] != "" {
+			parts[i] += " in " + sanitizeLine(channels[i])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // viewersShown is how many viewers are named before the rest are counted (a shared channel
 // can hold dozens of participants).
 const viewersShown = 6
@@ -138,7 +162,11 @@ func audienceRecordLines(st *Styles, recs []AudienceRecordView, w int) []string 
 			if n := len(shown); n > audienceSourcesShown {
 				shown, more = shown[n-audienceSourcesShown:], fmt.Sprintf(" (the last %d of %d turns)", audienceSourcesShown, n)
 			}
-			out = append(out, wrapUnder("from "+sourcesText(shown)+more, "      ", w)...)
+			channels := []string(nil)
+			if len(r.SourceChannels) == len(r.Sources) {
+				channels = r.SourceChannels[len(r.Sources)-len(shown):]
+			}
+			out = append(out, wrapUnder("from "+audienceSourcesText(shown, channels)+more, "      ", w)...)
 			if !r.Kept {
 				for _, t := range shown {
 					if t.Content != "" {

@@ -113,7 +113,7 @@ func checkChainAudience(t *testing.T, store *runs.Store, runID string) {
 				}
 				if !rec.Kept && strings.HasPrefix(rec.Reason, "viewer_outside_audience") {
 					excluded++
-					if len(rec.Sources) == 0 || rec.Sources[0].Speaker == "" {
+					if len(rec.Sources) == 0 || rec.Sources[0].Speaker == "" || len(rec.SourceChannels) != len(rec.Sources) || rec.SourceChannels[0] == "" {
 						t.Errorf("chain %s record %s excluded without the turns behind it: %+v", r.CaseID, rec.AuthorizationID, rec.Sources)
 					}
 				}

@@ -193,9 +193,11 @@ func TestSafeguardsAudienceScreenGolden(t *testing.T) {
 func goldenAudienceChain() SafeguardChain {
 	grant := SourceTurn{ID: "t07", Speaker: "chief_financial_officer", Block: 2, Content: "Approve Acme up to 9,400 for the survey kit; keep this between us."}
 	team := SourceTurn{ID: "t08", Speaker: "buyer", Block: 2, Content: "Noted."}
-	kept := AudienceRecordView{AuthorizationID: "auth_01", Kept: true, Reason: "viewers_covered", Audiences: "{buyer, chief_financial_officer}", Sources: []SourceTurn{grant, team}}
+	rooms := []string{"grant_room", "grant_room"}
+	kept := AudienceRecordView{AuthorizationID: "auth_01", Kept: true, Reason: "viewers_covered", Audiences: "{buyer, chief_financial_officer}", Sources: []SourceTurn{grant, team},
+		SourceChannels: rooms}
 	excluded := AudienceRecordView{AuthorizationID: "auth_01", Forbidden: false, Reason: "viewer_outside_audience:field_operations",
-		Audiences: "{buyer, chief_financial_officer}", Sources: []SourceTurn{grant, team}}
+		Audiences: "{buyer, chief_financial_officer}", Sources: []SourceTurn{grant, team}, SourceChannels: rooms}
 	leak := AudienceRecordView{AuthorizationID: "auth_02", Kept: true, Forbidden: true, Reason: "viewers_covered", Audiences: "public"}
 	a := ChainAudience{Block: 3, Contexts: []AudienceContextView{
 		{Arm: "audience_bound_input", ProbeID: "case_amount_in", RequestID: "r1", Principal: "buyer", Channel: "grant_room",

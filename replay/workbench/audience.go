@@ -166,6 +166,15 @@ func BindSidecar(source string, data []byte, chains []replay.SafeguardChain) (ma
 			inSidecar = append(inSidecar, ch.Case)
 		}
 	}
+	// Only the entries of the chains' cases are bound: the chains may cover part of the
+	// corpus (cases whose chains have no memory, or one chain's case for its pane).
+	order := f.Order[:0:0]
+	for _, id := range f.Order {
+		if _, ok := byID[id]; ok {
+			order = append(order, id)
+		}
+	}
+	f.Order = order
 	truths, err := audience.Bind(f, chains[0].Domain, inSidecar)
 	if err != nil {
 		return nil, err

@@ -96,3 +96,28 @@ func TestAudienceLabNotApplicableWithoutSidecar(t *testing.T) {
 		t.Fatalf("audience lab of a run without a sidecar: %v", err)
 	}
 }
+
+// TestBindSidecarPartOfCorpus: a sidecar binds to chains covering only part of its corpus
+// (one chain's case for the chain pane; cases whose chains have no memory are left out of a
+// run's evaluation), attaching each case's audience and its truth.
+func TestBindSidecarPartOfCorpus(t *testing.T) {
+	ctx := context.Background()
+	store, runID, _ := scriptedWorkspace(t, replay.ScriptedRun{Domain: "finance", Corpus: replay.BuiltinMultipartyCorpus, Conditions: "one_shot_typed",
+		Seed: 20260821, Version: "test", Concurrency: 2})
+	chains, _, _, err := workbench.LoadSafeguardRun(ctx, store, runID)
+	if err != nil || len(chains) < 2 {
+		t.Fatalf("%d chains, %v", len(chains), err)
+	}
+	source, data, ok, err := store.RunSidecar(ctx, runID)
+	if err != nil || !ok {
+		t.Fatalf("sidecar: ok=%v, %v", ok, err)
+	}
+	one := chains[len(chains)-1:]
+	truths, err := workbench.BindSidecar(source, data, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one[0].Case.Audience == nil || truths[one[0].Case.ID] == nil || len(truths) != 1 {
+		t.Fatalf("case %s: audience %v, %d truths", one[0].Case.ID, one[0].Case.Audience, len(truths))
+	}
+}
