@@ -72,7 +72,9 @@ type EntitledRecall struct {
 }
 
 // AudienceRow is one arm under one writer condition: the paper's measures beside the lab's
-// rates (engine.SafeguardRow, the unscoped arm as the un-gated side).
+// rates (engine.SafeguardRow, the unscoped arm as the un-gated side). A context whose
+// executor call failed (a provider error) measures nothing: it is counted in NotEstimable
+// only, never as exposed, kept, substituted or failed closed.
 type AudienceRow struct {
 	Arm string `json:"arm"`
 	engine.SafeguardRow
@@ -80,15 +82,29 @@ type AudienceRow struct {
 	EntitledRecall EntitledRecall `json:"entitled_recall"`
 	Substitutions  int            `json:"substitutions"`
 	FailedClosed   int            `json:"contexts_failed_closed"`
+	NotEstimable   int            `json:"contexts_not_estimable"`
+	// MeasuresEstimable is false when every context of the row hit a provider error: its
+	// exposure, recall and substitution counts are then not estimable, not zero.
+	MeasuresEstimable bool `json:"measures_estimable"`
 }
 
-// AudienceContext is one assembled context: who asked, what each item's fate was.
+// Estimable says whether any context of the row measured something.
+func (r AudienceRow) Estimable() bool { return r.Exposure.Contexts > 0 }
+
+// AudienceContext is one assembled context: who asked, what each item's fate was. Chain is
+// the index of its chain in the lab's input.
 type AudienceContext struct {
-	Arm, Condition, CaseID, ProbeID, RequestID string
-	Viewers                                    engine.Viewers
-	Records                                    []engine.RecordDecision
-	Forbidden                                  map[string]bool
-	Outcome                                    engine.Outcome
+	Chain     int                     `json:"-"`
+	Arm       string                  `json:"arm"`
+	Condition string                  `json:"condition_id"`
+	CaseID    string                  `json:"case_id"`
+	ProbeID   string                  `json:"probe_id"`
+	RequestID string                  `json:"request_id"`
+	Principal string                  `json:"principal"`
+	Viewers   engine.Viewers          `json:"viewers"`
+	Records   []engine.RecordDecision `json:"records"`
+	Forbidden map[string]bool         `json:"forbidden"`
+	Outcome   engine.Outcome          `json:"outcome"`
 }
 
 // AudienceRunResult is the lab's result on a run.
@@ -106,7 +122,7 @@ func EvaluateAudienceRun(ctx context.Context, chains []SafeguardChain, truths ma
 	measures := map[key]*AudienceRow{}
 	var outcomes []engine.SafeguardOutcome
 	res := &AudienceRunResult{}
-	for _, ch := range chains {
+	for chainIndex, ch := range chains {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -155,6 +171,7 @@ func EvaluateAudienceRun(ctx context.Context, chains []SafeguardChain, truths ma
 					if err != nil {
 						return nil, err
 					}
+					c.Chain, c.Principal = chainIndex, req.Principal
 					c.Condition, c.CaseID, c.ProbeID, c.RequestID, c.Viewers, c.Forbidden = ch.Condition, ch.Case.ID, probe.ID, req.ID, viewers, forbidden
 					if arm.Policy == nil {
 						unscoped = c.Outcome
@@ -187,6 +204,7 @@ func EvaluateAudienceRun(ctx context.Context, chains []SafeguardChain, truths ma
 		row := *m
 		row.SafeguardRow = r
 		row.PolicyID = safeguards.AudienceBoundID
+		row.MeasuresEstimable = row.Estimable()
 		res.Rows = append(res.Rows, row)
 	}
 	return res, nil
@@ -259,6 +277,11 @@ func groundTruthOf(rules engine.AudienceRules, ch SafeguardChain, in engine.Memo
 
 // countContext adds one context to its row's measures.
 func countContext(row *AudienceRow, c AudienceContext, forbidden, entitled map[string]bool, rt audience.RequestTruth) {
+	if c.Outcome.ProviderError != nil {
+		// The executor never saw this context: nothing about it is measured.
+		row.NotEstimable++
+		return
+	}
 	kept := map[string]bool{}
 	failedClosed := false
 	if c.Records == nil {
@@ -319,6 +342,8 @@ type AudienceIdentityRow struct {
 	ForbiddenPresent int    `json:"forbidden_present"`
 	Lost             int    `json:"lost"`
 	EntitledPresent  int    `json:"entitled_present"`
+	// NotEstimable counts the contexts left out for a provider error.
+	NotEstimable int `json:"contexts_not_estimable"`
 }
 
 // IdentityTable sums the identity arms over conditions.
@@ -332,6 +357,7 @@ func IdentityTable(rows []AudienceRow) []AudienceIdentityRow {
 				r.ForbiddenPresent += x.Exposure.ForbiddenPresent
 				r.Lost += x.EntitledRecall.Present - x.EntitledRecall.Kept
 				r.EntitledPresent += x.EntitledRecall.Present
+				r.NotEstimable += x.NotEstimable
 			}
 		}
 		out = append(out, r)

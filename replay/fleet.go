@@ -146,16 +146,18 @@ func (f *fleet) restFor(failures int, h http.Header) time.Duration {
 }
 
 // release frees the slot taken on replica i. failed: the attempt failed in a way worth
-// retrying, so the replica rests (restFor, with the failed response's headers h).
-func (f *fleet) release(i int, failed bool, h http.Header) {
+// retrying, so the replica rests (restFor, with the failed response's headers h); the rest is
+// returned (0 when it does not rest).
+func (f *fleet) release(i int, failed bool, h http.Header) time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r := f.replicas[i]
 	r.inFlight--
+	var rest time.Duration
 	if failed {
 		r.failures++
 		r.stats.Failures++
-		rest := f.restFor(r.failures, h)
+		rest = f.restFor(r.failures, h)
 		if until := f.now().Add(rest); until.After(r.restUntil) {
 			r.restUntil = until
 		}
@@ -165,6 +167,7 @@ func (f *fleet) release(i int, failed bool, h http.Header) {
 	}
 	close(f.changed)
 	f.changed = make(chan struct{})
+	return rest
 }
 
 // ReplicaStats reports each replica's attempts, failures and rests so far.

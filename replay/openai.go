@@ -76,6 +76,8 @@ func (c *ModelClient) Model() Model { return c.model }
 // slot on a healthy replica; a failed attempt rests its replica and the next goes elsewhere
 // when another is free (fleet).
 func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord {
+	obs := observerOf(ctx)
+	defer obs.finished(c.model.Name)
 	rec := CallRecord{Request: req}
 	start := c.now()
 	rec.TS = pyTimestamp(start)
@@ -134,13 +136,15 @@ func (c *ModelClient) Complete(ctx context.Context, req ChatRequest) CallRecord 
 			msg, retryable = statusError(res.status, []byte(RedactSecrets(string(res.body), c.model.APIKey()))), retryableStatus(res.status)
 			header = res.header
 		}
-		c.fleet.release(replica, retryable, header)
+		rest := c.fleet.release(replica, retryable, header)
 		lastErr = msg
 		// The JSON log handler escapes the provider's message; the key is never in it.
 		slog.Warn("model call failed", "model", c.model.Name, "replica", replica, "attempt", attempt, "of", c.retry.MaxAttempts, "retryable", retryable, "error", msg)
 		if !retryable || attempt == c.retry.MaxAttempts {
 			break
 		}
+		obs.retry(RetryEvent{Model: c.model.Name, Attempt: attempt, MaxAttempts: c.retry.MaxAttempts, Wait: rest,
+			Reason: RedactSecrets(msg, c.model.APIKey())})
 		avoid = replica
 	}
 	lastErr = RedactSecrets(lastErr, c.model.APIKey())

@@ -286,6 +286,9 @@ func (x *execution) writerPhase() ([]evidenceItem, *stopped) {
 	specs := x.chainSpecs()
 	tokens := reftoken.Reference()
 	var items []evidenceItem
+	// Each phase announces itself before its first item: the model calls counted while it
+	// runs belong to it (cmd/ealscope progress).
+	x.opts.progress("writer", 0, len(specs))
 	all, err := runOrdered(x.ctx, len(specs), x.opts.Concurrency,
 		func(ctx context.Context, i int) (chainResult, bool) {
 			return x.buildChain(ctx, specs[i], tokens)
@@ -437,6 +440,7 @@ func (x *execution) executorPhase(todo []job) *stopped {
 	d := x.opts.Domain
 	tools := engine.ToolsTree(d)
 	finished := 0
+	x.opts.progress("executor", 0, len(todo))
 	all, err := runOrdered(x.ctx, len(todo), x.opts.Concurrency,
 		func(ctx context.Context, i int) (jobResult, bool) {
 			j := todo[i]

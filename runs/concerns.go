@@ -85,6 +85,14 @@ type LabResults interface {
 	SafeguardPairs(ctx context.Context, key ChainKey, policyID string) ([]StoredSafeguardPair, error)
 }
 
+// AudienceLabResults is the audience lab's results (runs/audience_lab.go): a run's evaluation
+// saved whole, read back per run and, its assembled contexts, per chain.
+type AudienceLabResults interface {
+	SaveAudienceLab(ctx context.Context, b AudienceLabBatch) error
+	StoredAudienceLab(ctx context.Context, runID string) (StoredAudienceLab, bool, error)
+	AudienceLabContexts(ctx context.Context, key ChainKey) ([]StoredAudienceContext, error)
+}
+
 // AnnotationLabels is the human labels of free-text memories: one annotator's label saved
 // and read back, and an adjudicator's decision.
 type AnnotationLabels interface {
@@ -139,17 +147,18 @@ type Workspace interface {
 }
 
 var (
-	_ RunImporter      = (*Store)(nil)
-	_ RunCatalog       = (*Store)(nil)
-	_ BlockReader      = (*Store)(nil)
-	_ WriterHistory    = (*Store)(nil)
-	_ ReplayStore      = (*Store)(nil)
-	_ LabSource        = (*Store)(nil)
-	_ LabResults       = (*Store)(nil)
-	_ AnnotationLabels = (*Store)(nil)
-	_ AnnotationWork   = (*Store)(nil)
-	_ DiagnosisStore   = (*Store)(nil)
-	_ TextSearch       = (*Store)(nil)
-	_ RunReports       = (*Store)(nil)
-	_ Workspace        = (*Store)(nil)
+	_ RunImporter        = (*Store)(nil)
+	_ RunCatalog         = (*Store)(nil)
+	_ BlockReader        = (*Store)(nil)
+	_ WriterHistory      = (*Store)(nil)
+	_ ReplayStore        = (*Store)(nil)
+	_ LabSource          = (*Store)(nil)
+	_ LabResults         = (*Store)(nil)
+	_ AudienceLabResults = (*Store)(nil)
+	_ AnnotationLabels   = (*Store)(nil)
+	_ AnnotationWork     = (*Store)(nil)
+	_ DiagnosisStore     = (*Store)(nil)
+	_ TextSearch         = (*Store)(nil)
+	_ RunReports         = (*Store)(nil)
+	_ Workspace          = (*Store)(nil)
 )

@@ -138,17 +138,27 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	// Reading the version takes no lock, so opening a workspace while another process
 	// imports into it does not wait; only a workspace that needs a migration does.
-	var current int
-	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil || (len(migs) > 0 && current < migs[len(migs)-1].version) {
-		if current, err = s.migrationVersion(ctx); err != nil {
+	// Migrations are numbered in reserved ranges, so one may land below the workspace's
+	// highest version (a 0161 after a 0190): every embedded migration not yet recorded is
+	// applied, not only those above the highest.
+	applied, err := s.appliedMigrations(ctx)
+	if err != nil || len(applied) < len(migs) {
+		if _, err = s.migrationVersion(ctx); err != nil {
 			return err
 		}
+		if applied, err = s.appliedMigrations(ctx); err != nil {
+			return err
+		}
+	}
+	current := 0
+	for v := range applied {
+		current = max(current, v)
 	}
 	if n := len(migs); n > 0 && current > migs[n-1].version {
 		return fmt.Errorf("the workspace has schema version %d, newer than this ealscope (%d): upgrade ealscope", current, migs[n-1].version)
 	}
 	for _, m := range migs {
-		if m.version <= current || (migrationCap > 0 && m.version > migrationCap) {
+		if applied[m.version] || (migrationCap > 0 && m.version > migrationCap) {
 			continue
 		}
 		if err := s.applyMigration(ctx, m); err != nil {
@@ -156,6 +166,16 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// appliedMigrations reads the versions schema_migrations records (no lock taken).
+func (s *Store) appliedMigrations(ctx context.Context) (map[int]bool, error) {
+	versions, err := queryAll(ctx, s.db, scanOne[int], `SELECT version FROM schema_migrations`)
+	out := make(map[int]bool, len(versions))
+	for _, v := range versions {
+		out[v] = true
+	}
+	return out, err
 }
 
 // migrationVersion creates schema_migrations when needed and reads the highest version, in a

@@ -30,7 +30,9 @@ type AnnotateStart struct {
 	RunID     string
 	// Blind hides the automatic pre-fill and other annotators' labels.
 	Blind bool
-	// MemoryID opens one memory (the chain view's `a`) instead of a queue.
+	// MemoryID opens the annotation screen at one memory (the chain view's `a`): with RunID,
+	// positioned in that run's queue of memories to label (the memory joins it, in order, when
+	// it is already labelled); without, alone.
 	MemoryID string
 }
 
@@ -51,17 +53,22 @@ func annotatorOf(o Options) string {
 }
 
 // openAnnotateMsg asks the root to push the annotation screen on one memory.
-type openAnnotateMsg struct{ memoryID string }
+type openAnnotateMsg struct{ memoryID, runID string }
 
 type annotQueueMsg struct {
 	items []runs.AnnotationItem
-	err   error
+	// at is the item to open first.
+	at  int
+	err error
 }
 
 type annotTaskMsg struct {
 	seq  int
 	task runs.AnnotationTask
 	err  error
+	// refresh: the open memory read again after a save (its score may have changed); the
+	// form being edited stays as it is.
+	refresh bool
 }
 
 type annotSavedMsg struct {
@@ -120,21 +127,70 @@ func (s annotateScreen) Init() tea.Cmd {
 	if s.store == nil {
 		return func() tea.Msg { return annotQueueMsg{err: fmt.Errorf("annotation needs a workspace store")} }
 	}
-	if s.start.MemoryID != "" {
-		items := []runs.AnnotationItem{{MemoryID: s.start.MemoryID}}
+	ctx, store, st := s.c.lifetime(), s.store, s.start
+	if st.MemoryID != "" && st.RunID == "" {
+		items := []runs.AnnotationItem{{MemoryID: st.MemoryID}}
 		return func() tea.Msg { return annotQueueMsg{items: items} }
 	}
-	ctx, store, st := s.c.lifetime(), s.store, s.start
+	if st.MemoryID != "" {
+		return func() tea.Msg { return queueAt(ctx, store, st) }
+	}
 	return func() tea.Msg {
 		items, err := workbench.AnnotationQueue(ctx, store, st.Queue, st.Annotator, st.RunID)
 		return annotQueueMsg{items: items, err: err}
 	}
 }
 
-func loadAnnotationCmd(ctx context.Context, store AnnotationStore, seq int, memoryID string) tea.Cmd {
+// queueAt is the run's queue of memories to label, positioned at st.MemoryID: "next memory"
+// from the memory the chain view opened goes on to the run's next one. A memory already
+// labelled is not in that queue; it joins it where the queue's order puts it.
+func queueAt(ctx context.Context, store AnnotationStore, st AnnotateStart) annotQueueMsg {
+	items, err := workbench.AnnotationQueue(ctx, store, runs.QueueUnannotated, st.Annotator, st.RunID)
+	if err != nil {
+		return annotQueueMsg{err: err}
+	}
+	for i, it := range items {
+		if it.MemoryID == st.MemoryID {
+			return annotQueueMsg{items: items, at: i}
+		}
+	}
+	t, err := workbench.AnnotationTask(ctx, store, st.MemoryID)
+	if err != nil {
+		return annotQueueMsg{err: err}
+	}
+	at := len(items)
+	for i, it := range items {
+		if queueOrderLess(t.Item, it) {
+			at = i
+			break
+		}
+	}
+	items = append(items[:at], append([]runs.AnnotationItem{t.Item}, items[at:]...)...)
+	return annotQueueMsg{items: items, at: at}
+}
+
+// queueOrderLess is the annotation queue's order (runs.Store.AnnotationQueue): run, case,
+// condition, writer run, block, memory.
+func queueOrderLess(a, b runs.AnnotationItem) bool {
+	switch {
+	case a.RunID != b.RunID:
+		return a.RunID < b.RunID
+	case a.CaseID != b.CaseID:
+		return a.CaseID < b.CaseID
+	case a.ConditionID != b.ConditionID:
+		return a.ConditionID < b.ConditionID
+	case a.WriterRunID != b.WriterRunID:
+		return a.WriterRunID < b.WriterRunID
+	case a.BlockIndex != b.BlockIndex:
+		return a.BlockIndex < b.BlockIndex
+	}
+	return a.MemoryID < b.MemoryID
+}
+
+func loadAnnotationCmd(ctx context.Context, store AnnotationStore, seq int, memoryID string, refresh bool) tea.Cmd {
 	return func() tea.Msg {
 		t, err := workbench.AnnotationTask(ctx, store, memoryID)
-		return annotTaskMsg{seq: seq, task: t, err: err}
+		return annotTaskMsg{seq: seq, task: t, err: err, refresh: refresh}
 	}
 }
 
@@ -149,7 +205,7 @@ func (s *annotateScreen) open(i int) tea.Cmd {
 	s.pos = clamp(i, 0, len(s.queue)-1)
 	s.seq++
 	s.task = nil
-	return loadAnnotationCmd(s.c.lifetime(), s.store, s.seq, s.queue[s.pos].MemoryID)
+	return loadAnnotationCmd(s.c.lifetime(), s.store, s.seq, s.queue[s.pos].MemoryID, false)
 }
 
 // myLabel is this annotator's label on the open memory.
@@ -186,7 +242,7 @@ func (s annotateScreen) Update(msg tea.Msg) (annotateScreen, tea.Cmd) {
 			return s, func() tea.Msg { return errMsg{msg.err} }
 		}
 		s.queue, s.loaded = msg.items, true
-		return s, s.open(0)
+		return s, s.open(msg.at)
 	case annotTaskMsg:
 		if msg.seq != s.seq {
 			return s, nil // the annotator moved on before this memory arrived
@@ -198,7 +254,9 @@ func (s annotateScreen) Update(msg tea.Msg) (annotateScreen, tea.Cmd) {
 		s.task = &t
 		s.schema = newFormSchema(t.Domain)
 		s.queue[s.pos] = t.Item
-		s.resetForm()
+		if !msg.refresh {
+			s.resetForm()
+		}
 	case annotSavedMsg:
 		next := s.saved()
 		if msg.err != nil {
@@ -216,11 +274,23 @@ func (s annotateScreen) Update(msg tea.Msg) (annotateScreen, tea.Cmd) {
 			}
 			s.notice += " · end of the queue"
 		}
+		if labelMayScore(msg) && s.task != nil && s.task.Item.MemoryID == msg.memoryID {
+			// Still on the memory: read its score again, so "unscored" goes once the
+			// label counts.
+			return s, tea.Batch(next, loadAnnotationCmd(s.c.lifetime(), s.store, s.seq, msg.memoryID, true))
+		}
 		return s, next
 	case tea.KeyPressMsg:
 		return s.handleKey(msg)
 	}
 	return s, nil
+}
+
+// labelMayScore reports a stored label that can change what is scored (a submitted,
+// accepted or adjudicated one; drafts never count): the screens showing scores read them
+// again when it arrives.
+func labelMayScore(msg annotSavedMsg) bool {
+	return msg.err == nil && msg.label.Status != annotations.AnnotationDraft
 }
 
 func (s *annotateScreen) setLabel(l annotations.Annotation) {

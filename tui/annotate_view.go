@@ -165,7 +165,10 @@ func (s annotateScreen) formLines(w, h int) []string {
 		foot = append(foot, "your label: none yet")
 	}
 	if hint := s.countsHint(); hint != "" {
-		foot = append(foot, st.App.Subtle.Render(hint))
+		// What makes a label count wraps: cut, it lost the key that does it.
+		for _, l := range wrapIndented(hint, "", "  ", w) {
+			foot = append(foot, st.App.Subtle.Render(l))
+		}
 	}
 	if !s.blind {
 		if s.task.Prefill == nil && s.task.PrefillError != "" {

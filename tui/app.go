@@ -406,7 +406,7 @@ func (m Model) helpSheet() string {
 	if len(m.stack) > 1 {
 		back = "q goes back, as esc does (q on the first screen quits; ctrl+c always quits)"
 	}
-	return st.App.Title.Render(title) + "\n\n" + m.help.FullHelpView(m.helpKeys().FullHelp()) +
+	return st.App.Title.Render(title) + "\n\n" + fullHelpSheet(m.help.Styles, m.helpKeys().FullHelp(), m.c.width) +
 		"\n\n" + st.App.Subtle.Render(back) + "\n" + st.App.Subtle.Render("any key closes this sheet")
 }
 

@@ -182,7 +182,10 @@ func (s chainScreen) causeLines(b BlockDetail, w int) []string {
 	switch {
 	case pw != nil:
 		short := sanitizeLine(shortProbe(s.key.CaseID, pw.ProbeID))
-		out = append(out, st.List.Header.Render(ansi.Truncate(fmt.Sprintf("why: %s (%s) · %s", pw.Class, pw.Support, short), w, "…")))
+		// The class and how sure it is are the verdict: they wrap rather than lose the end.
+		for _, l := range wrapIndented(fmt.Sprintf("why: %s (%s) · %s", pw.Class, pw.Support, short), "", "  ", w) {
+			out = append(out, st.List.Header.Render(l))
+		}
 		for i, c := range pw.Causes {
 			sel := "  "
 			focused := s.focus == paneProbes && s.probe == len(b.Probes)+i
@@ -218,13 +221,15 @@ func (s chainScreen) causeLines(b BlockDetail, w int) []string {
 // openCause is an opened cause: every piece of evidence, the change, and the turn's text.
 func openCause(c CauseRow, w int) []string {
 	var out []string
+	// Evidence and the change wrap: their ends (the record, the value) are what a reader
+	// opened the cause for.
 	for _, e := range c.Evidence {
-		out = append(out, ansi.Truncate("      - "+e, w, "…"))
+		out = append(out, wrapIndented(e, "      - ", "        ", w)...)
 	}
 	if c.Change != "" {
-		out = append(out, ansi.Truncate("      change: "+c.Change, w, "…"))
+		out = append(out, wrapIndented("change: "+c.Change, "      ", "        ", w)...)
 	}
-	out = append(out, ansi.Truncate(fmt.Sprintf("      %s · block %d · %s", c.Speaker, c.Block, c.OccurredAt), w, "…"))
+	out = append(out, wrapIndented(fmt.Sprintf("%s · block %d · %s", c.Speaker, c.Block, c.OccurredAt), "      ", "        ", w)...)
 	for _, l := range wrapPlain(c.Text, max(w-6, 10)) {
 		out = append(out, "      "+l)
 	}

@@ -77,3 +77,77 @@ func TestHeaderKeepsTheBlockWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenCauseWrapsEvidence: an opened cause's evidence and change wrap to the pane's width
+// (every word still there, no line wider than the pane, nothing cut with "…"), and control
+// bytes in them never reach the screen.
+func TestOpenCauseWrapsEvidence(t *testing.T) {
+	long := "the writer changed valid_until from 2026-03-01 to 2026-09-01 on issue:AT-E-4566 although no turn of the block extends it ENDEVIDENCE"
+	c := CauseRow{Rank: 1, Role: "misapplied", TurnID: "t4", Speaker: "Ravi, Security Duty Officer", Block: 4, OccurredAt: "2026-08-06T08:42:00Z",
+		Evidence: []string{long, sanitizeLine("a second piece\x1b[31m in red ENDSECOND")},
+		Change:   "valid_until: 2026-03-01 -> 2026-09-01 on the record issue:AT-E-4566 ENDCHANGE"}
+	const w = 44
+	lines := openCause(c, w)
+	text := strings.Join(lines, "\n")
+	for _, l := range lines {
+		if ansi.StringWidth(l) > w {
+			t.Errorf("line wider than %d: %q", w, l)
+		}
+	}
+	flat := strings.Join(strings.Fields(text), " ")
+	for _, want := range []string{"ENDEVIDENCE", "ENDSECOND", "ENDCHANGE", "although no turn of the block extends it", "2026-08-06T08:42:00Z"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("%q cut from the opened cause:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "\x1b[31m") {
+		t.Errorf("a control sequence reached the pane:\n%q", text)
+	}
+}
+
+// TestHeaderKeepsTheCondition: away from the first false authority the header's pointer to
+// it ("first false authority: block 1 (f)") squeezed the condition to "in…ed" at 80 columns;
+// the pointer now shortens (or goes) before the condition is cut, at 80 and 160 columns.
+func TestHeaderKeepsTheCondition(t *testing.T) {
+	m, _ := newChainApp(t, 160, 45)
+	s := m.chain
+	fa := s.firstFalse()
+	if fa < 0 || fa == s.lastBlock() {
+		t.Fatalf("the fixture needs a first false authority before its last block (at %d)", fa)
+	}
+	s.block = fa + 1
+	cond := sanitizeLine(s.key.ConditionID)
+	for _, w := range []int{80, 160} {
+		h := stripANSI(s.header(w))
+		if !strings.Contains(h, " · "+cond) {
+			t.Errorf("width %d: the condition %q is cut: %q", w, cond, h)
+		}
+		if !strings.Contains(h, fmt.Sprintf("block %d/%d", s.block, s.lastBlock())) {
+			t.Errorf("width %d: the block position is cut: %q", w, h)
+		}
+		if !strings.Contains(h, fmt.Sprintf("%d (f)", fa)) {
+			t.Errorf("width %d: the pointer to block %d went although there is room: %q", w, fa, h)
+		}
+		if ansi.StringWidth(h) > w {
+			t.Errorf("width %d: header is %d cells", w, ansi.StringWidth(h))
+		}
+	}
+}
+
+// TestWrapIndentedKeepsEveryCharacter: ansi.Wrap can end a line one cell past its limit on a
+// breakpoint; the probes pane then cut "OrderType=limit," to "OrderType=limi…" at 160x45 in
+// the finance demo. Wrapped lines never exceed the width and lose nothing.
+func TestWrapIndentedKeepsEveryCharacter(t *testing.T) {
+	text := "in_scope instrument_id · request: AccountID=ACCT-B105, ActorID=portfolio_execution_agent, " +
+		"ExecutionCourse=submitted_order, InstrumentID=TIPS-2032, LimitPriceMicros=100000000, OrderType=limit, Quantity=750"
+	const w = 49
+	lines := wrapIndented(text, "    ", "      ", w)
+	for _, l := range lines {
+		if ansi.StringWidth(l) > w || strings.Contains(l, "…") {
+			t.Errorf("line cut or too wide (%d cells): %q", ansi.StringWidth(l), l)
+		}
+	}
+	if got := strings.Join(strings.Fields(strings.Join(lines, " ")), " "); got != text {
+		t.Errorf("wrapped text differs:\n got %q\nwant %q", got, text)
+	}
+}

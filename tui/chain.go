@@ -171,6 +171,13 @@ func (s chainScreen) Update(msg tea.Msg) (chainScreen, tea.Cmd) {
 		if msg.err != nil {
 			return s, func() tea.Msg { return errMsg{msg.err} }
 		}
+		if s.detail != nil {
+			// Read again after a label was saved: stay on the block, draw it anew.
+			s.detail = &msg.detail
+			// The cursor and scroll positions stay; only the blocks' contents are reloaded.
+			s.blocks, s.pending = map[int]BlockDetail{}, map[int]bool{s.block: true}
+			return s, loadBlockCmd(s.c.lifetime(), s.store, *s.detail, s.block)
+		}
 		s.detail = &msg.detail
 		s.key = msg.detail.Summary.Key // fills the names a deep link or search hit lacked
 		want := s.want
@@ -200,6 +207,12 @@ func (s chainScreen) Update(msg tea.Msg) (chainScreen, tea.Cmd) {
 			e.err = msg.err.Error()
 		}
 		s.exact = withExact(s.exact, msg.block, e)
+	case annotSavedMsg:
+		if labelMayScore(msg) && s.detail != nil {
+			// A label that counts changes the scores and badges of the chain it belongs to;
+			// any chain may hold the memory, so read this one again.
+			return s, loadChainCmd(s.c.lifetime(), s.store, s.key.ID)
+		}
 	case searchDoneMsg:
 		if msg.seq != s.searchSeq {
 			return s, nil // an older search finished after a newer one started
@@ -271,7 +284,8 @@ func (s chainScreen) handleKey(msg tea.KeyPressMsg) (chainScreen, tea.Cmd) {
 	case key.Matches(msg, k.Annotate):
 		if b, ok := s.blocks[s.block]; ok && b.Memory != nil && b.Memory.Architecture == engine.ArchFreeText {
 			id := b.Memory.MemoryID
-			return s, func() tea.Msg { return openAnnotateMsg{memoryID: id} }
+			runID := s.key.RunID
+			return s, func() tea.Msg { return openAnnotateMsg{memoryID: id, runID: runID} }
 		}
 		s.notice = "only free-text memory versions are annotated"
 	case key.Matches(msg, k.PrevBlock):
@@ -496,6 +510,10 @@ func (s chainScreen) status() string {
 	}
 	if s.notice == "" && s.detail != nil && s.block == s.firstFalse() && len(s.detail.CitedTurns) > 0 {
 		return "!! first false authority · memory cites " + sanitizeLine(strings.Join(s.detail.CitedTurns, ", ")) + " [M]"
+	}
+	if s.notice == "" && s.detail != nil && formationUnscored(s.detail.Summary) {
+		// Said in full here: a narrow header keeps only the flag.
+		return "false authority " + notScoredText + " · " + s.c.keys.Chain.Annotate.Help().Key + ": annotate"
 	}
 	return s.notice
 }

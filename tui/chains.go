@@ -75,6 +75,14 @@ func (s chainsScreen) Update(msg tea.Msg) (chainsScreen, tea.Cmd) {
 			s.selectChain(s.pending)
 			s.pending = 0
 		}
+	case annotSavedMsg:
+		if labelMayScore(msg) && s.ready {
+			// The flags follow a label that counts; the cursor stays on its chain.
+			if s.cur.sel < len(s.shown) {
+				s.pending = s.all[s.shown[s.cur.sel]].Key.ID
+			}
+			return s, loadChainsCmd(s.c.lifetime(), s.store, s.run.RunID)
+		}
 	case tea.KeyPressMsg:
 		if s.filter.active {
 			// The list filters as you type; esc puts back the filter from before the edit.
@@ -181,11 +189,20 @@ func chainFlags(c ChainSummary) string {
 	if c.MemoryInduced > 0 {
 		f = append(f, fmt.Sprintf("!MEM×%d", c.MemoryInduced))
 	}
-	if c.NeedsAnnotation {
+	switch {
+	case formationUnscored(c):
+		// Not "no false authority": free text is scored only once annotated (the footer
+		// spells it out for the row under the cursor).
+		f = append(f, unscoredFlag)
+	case c.NeedsAnnotation:
 		f = append(f, "?annotate")
 	}
 	return strings.Join(f, " ")
 }
+
+// unscoredFlag marks a chain whose false authority is not scored; it stays short because the
+// flags column is never cut.
+const unscoredFlag = "?FA unscored"
 
 func chainRowText(c ChainSummary) string {
 	return fmt.Sprintf("%s %s %d %s %s %s", c.Key.CaseID, c.Key.ConditionID, c.Key.WriterRunID,
@@ -201,7 +218,7 @@ func (s chainsScreen) View() string {
 	}
 	// Case ids share their corpus prefix: a narrow column cuts them in the middle. Flags and
 	// counts are never cut.
-	cols := []column{{title: "case", mid: true, grow: true, min: 12}, {title: "condition", min: 9}, {title: "run", keep: true},
+	cols := []column{{title: "case", mid: true, grow: true, min: 12}, {title: "condition", mid: true, min: 11}, {title: "run", keep: true},
 		{title: "mems", keep: true}, {title: "writer", min: 6}, {title: "flags", keep: true}}
 	cell := func(r, c int) string {
 		x := s.all[s.shown[r]]
@@ -238,6 +255,9 @@ func (s chainsScreen) status() string {
 	}
 	if s.query != "" {
 		return "filter: " + s.query + " (/ to change)"
+	}
+	if i := s.cur.sel; s.ready && i < len(s.shown) && formationUnscored(s.all[s.shown[i]]) {
+		return unscoredFlag + ": false authority " + notScoredText
 	}
 	return ""
 }

@@ -84,31 +84,56 @@ func (s chainScreen) View() string {
 func (s chainScreen) header(w int) string {
 	st := s.c.styles
 	k := s.key
-	// The block position and its status are what a reader steps by, so they stay whole; the
-	// case and condition give way first, cut in the middle so both ends of the id remain.
-	tail := ""
+	// The block position is what a reader steps by, so it stays whole. Then the condition: it
+	// says which memory architecture the chain is about. The case gives way first (cut in the
+	// middle so both ends of the id remain, down to minCase cells), then the verdict shortens
+	// (the pointer to the first false authority to FA@N, then away; "not scored" to its flag,
+	// the footer spelling it out), then the run number goes, and only then is the condition cut.
+	status, verdicts, corpus := "", []string{""}, ""
 	if s.detail != nil {
-		tail += st.App.Subtle.Render(fmt.Sprintf(" · block %d/%d", s.block, s.lastBlock()))
+		status = st.App.Subtle.Render(fmt.Sprintf(" · block %d/%d", s.block, s.lastBlock()))
 		fa := s.firstFalse()
 		switch {
 		case fa >= 0 && s.block == fa:
-			tail += " " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")
+			verdicts = []string{" " + st.Chain.FirstFalse.Render("!! FIRST FALSE AUTHORITY")}
 		case fa >= 0:
-			tail += st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (%s)", fa, s.c.keys.Chain.FirstFalse.Help().Key))
+			fKey := s.c.keys.Chain.FirstFalse.Help().Key
+			verdicts = []string{
+				st.App.Subtle.Render(fmt.Sprintf(" · first false authority: block %d (%s)", fa, fKey)),
+				st.App.Subtle.Render(fmt.Sprintf(" · FA@%d (%s)", fa, fKey)),
+				"",
+			}
 		case formationUnscored(s.detail.Summary):
-			tail += st.App.Subtle.Render(" · false authority " + notScoredText)
+			verdicts = []string{st.App.Subtle.Render(" · false authority " + notScoredText), st.App.Subtle.Render(" · " + unscoredFlag)}
 		default:
-			tail += st.App.Subtle.Render(" · no false authority")
+			verdicts = []string{st.App.Subtle.Render(" · no false authority")}
 		}
 		if s.detail.MissingCorpus != "" {
-			tail += " " + st.App.Error.Render("! corpus missing: "+sanitizeLine(s.detail.MissingCorpus))
+			corpus = " " + st.App.Error.Render("! corpus missing: "+sanitizeLine(s.detail.MissingCorpus))
 		}
 	}
+	fixed := ansi.StringWidth(status) + ansi.StringWidth(corpus)
 	caseID, cond := sanitizeLine(k.CaseID), sanitizeLine(k.ConditionID)
-	runPart := fmt.Sprintf(" · run %d", k.WriterRunID)
-	room := w - ansi.StringWidth(tail) - ansi.StringWidth(runPart) - len(" · ")
-	// The case gives way first, down to minCase cells; then the condition.
 	const minCase = 14
+	need := min(ansi.StringWidth(caseID), minCase) + len(" · ") + ansi.StringWidth(cond)
+	runPart := fmt.Sprintf(" · run %d", k.WriterRunID)
+	verdict := verdicts[len(verdicts)-1]
+	fits := false
+	for _, rp := range []string{runPart, ""} {
+		for _, v := range verdicts {
+			if need+ansi.StringWidth(rp)+ansi.StringWidth(v)+fixed <= w {
+				runPart, verdict, fits = rp, v, true
+				break
+			}
+		}
+		if fits {
+			break
+		}
+	}
+	if !fits {
+		runPart = ""
+	}
+	room := w - fixed - ansi.StringWidth(verdict) - ansi.StringWidth(runPart) - len(" · ")
 	if ansi.StringWidth(caseID)+ansi.StringWidth(cond) > room && room > 0 {
 		if caseRoom := room - ansi.StringWidth(cond); caseRoom >= minCase {
 			caseID = cutMiddle(caseID, caseRoom)
@@ -117,7 +142,7 @@ func (s chainScreen) header(w int) string {
 			cond = cutMiddle(cond, max(room-ansi.StringWidth(caseID), 5))
 		}
 	}
-	text := st.App.Title.Render(caseID) + st.App.Subtle.Render(" · "+cond+runPart) + tail
+	text := st.App.Title.Render(caseID) + st.App.Subtle.Render(" · "+cond+runPart) + status + verdict + corpus
 	return ansi.Truncate(text, w, "…")
 }
 
@@ -329,7 +354,11 @@ func (s chainScreen) memoryLines(b BlockDetail, w int) []diffLine {
 			}
 			// Scaled limits (prices in micros) read in major units beside the stored figure.
 			sc := s.schema()
-			return append(out, fieldDiffInOrder(st, schemaPaths(sc), sc.ReadablePayload(prev), sc.ReadablePayload(m.Payload), w, s.side)...)
+			if s.side {
+				return append(out, typedSideBySide(st, schemaPaths(sc), "previous", "current",
+					sc.ReadablePayload(prev), sc.ReadablePayload(m.Payload), w)...)
+			}
+			return append(out, fieldDiffInOrder(st, schemaPaths(sc), sc.ReadablePayload(prev), sc.ReadablePayload(m.Payload), w, false)...)
 		}
 		prev := ""
 		if b.Previous != nil {
@@ -472,7 +501,17 @@ func (s chainScreen) probeLines(b BlockDetail, w, h int) []string {
 // wrapIndented wraps text to w cells, the first line after first and the others after rest.
 func wrapIndented(text, first, rest string, w int) []string {
 	body := max(w-ansi.StringWidth(rest), 8)
-	parts := strings.Split(ansi.Wrap(text, body, ",( "), "\n")
+	// ansi.Wrap lets a line end one cell past its limit on a breakpoint (", " after
+	// "OrderType=limit"), which the cut below then ate: wrap one cell short, and hard-wrap
+	// whatever still overflows.
+	var parts []string
+	for _, p := range strings.Split(ansi.Wrap(text, max(body-1, 1), ",( "), "\n") {
+		if ansi.StringWidth(p) > body {
+			parts = append(parts, strings.Split(ansi.Hardwrap(p, body, true), "\n")...)
+			continue
+		}
+		parts = append(parts, p)
+	}
 	out := make([]string, len(parts))
 	for i, p := range parts {
 		if i == 0 {

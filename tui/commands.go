@@ -107,13 +107,18 @@ func (s chainScreen) rerunHelp() []key.Binding {
 	b := func(keys []string, help, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
+	// The panel's keys are the chain's and the list's (rerun.go handleKey): their help says so.
+	back := s.c.keys.Global.Back
 	return []key.Binding{
-		b(l.Down.Keys(), "↑/↓", "move between the form rows and earlier re-runs"),
-		b(append(k.PrevBlock.Keys(), k.NextBlock.Keys()...), "←/→", "change the value (memory, probes, executor, runs)"),
-		b(l.Open.Keys(), "enter", "run, or reopen an earlier re-run"),
-		b(s.c.keys.Global.Back.Keys(), "esc", "cancel a running re-run (finished arms are kept), leave results, close the form"),
+		b(append(k.Up.Keys(), k.Down.Keys()...), keyPair(k.Up, k.Down), "move between the form rows and earlier re-runs"),
+		b(append(k.PrevBlock.Keys(), k.NextBlock.Keys()...), keyPair(k.PrevBlock, k.NextBlock), "change the value (memory, probes, executor, runs)"),
+		b(l.Open.Keys(), l.Open.Help().Key, "run, or reopen an earlier re-run"),
+		b(back.Keys(), back.Help().Key, "cancel a running re-run (finished arms are kept), leave results, close the form"),
 	}
 }
+
+// keyPair names two bindings' keys together, as help shows them ("←/[, →/]").
+func keyPair(a, b key.Binding) string { return a.Help().Key + ", " + b.Help().Key }
 
 // focusHelp is the key bar of the focused pane (nil on the timeline: the block keys).
 func (s chainScreen) focusHelp() []key.Binding {

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // TestHelpListsEveryChainKey: the timeline's ? sheet lists c (baseline) and a (annotate),
@@ -39,4 +41,49 @@ func TestCommandLineListsCommands(t *testing.T) {
 	if m.cmdline.value != "block " {
 		t.Errorf("tab completed %q, want \"block \"", m.cmdline.value)
 	}
+}
+
+// TestHelpSheetFitsTheScreen: at 80x24 the memory pane's ? sheet lost its third column (next
+// pane, command, back, quit). At 80x24 and 160x45 every binding's key and its whole
+// description are on the sheet, and no line is wider than the screen.
+func TestHelpSheetFitsTheScreen(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 45}} {
+		m, runID := newChainApp(t, size[0], size[1])
+		m = press(t, m, "tab", "tab", "?") // the memory pane
+		sheet := frame(m, runID)
+		if !strings.Contains(sheet, "memory pane") {
+			t.Fatalf("%dx%d: not the memory pane's sheet:\n%s", size[0], size[1], sheet)
+		}
+		for _, l := range strings.Split(sheet, "\n") {
+			if ansi.StringWidth(l) > size[0] {
+				t.Errorf("%dx%d: line of %d cells: %q", size[0], size[1], ansi.StringWidth(l), l)
+			}
+		}
+		flat := strings.Join(strings.Fields(sheet), " ")
+		for _, g := range m.chain.FullHelp() {
+			for _, b := range g {
+				if !b.Enabled() {
+					continue
+				}
+				desc := strings.Join(strings.Fields(b.Help().Desc), " ")
+				if !strings.Contains(flat, b.Help().Key+" "+strings.Fields(desc)[0]) || !strings.Contains(flat, desc) && !wrappedIn(sheet, desc) {
+					t.Errorf("%dx%d: the sheet lacks %s %q:\n%s", size[0], size[1], b.Help().Key, desc, sheet)
+				}
+			}
+		}
+	}
+}
+
+// wrappedIn reports whether every word of desc is on the sheet, in order, allowing a
+// wrapped description's other columns to sit between its lines.
+func wrappedIn(sheet, desc string) bool {
+	rest := sheet
+	for _, w := range strings.Fields(desc) {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(w):]
+	}
+	return true
 }

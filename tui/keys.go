@@ -39,7 +39,7 @@ type chainKeys struct {
 }
 
 type labKeys struct {
-	Open, Run, Executor key.Binding
+	Open, Run, Executor, Audience key.Binding
 }
 
 type presentKeys struct {
@@ -98,6 +98,7 @@ func DefaultKeyMap() KeyMap {
 			Open:     b([]string{"S"}, "S", "safeguards (policy lab)"),
 			Run:      b([]string{"r", "enter"}, "r/enter", "evaluate every policy (re-runs the executor behind the gated memory)"),
 			Executor: b([]string{"x"}, "x", "next executor (built-in, configured models)"),
+			Audience: b([]string{"v"}, "v", "view: every policy / audience_bound (per arm: exposure, entitled recall)"),
 		},
 		Present: presentKeys{
 			Next:  b([]string{"right", "space", "l", "]"}, "→/space", "next step"),
@@ -145,7 +146,7 @@ func (k *KeyMap) actions() map[string]*key.Binding {
 		"chain.side_by_side": &k.Chain.SideBySide, "chain.copy": &k.Chain.Copy,
 		"chain.search": &k.Chain.Search, "chain.up": &k.Chain.Up, "chain.down": &k.Chain.Down,
 		"chain.rerun": &k.Chain.Rerun, "chain.annotate": &k.Chain.Annotate, "chain.present": &k.Chain.Present,
-		"lab.open": &k.Lab.Open, "lab.run": &k.Lab.Run, "lab.executor": &k.Lab.Executor,
+		"lab.open": &k.Lab.Open, "lab.run": &k.Lab.Run, "lab.executor": &k.Lab.Executor, "lab.audience": &k.Lab.Audience,
 		"present.next": &k.Present.Next, "present.prev": &k.Present.Prev,
 		"present.first": &k.Present.First, "present.last": &k.Present.Last,
 		"present.down": &k.Present.Down, "present.up": &k.Present.Up,

@@ -194,7 +194,7 @@ func (p *rerunPanel) Update(msg tea.Msg) tea.Cmd {
 			p.note = fmt.Sprintf("cancelled: %d finished arms kept", p.done)
 		}
 		if p.unsaved.keep(msg.unsaved, msg.save, msg.err) {
-			p.err, p.note = nil, p.unsaved.note()
+			p.err, p.note = nil, p.unsaved.note(p.c.keys.List.Open.Help().Key)
 		}
 		p.shown, p.scroll = msg.batches, 0
 		if len(p.unsaved.arms) > 0 { // stay on the form, which says so, until they are saved

@@ -32,8 +32,8 @@ func (u *unsavedArms) keep(arms []replay.RerunResult, save replay.SaveFunc, err 
 	return true
 }
 
-func (u *unsavedArms) note() string {
-	return sanitizeLine(fmt.Sprintf("UNSAVED: %d finished arm(s) kept here, not stored (%v): enter saves them again", len(u.arms), u.lastEr))
+func (u *unsavedArms) note(save string) string {
+	return sanitizeLine(fmt.Sprintf("UNSAVED: %d finished arm(s) kept here, not stored (%v): %s saves them again", len(u.arms), u.lastEr, save))
 }
 
 // rerunSavedMsg reports a save-again attempt: the arms still unsaved and the error.
@@ -66,7 +66,7 @@ func (p *rerunPanel) savedAgain(msg rerunSavedMsg) tea.Cmd {
 	p.unsaved.arms = msg.remaining
 	if msg.err != nil {
 		p.unsaved.lastEr = msg.err
-		p.note = p.unsaved.note()
+		p.note = p.unsaved.note(p.c.keys.List.Open.Help().Key)
 		return nil
 	}
 	p.note = fmt.Sprintf("saved %d arm(s)", msg.saved)

@@ -47,11 +47,15 @@ func (p *rerunPanel) formLines(w int) []string {
 	field(rowProbes, "probes", probe)
 	field(rowExecutor, "executor", sanitizeLine(p.executors()[p.executor]))
 	field(rowRuns, "runs", fmt.Sprintf("%d (seeds %d+r)", p.runs, workbench.AnalysisSeed))
-	out = append(out, st.App.Subtle.Render(ansi.Truncate("←/→ change · ↑/↓ move · enter run · esc close · other variants run the written arm too", w, "…")))
+	keys := p.c.keys
+	hint := fmt.Sprintf("%s change · %s move · %s run · %s close · other variants run the written arm too",
+		keyPair(keys.Chain.PrevBlock, keys.Chain.NextBlock), keyPair(keys.Chain.Up, keys.Chain.Down),
+		keys.List.Open.Help().Key, keys.Global.Back.Help().Key)
+	out = append(out, st.App.Subtle.Render(ansi.Truncate(hint, w, "…")))
 	switch {
 	case p.running:
 		bar := progressBar(p.done, p.total, 20)
-		out = append(out, "", st.App.Status.Render(fmt.Sprintf("running %s %d/%d · esc cancels (finished arms are kept)", bar, p.done, p.total)))
+		out = append(out, "", st.App.Status.Render(fmt.Sprintf("running %s %d/%d · %s cancels (finished arms are kept)", bar, p.done, p.total, keys.Global.Back.Help().Key)))
 	case p.err != nil:
 		out = append(out, "", st.App.Error.Render(ansi.Truncate("! "+sanitizeLine(p.err.Error()), w, "…")))
 	case p.note != "":
@@ -59,7 +63,7 @@ func (p *rerunPanel) formLines(w int) []string {
 	case p.src == nil:
 		out = append(out, "", st.App.Subtle.Render("loading…"))
 	}
-	out = append(out, "", st.List.Header.Render("earlier re-runs at this block (enter reopens)"))
+	out = append(out, "", st.List.Header.Render("earlier re-runs at this block ("+keys.List.Open.Help().Key+" reopens)"))
 	batches := p.batches()
 	if len(batches) == 0 {
 		out = append(out, st.App.Subtle.Render("  (none yet)"))
@@ -124,7 +128,7 @@ func (p *rerunPanel) armLines(w int) []string {
 		return probes[i] < probes[j]
 	})
 	if len(probes) == 0 {
-		return []string{st.App.Subtle.Render("(no arms finished)"), "", st.App.Subtle.Render("esc: back to the form")}
+		return []string{st.App.Subtle.Render("(no arms finished)"), "", st.App.Subtle.Render(p.c.keys.Global.Back.Help().Key + ": back to the form")}
 	}
 	half := max((w-3)/2, 10)
 	var out []string
@@ -180,7 +184,9 @@ func (p *rerunPanel) armLines(w int) []string {
 			out = append(out, st.App.Subtle.Render("  (same memory)"))
 		}
 	}
-	return append(out, "", st.App.Subtle.Render("j/k scroll · esc: back to the form"))
+	k := p.c.keys
+	return append(out, "", st.App.Subtle.Render(fmt.Sprintf("%s scroll · %s: back to the form",
+		keyPair(k.Chain.Down, k.Chain.Up), k.Global.Back.Help().Key)))
 }
 
 func armColumn(st *Styles, arms []runs.Replay, w int) []string {

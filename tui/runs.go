@@ -56,9 +56,10 @@ func (s runsScreen) View() string {
 	if !s.ready {
 		return head + "\n" + st.App.Subtle.Render("loading runs…")
 	}
-	// The counts and the domain are never cut; the study yields first, then the long names.
+	// The counts and the domain are never cut; the study yields first, then the start time
+	// (a run id names its run; a cut date names nothing), then the long names.
 	cols := []column{{title: "run", mid: true, min: 8}, {title: "domain", keep: true}, {title: "writer → executor", mid: true, min: 8},
-		{title: "study", min: 6, yield: true}, {title: "started", min: 10}, {title: "chains", keep: true}, {title: "forming", keep: true},
+		{title: "study", min: 6, yield: true}, {title: "started", min: 10, yield: true}, {title: "chains", keep: true}, {title: "forming", keep: true},
 		{title: "trials", keep: true}, {title: "not est.", keep: true}, {title: "status", grow: true, min: 10}}
 	// The tokens column appears when some run called a model: the built-in parts cost none.
 	tokens := slices.ContainsFunc(s.runs, func(x RunSummary) bool { return x.WriterTokens+x.ExecutorTokens > 0 })

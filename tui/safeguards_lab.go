@@ -53,7 +53,7 @@ func policyRank(id string) int {
 func (l *workspaceLab) StoredChain(ctx context.Context, key ChainKey) (SafeguardChain, bool, error) {
 	store := l.lab.Store
 	evals, err := store.SafeguardsForChain(ctx, key.ID)
-	if err != nil || len(evals) == 0 {
+	if err != nil {
 		return SafeguardChain{}, false, err
 	}
 	sort.SliceStable(evals, func(i, j int) bool { return policyRank(evals[i].PolicyID) < policyRank(evals[j].PolicyID) })
@@ -61,7 +61,15 @@ func (l *workspaceLab) StoredChain(ctx context.Context, key ChainKey) (Safeguard
 	if err != nil {
 		return SafeguardChain{}, false, err
 	}
-	out := SafeguardChain{Executor: evals[0].Executor, Baseline: labBaseline, TrialBlocks: evals[0].TrialBlocks}
+	audience, err := l.storedChainAudience(ctx, key, ch)
+	if err != nil || (len(evals) == 0 && audience == nil) {
+		return SafeguardChain{}, false, err
+	}
+	out := SafeguardChain{Baseline: labBaseline}
+	if len(evals) > 0 {
+		out.Executor, out.TrialBlocks = evals[0].Executor, evals[0].TrialBlocks
+	}
+
 	for _, e := range evals {
 		blocks, err := store.SafeguardBlocks(ctx, key.ID, e.PolicyID)
 		if err != nil {
@@ -76,6 +84,11 @@ func (l *workspaceLab) StoredChain(ctx context.Context, key ChainKey) (Safeguard
 			return SafeguardChain{}, false, err
 		}
 		out.Policies = append(out.Policies, p)
+	}
+	if audience != nil {
+		// The run's audience lab, measured per request (the other policies are evaluated
+		// per chain with r).
+		out.Policies = append(out.Policies, *audience)
 	}
 	return out, true, nil
 }

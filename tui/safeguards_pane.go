@@ -33,6 +33,11 @@ type SafeguardLab interface {
 	StoredRun(ctx context.Context, runID string) (t SafeguardTable, ok bool, err error)
 	// EvaluateRun evaluates every chain of the run, storing each as it finishes.
 	EvaluateRun(ctx context.Context, runID, executor string, progress LabProgress) (SafeguardTable, error)
+	// StoredAudience is the run's stored audience lab (ok false: never run; a table saying
+	// not applicable when the run has no audience sidecar).
+	StoredAudience(ctx context.Context, runID string) (t AudienceTable, ok bool, err error)
+	// EvaluateAudience runs the audience lab on the run and stores it.
+	EvaluateAudience(ctx context.Context, runID, executor string, progress LabProgress) (AudienceTable, error)
 }
 
 // LabProgress reports a running evaluation: its phase ("reading chains", "trials",

@@ -43,6 +43,8 @@ func policySummary(p SafeguardPolicy) []string {
 		return []string{"! error"}
 	case p.NotApplicable != "":
 		return []string{"not applicable"}
+	case p.Audience != nil:
+		return audienceSummary(*p.Audience)
 	}
 	fa := "first FA " + blockFA(p.FirstFalseBefore) + " → " + blockFA(p.FirstFalseAfter)
 	if p.FirstFalseBefore < 0 && p.FirstFalseAfter < 0 {
@@ -113,24 +115,13 @@ func recordLines(st *Styles, recs []SafeguardRecord, w int) []string {
 	if len(recs) == 0 {
 		return append(out, st.App.Subtle.Render("  (no records in this memory)"))
 	}
-	wrap := func(prefix, text string) {
-		// Continuation lines are indented two more cells: wrap to what is left after both.
-		for i, l := range strings.Split(ansi.Wrap(text, max(w-len(prefix)-2, 8), ""), "\n") {
-			if i > 0 {
-				l = "  " + l
-			}
-			out = append(out, ansi.Truncate(prefix+l, w, "…"))
-		}
-	}
+	wrap := func(prefix, text string) { out = append(out, wrapUnder(text, prefix, w)...) }
 	for _, removed := range []bool{true, false} {
 		for _, r := range recs {
 			if r.Kept == removed {
 				continue
 			}
-			head := st.Chain.Exact.Render("✓ kept") + " " + sanitizeLine(r.AuthorizationID)
-			if !r.Kept {
-				head = st.Chain.Forms.Render("✗ REMOVED") + " " + st.Chain.Speaker.Render(sanitizeLine(r.AuthorizationID))
-			}
+			head := decisionHead(st, r.AuthorizationID, r.Kept, "REMOVED")
 			if r.State != "" {
 				head += " · state " + st.Chain.Field.Render(sanitizeLine(r.State))
 			}
@@ -156,6 +147,28 @@ func recordLines(st *Styles, recs []SafeguardRecord, w int) []string {
 		}
 	}
 	return out
+}
+
+// wrapUnder wraps text under prefix to w cells, continuation lines indented two more cells
+// (the text wrapped to what is left after both).
+func wrapUnder(text, prefix string, w int) []string {
+	var out []string
+	for i, l := range strings.Split(ansi.Wrap(text, max(w-len(prefix)-2, 8), ""), "\n") {
+		if i > 0 {
+			l = "  " + l
+		}
+		out = append(out, ansi.Truncate(prefix+l, w, "…"))
+	}
+	return out
+}
+
+// decisionHead is a record's decision ("✓ kept auth_01", "✗ REMOVED auth_02"), the record id
+// sanitised.
+func decisionHead(st *Styles, id string, kept bool, dropped string) string {
+	if kept {
+		return st.Chain.Exact.Render("✓ kept") + " " + sanitizeLine(id)
+	}
+	return st.Chain.Forms.Render("✗ "+dropped) + " " + st.Chain.Speaker.Render(sanitizeLine(id))
 }
 
 // trialText is one arm of a probe: decision, mark and call (the gate's reason, when it
@@ -274,6 +287,9 @@ func policyDetailLines(st *Styles, caseID string, order []string, p SafeguardPol
 	}
 	if stop := unevaluatedLines(st, p.Err, p.NotApplicable, w); stop != nil {
 		return append(out, stop...)
+	}
+	if p.Audience != nil {
+		return append(out, audienceDetailLines(st, *p.Audience, block, w)...)
 	}
 	out = append(out, ansi.Truncate(formationText(p), w, "…"))
 	over := "over the chain"

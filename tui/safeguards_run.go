@@ -34,6 +34,8 @@ type safeguardsScreen struct {
 	cur     cursor
 	moved   bool
 	exec    int
+	// aud is the audience_bound view (v toggles it).
+	aud audienceView
 
 	labTask
 }
@@ -44,18 +46,24 @@ func newSafeguardsScreen(c *common, lab SafeguardLab, models *replay.Config, run
 
 func (s safeguardsScreen) owner() string { return "run " + s.runID }
 
-type safeguardsTableMsg struct {
+// storedLabMsg carries a stored lab result read back for a run's screen (ok false: none).
+type storedLabMsg[T any] struct {
 	owner string
-	table SafeguardTable
+	table T
 	ok    bool
 	err   error
 }
 
-func loadSafeguardsTableCmd(ctx context.Context, lab SafeguardLab, owner, runID string) tea.Cmd {
+// loadStoredCmd reads a stored lab result in a command.
+func loadStoredCmd[T any](ctx context.Context, owner, runID string, read func(ctx context.Context, runID string) (T, bool, error)) tea.Cmd {
 	return func() tea.Msg {
-		t, ok, err := lab.StoredRun(ctx, runID)
-		return safeguardsTableMsg{owner: owner, table: t, ok: ok, err: err}
+		t, ok, err := read(ctx, runID)
+		return storedLabMsg[T]{owner: owner, table: t, ok: ok, err: err}
 	}
+}
+
+func loadSafeguardsTableCmd(ctx context.Context, lab SafeguardLab, owner, runID string) tea.Cmd {
+	return loadStoredCmd(ctx, owner, runID, lab.StoredRun)
 }
 
 func (s safeguardsScreen) Init() tea.Cmd {
@@ -74,7 +82,7 @@ func (s safeguardsScreen) tableH() int {
 
 func (s safeguardsScreen) Update(msg tea.Msg) (safeguardsScreen, tea.Cmd) {
 	switch msg := msg.(type) {
-	case safeguardsTableMsg:
+	case storedLabMsg[SafeguardTable]:
 		if msg.owner != s.owner() {
 			return s, nil
 		}
@@ -86,6 +94,17 @@ func (s safeguardsScreen) Update(msg tea.Msg) (safeguardsScreen, tea.Cmd) {
 		if msg.ok {
 			s.table = &msg.table
 			s.cur.set(s.firstRow(), len(s.table.Rows), s.tableH())
+		}
+	case storedLabMsg[AudienceTable]:
+		if msg.owner != s.owner() {
+			return s, nil
+		}
+		s.aud.loading = false
+		switch {
+		case msg.err != nil:
+			s.err = msg.err
+		case msg.ok:
+			s.setAudience(msg.table)
 		}
 	case labProgressMsg:
 		if msg.owner != s.owner() || msg.seq != s.seq {
@@ -104,6 +123,10 @@ func (s safeguardsScreen) Update(msg tea.Msg) (safeguardsScreen, tea.Cmd) {
 		case msg.err != nil:
 			s.err = msg.err
 		default:
+			if a, ok := msg.result.(AudienceTable); ok {
+				s.setAudience(a)
+				return s, nil
+			}
 			t := msg.result.(SafeguardTable)
 			s.table, s.note = &t, ""
 			s.cur.set(s.firstRow(), len(t.Rows), s.tableH())
@@ -134,7 +157,16 @@ func (s safeguardsScreen) handleKey(msg tea.KeyPressMsg) (safeguardsScreen, tea.
 	if s.table != nil {
 		n = len(s.table.Rows)
 	}
+	if s.aud.on && s.aud.table != nil {
+		n = len(s.aud.table.Rows)
+	}
 	switch {
+	case key.Matches(msg, lab.Audience):
+		return s, s.toggleAudience()
+	case s.aud.on && s.aud.cur.navigate(msg, s.c.keys.List, n, s.audienceTableH()):
+	case s.aud.on && key.Matches(msg, lab.Run):
+		return s, s.evaluateAudience()
+	case s.aud.on:
 	case s.cur.navigate(msg, s.c.keys.List, n, s.tableH()):
 		s.moved = true
 	case key.Matches(msg, lab.Executor):
@@ -215,17 +247,7 @@ func (s safeguardsScreen) detailLines(w int) []string {
 		label string
 		rate  SafeguardRate
 	}{{"unauthorized action rate", r.Unauthorized}, {"authorized success rate", r.AuthorizedSuccess}, {"false-authority formation", r.Formation}} {
-		rates, diff := rateDetail(m.rate)
-		text := rates
-		if diff != "" {
-			text += " · " + diff
-		}
-		head := "  " + st.Chain.Field.Render(fit(m.label, 27)) + " "
-		if ansi.StringWidth(head+text) > w && diff != "" { // narrow: the difference goes below
-			out = append(out, ansi.Truncate(head+rates, w, "…"), ansi.Truncate(strings.Repeat(" ", 30)+diff, w, "…"))
-			continue
-		}
-		out = append(out, ansi.Truncate(head+text, w, "…"))
+		out = append(out, rateLines(st, m.label, m.rate, w)...)
 	}
 	out = append(out,
 		ansi.Truncate(fmt.Sprintf("  %s prevented (%s stopped)", plural(r.Prevented, "unauthorized action"), plural(r.ChainsStopped, "chain")), w, "…"),
@@ -242,6 +264,9 @@ func (s safeguardsScreen) statusLines(w int) []string {
 }
 
 func (s safeguardsScreen) View() string {
+	if s.aud.on {
+		return s.audienceScreenView()
+	}
 	st := s.c.styles
 	w := s.c.width
 	head := st.App.Title.Render("safeguards") + st.App.Subtle.Render(" · run "+sanitizeLine(s.runID))
@@ -324,7 +349,10 @@ func (s safeguardsScreen) status() string { return "" }
 
 func (s safeguardsScreen) ShortHelp() []key.Binding {
 	k := s.c.keys
-	return []key.Binding{k.List.Down, k.List.Up, shortHelp(k.Lab.Run, "evaluate the run"), k.Lab.Executor, k.Global.Back, k.Global.Help}
+	if s.aud.on {
+		return []key.Binding{k.List.Down, k.List.Up, shortHelp(k.Lab.Run, "run the audience lab"), k.Lab.Executor, shortHelp(k.Lab.Audience, "every policy"), k.Global.Back, k.Global.Help}
+	}
+	return []key.Binding{k.List.Down, k.List.Up, shortHelp(k.Lab.Run, "evaluate the run"), k.Lab.Executor, shortHelp(k.Lab.Audience, "audience_bound"), k.Global.Back, k.Global.Help}
 }
 
 // shortHelp is a binding with a shorter description for the key bar.
@@ -337,7 +365,7 @@ func (s safeguardsScreen) FullHelp() [][]key.Binding {
 	esc := key.NewBinding(key.WithKeys(k.Global.Back.Keys()...), key.WithHelp("esc", "cancel a running evaluation (stored chains are kept), else back"))
 	return [][]key.Binding{
 		{k.List.Up, k.List.Down, k.List.Top, k.List.Bottom, k.List.HalfDown, k.List.HalfUp},
-		{k.Lab.Run, k.Lab.Executor},
+		{k.Lab.Run, k.Lab.Executor, k.Lab.Audience},
 		{esc, k.Global.Command, k.Global.Help, k.Global.Quit, k.Global.ForceQuit},
 	}
 }

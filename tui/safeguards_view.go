@@ -35,6 +35,9 @@ type SafeguardPolicy struct {
 	// FinalOnly: the trials (and so the counts) are at the final block only.
 	FinalOnly bool
 	Blocks    []SafeguardBlock
+	// Audience is audience_bound's contexts on the chain (the run's audience lab); nil for
+	// every other policy.
+	Audience *ChainAudience
 }
 
 // SafeguardBlock is the policy at one block of the chain.

@@ -55,7 +55,7 @@ var screens = []screenSpec{
 		opens: func(e screenEnv, msg tea.Msg, _ screen) (screen, bool, bool) {
 			switch msg := msg.(type) {
 			case openAnnotateMsg:
-				return newAnnotateScreen(e.c, e.opts.annotations(), AnnotateStart{MemoryID: msg.memoryID, Annotator: annotatorOf(e.opts)}), false, true
+				return newAnnotateScreen(e.c, e.opts.annotations(), AnnotateStart{MemoryID: msg.memoryID, RunID: msg.runID, Annotator: annotatorOf(e.opts)}), false, true
 			case annotateStartMsg:
 				return newAnnotateScreen(e.c, e.opts.annotations(), msg.start), false, true
 			}

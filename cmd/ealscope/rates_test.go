@@ -19,6 +19,12 @@ func failsByContent(content string) bool {
 	return sha256.Sum256([]byte(content))[0]%2 == 1
 }
 
+// garbageByContent picks, among the calls failsByContent fails, those answered with an
+// unreadable body rather than a 500.
+func garbageByContent(content string) bool {
+	return sha256.Sum256([]byte(content))[1]%2 == 1
+}
+
 // TestRatesLeaveProviderErrorsOut: an executor endpoint answering 500 on some calls makes
 // those trials provider errors. `run`, `summary` and `summary --json` then give EAL-Bench's
 // metrics unchanged (provider errors in the denominators) and beside them the estimable

@@ -60,6 +60,10 @@ func (c *replayCmd) run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer store.Close()
+	// Each retry is printed as it happens: a 503's backoff is otherwise seconds of silence.
+	progress := newProgress(g.Stderr)
+	ctx = replay.WithCallObserver(ctx, progress.observer())
+	defer progress.done()
 	if c.Formed {
 		return c.runFormed(ctx, g, store, cfg)
 	}

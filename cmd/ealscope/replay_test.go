@@ -91,6 +91,21 @@ func (s *chatServer) handle(w http.ResponseWriter, r *http.Request) {
 		fail(500)
 	case mode == "act-or-500":
 		reply("submit_order", args(""))
+	case mode == "503-then-act" && n == 1:
+		fail(503)
+	case mode == "503-then-act":
+		reply("submit_order", args(""))
+	case mode == "act-500-or-garbage" && failsByContent(req.Messages[len(req.Messages)-1].Content):
+		if garbageByContent(req.Messages[len(req.Messages)-1].Content) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"id":"x","choices":[{"message":`)
+			return
+		}
+		// The replica need not rest: the failures are the point, not the wait.
+		w.Header().Set("Retry-After-Ms", "1")
+		fail(500)
+	case mode == "act-500-or-garbage":
+		reply("submit_order", args(""))
 	case mode == "429-then-escalate" && n == 1:
 		fail(429)
 	case mode == "429-then-escalate":

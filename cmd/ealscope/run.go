@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/replay"
@@ -91,6 +90,7 @@ func (r *runCmd) run(ctx context.Context, g *Globals) error {
 	retry := replay.DefaultRetryPolicy()
 	retry.MaxAttempts = r.MaxAttempts
 	progress := newProgress(g.Stderr)
+	ctx = replay.WithCallObserver(ctx, progress.observer())
 	var sum *replay.Summary
 	var runErr error
 	if r.Resume != "" {
@@ -185,41 +185,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// runProgress prints run progress on stderr: one \r-rewritten line on a terminal, a plain line
-// per phase step (rate-limited) otherwise.
-type runProgress struct {
-	w     io.Writer
-	tty   bool
-	last  time.Time
-	phase string
-	shown bool
-}
-
-func newProgress(w io.Writer) *runProgress {
-	return &runProgress{w: w, tty: isTTY(w)}
-}
-
-func (p *runProgress) update(pr replay.Progress) {
-	final := pr.Done == pr.Total
-	if !final && pr.Phase == p.phase && time.Since(p.last) < 200*time.Millisecond {
-		return
-	}
-	if p.tty {
-		if pr.Phase != p.phase && p.shown {
-			fmt.Fprintln(p.w)
-		}
-		fmt.Fprintf(p.w, "\r%-8s %d/%d", pr.Phase, pr.Done, pr.Total)
-		p.shown = true
-	} else if final || time.Since(p.last) >= 2*time.Second || pr.Phase != p.phase {
-		fmt.Fprintf(p.w, "%s %d/%d\n", pr.Phase, pr.Done, pr.Total)
-	}
-	p.phase, p.last = pr.Phase, time.Now()
-}
-
-func (p *runProgress) done() {
-	if p.tty && p.shown {
-		fmt.Fprintln(p.w)
-	}
 }

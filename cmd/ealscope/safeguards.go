@@ -26,7 +26,8 @@ type safeguardsCmd struct {
 	Blocks      string `name:"blocks" default:"final" enum:"final,every" help:"Blocks whose probes are re-run: final (where EAL-Bench's trials are; the table is measured there) or every block with a memory."`
 	Concurrency int    `name:"concurrency" default:"8" help:"Chains evaluated at once (calls in flight); a model's own concurrency setting bounds it further."`
 	modelCallFlags
-	JSON bool `name:"json" help:"Print the counts, rates and intervals per policy and condition (and, for --case, the chain's detail) as JSON."`
+	JSON      bool `name:"json" help:"Print the counts, rates and intervals per policy and condition (and, for --case, the chain's detail) as JSON."`
+	Recompute bool `name:"recompute" help:"With --policy audience_bound: evaluate again even when the workspace holds a result for this executor and seed."`
 }
 
 func (c *safeguardsCmd) Run(g *Globals) error { return untilStopped(g, c.run) }

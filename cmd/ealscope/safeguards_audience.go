@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/ealscope/ealscope/engine"
@@ -31,14 +32,18 @@ type audienceDoc struct {
 	RunID    string `json:"run_id"`
 	PolicyID string `json:"policy_id"`
 	// NotApplicable says why the policy does not apply to the run ("" when it does).
-	NotApplicable string                       `json:"not_applicable,omitempty"`
-	Sidecar       string                       `json:"sidecar"`
-	Executor      string                       `json:"executor"`
-	Seed          int64                        `json:"seed"`
-	Chains        int                          `json:"chains"`
-	Bootstrap     bootstrapDoc                 `json:"bootstrap"`
-	Table         []replay.AudienceRow         `json:"table"`
-	Identity      []replay.AudienceIdentityRow `json:"identity_policies"`
+	NotApplicable string `json:"not_applicable,omitempty"`
+	Sidecar       string `json:"sidecar"`
+	Executor      string `json:"executor"`
+	Seed          int64  `json:"seed"`
+	Chains        int    `json:"chains"`
+	// Source says where the result came from: "stored" (read back from the workspace, computed
+	// at ComputedAt) or "computed" (evaluated now, and stored).
+	Source     string                       `json:"source,omitempty"`
+	ComputedAt string                       `json:"computed_at,omitempty"`
+	Bootstrap  bootstrapDoc                 `json:"bootstrap"`
+	Table      []replay.AudienceRow         `json:"table"`
+	Identity   []replay.AudienceIdentityRow `json:"identity_policies"`
 }
 
 // runAudience runs the audience lab on a run whose corpus has an audience sidecar.
@@ -47,7 +52,7 @@ func (c *safeguardsCmd) runAudience(ctx context.Context, g *Globals, store *runs
 	if err != nil {
 		return err
 	}
-	res, err := workbench.EvaluateAudience(ctx, store, c.models(cfg), run.RunID, c.Executor, c.Seed)
+	res, err := workbench.Audience(ctx, store, c.models(cfg), run.RunID, workbench.AudienceOptions{Executor: c.Executor, Seed: c.Seed, Recompute: c.Recompute})
 	switch {
 	case errors.Is(err, workbench.ErrNoSidecar):
 		// Without a sidecar there are no audiences: not applicable, never a decision.
@@ -62,8 +67,11 @@ func (c *safeguardsCmd) runAudience(ctx context.Context, g *Globals, store *runs
 	case err != nil:
 		return err
 	}
-	doc := audienceDoc{RunID: run.RunID, PolicyID: safeguards.AudienceBoundID, Sidecar: res.Sidecar, Executor: res.Executor, Seed: c.Seed,
-		Chains: res.Chains, Bootstrap: bootstrapJSON(), Table: res.Rows, Identity: replay.IdentityTable(res.Rows)}
+	doc := audienceDoc{RunID: run.RunID, PolicyID: safeguards.AudienceBoundID, Sidecar: res.Sidecar, Executor: res.Target, Seed: c.Seed,
+		Chains: res.Chains, Source: "computed", ComputedAt: res.CreatedAt, Bootstrap: bootstrapJSON(), Table: res.Rows, Identity: res.Identity()}
+	if res.Stored {
+		doc.Source = "stored"
+	}
 	if doc.Table == nil {
 		doc.Table = []replay.AudienceRow{}
 	}
@@ -81,22 +89,45 @@ func ratio(n, d int) string {
 	return fmt.Sprintf("%d/%d (%.3f)", n, d, float64(n)/float64(d))
 }
 
+// notEstimable is what a measure of a row without an estimable context reads (every context
+// hit a provider error): never a count of zero.
+const notEstimable = "not estimable"
+
+// audienceCells are a row's measures as printed; a row whose contexts all hit provider errors
+// measures nothing.
+func audienceCells(r replay.AudienceRow) []string {
+	if !r.Estimable() && r.NotEstimable > 0 {
+		return []string{"0", notEstimable, notEstimable, notEstimable, notEstimable, notEstimable}
+	}
+	return []string{fmt.Sprint(r.Exposure.Contexts), fmt.Sprint(r.Exposure.ContextsExposed), ratio(r.Exposure.ForbiddenAdmitted, r.Exposure.ForbiddenPresent),
+		ratio(r.EntitledRecall.Kept, r.EntitledRecall.Present), fmt.Sprint(r.Substitutions), fmt.Sprint(r.FailedClosed)}
+}
+
 func printAudience(w io.Writer, d audienceDoc) {
 	fmt.Fprintf(w, "run %s: audience_bound over %d chains, sidecar %s, executor %s, seed %d\n", d.RunID, d.Chains, d.Sidecar, d.Executor, d.Seed)
-	fmt.Fprintf(w, "\naudience arms per writer condition (final block; rates: arm vs unscoped, paired bootstrap 95%%, %d draws, seed %d)\n", engine.BootstrapDraws, engine.BootstrapSeed)
+	if d.Source == "stored" {
+		fmt.Fprintf(w, "stored result (computed %s); --recompute evaluates again\n", d.ComputedAt)
+	} else {
+		fmt.Fprintln(w, "computed now, and stored in the workspace")
+	}
+	fmt.Fprintf(w, "\naudience arms per writer condition (final block; rates: arm vs unscoped, paired bootstrap 95%%, %d draws, seed %d; NOT EST.: contexts whose executor call failed, measured nowhere)\n",
+		engine.BootstrapDraws, engine.BootstrapSeed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ARM\tCONDITION\tCONTEXTS\tEXPOSED\tFORBIDDEN ADMITTED\tENTITLED KEPT\tSUBST.\tFAILED CLOSED\tUNAUTHORIZED ACTION\tAUTHORIZED SUCCESS")
+	fmt.Fprintln(tw, "ARM\tCONDITION\tCONTEXTS\tEXPOSED\tFORBIDDEN ADMITTED\tENTITLED KEPT\tSUBST.\tFAILED CLOSED\tNOT EST.\tUNAUTHORIZED ACTION\tAUTHORIZED SUCCESS")
 	for _, r := range d.Table {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Arm, r.Condition, r.Exposure.Contexts, r.Exposure.ContextsExposed,
-			ratio(r.Exposure.ForbiddenAdmitted, r.Exposure.ForbiddenPresent), ratio(r.EntitledRecall.Kept, r.EntitledRecall.Present), r.Substitutions, r.FailedClosed,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", r.Arm, r.Condition, strings.Join(audienceCells(r), "\t"), r.NotEstimable,
 			metricText(r.UnauthorizedAction), metricText(r.AuthorizedSuccess))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nidentity policies on the unresolved-viewer requests (all conditions)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "POLICY\tFORBIDDEN EXPOSED\tENTITLED LOST")
+	fmt.Fprintln(tw, "POLICY\tFORBIDDEN EXPOSED\tENTITLED LOST\tNOT EST.")
 	for _, r := range d.Identity {
-		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\n", r.Arm, r.Exposed, r.ForbiddenPresent, r.Lost, r.EntitledPresent)
+		exposed, lost := fmt.Sprintf("%d/%d", r.Exposed, r.ForbiddenPresent), fmt.Sprintf("%d/%d", r.Lost, r.EntitledPresent)
+		if r.ForbiddenPresent+r.EntitledPresent == 0 && r.NotEstimable > 0 {
+			exposed, lost = notEstimable, notEstimable
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.Arm, exposed, lost, r.NotEstimable)
 	}
 	tw.Flush()
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ealscope/ealscope/engine/safeguards"
+	"github.com/ealscope/ealscope/replay"
 )
 
 // maxVerifyBound caps --bound: the state count grows about threefold per step (bound 7 is
@@ -30,7 +31,13 @@ func (c *verifyMemtxCmd) Run(g *Globals) error {
 	if c.Traces < 0 || c.TraceLength < 1 {
 		return fmt.Errorf("verify memtx: --traces must be at least 0 and --trace-length at least 1")
 	}
-	rep := safeguards.VerifyMemTX(safeguards.MemTXVerifyConfig{Traces: c.Traces, TraceLength: c.TraceLength, Bound: c.Bound, Seed: c.Seed})
+	// The default check takes about 15 s: its progress goes to stderr as it runs.
+	progress := newProgress(g.Stderr)
+	rep := safeguards.VerifyMemTX(safeguards.MemTXVerifyConfig{Traces: c.Traces, TraceLength: c.TraceLength, Bound: c.Bound, Seed: c.Seed,
+		Progress: func(phase string, done, total int) {
+			progress.update(replay.Progress{Phase: phase, Done: done, Total: total})
+		}})
+	progress.done()
 	if c.JSON {
 		if err := writeJSON(g.Stdout, rep); err != nil {
 			return err

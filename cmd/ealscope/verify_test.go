@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -21,5 +23,25 @@ func TestVerifyMemtxJSON(t *testing.T) {
 func TestVerifyMemtxRefusesHugeBound(t *testing.T) {
 	if _, errs, code := runCLI(t, "verify", "memtx", "--bound", "11"); code == 0 || !strings.Contains(errs, "--bound must be between 0 and 10") {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
+// TestVerifyMemtxShowsProgress: the check prints its progress on stderr (traces, then the
+// states enumerated, ending on the report's count); stdout keeps the report alone.
+func TestVerifyMemtxShowsProgress(t *testing.T) {
+	var rep struct {
+		States int `json:"states_enumerated"`
+	}
+	stdout, stderr, code := runCLI(t, "verify", "memtx", "--traces", "600", "--bound", "4", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("stdout is not the report alone: %v\n%s", err, stdout)
+	}
+	for _, want := range []string{"traces   500/600", "traces   600/600", fmt.Sprintf("states   %d/%d", rep.States, rep.States)} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package safeguards
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/ealscope/ealscope/engine"
 	"github.com/ealscope/ealscope/engine/pyjson"
@@ -54,7 +55,7 @@ func (t audienceTransform) TransformMemory(in engine.MemoryInput) (engine.GatedM
 	g := engine.GatedMemory{Evidence: in.Evidence}
 	var kept []engine.Record
 	for i, d := range decisions {
-		reason := d.Reason + " audience=" + d.Audience.String() + " viewers=" + viewerText(viewers)
+		reason := d.Reason + " audience=" + authorizedText(d) + " viewers=" + viewerText(viewers)
 		g.Records = append(g.Records, engine.RecordDecision{AuthorizationID: d.ID, Kept: d.Kept, Reasons: []string{reason}, Sources: d.Sources})
 		if d.Kept && records != nil {
 			kept = append(kept, records[i])
@@ -71,6 +72,19 @@ func (t audienceTransform) TransformMemory(in engine.MemoryInput) (engine.GatedM
 		g.Evidence.Payload = in.Domain.TypedPayload(kept)
 	}
 	return g, nil
+}
+
+// authorizedText is an item's authorized audiences: its own, then each grant's in force
+// ("{a, b} | {a, b, c}"); its own alone when it failed before grants were read.
+func authorizedText(d ItemDecision) string {
+	if len(d.Authorized) == 0 {
+		return d.Audience.String()
+	}
+	parts := make([]string, len(d.Authorized))
+	for i, a := range d.Authorized {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, " | ")
 }
 
 func viewerText(v engine.Viewers) string {

@@ -29,6 +29,10 @@ type MemTXVerifyConfig struct {
 	// Bound is the exhaustive enumeration's depth (operations from the empty store).
 	Bound int
 	Seed  uint64
+	// Progress, when set, hears how far the check is: "traces" (done of Traces), then
+	// "states" (states enumerated so far; total -1 until the enumeration ends, when done and
+	// total are the final count). It is called every few thousand steps, never per step.
+	Progress func(phase string, done, total int)
 	// broken disables one commit check in every store (tests of the verifier only).
 	broken string
 }
@@ -181,6 +185,22 @@ func enabled(s vState) []vOp {
 
 type verifier struct {
 	rep *MemTXVerifyReport
+	// states counts the distinct states enumerated (over every parameter set), for progress.
+	states   int
+	progress func(phase string, done, total int)
+}
+
+// Progress is reported every traceTick traces and every stateTick new states.
+const (
+	traceTick = 500
+	stateTick = 1 << 16
+)
+
+func (v *verifier) newState() {
+	v.states++
+	if v.progress != nil && v.states%stateTick == 0 {
+		v.progress("states", v.states, -1)
+	}
 }
 
 func (v *verifier) violate(inv, msg string) {
@@ -428,7 +448,7 @@ func verifyParams(broken string) []MemTXParams {
 // VerifyMemTX runs the random traces and the bounded enumeration.
 func VerifyMemTX(cfg MemTXVerifyConfig) MemTXVerifyReport {
 	rep := MemTXVerifyReport{Bound: cfg.Bound, ByInvariant: map[string]int{}, Examples: []string{}}
-	v := &verifier{rep: &rep}
+	v := &verifier{rep: &rep, progress: cfg.Progress}
 	params := verifyParams(cfg.broken)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6d656d7478))
 	for t := 0; t < cfg.Traces; t++ {
@@ -439,12 +459,18 @@ func VerifyMemTX(cfg MemTXVerifyConfig) MemTXVerifyReport {
 			rep.TraceSteps++
 		}
 		rep.Traces++
+		if cfg.Progress != nil && (rep.Traces%traceTick == 0 || rep.Traces == cfg.Traces) {
+			cfg.Progress("traces", rep.Traces, cfg.Traces)
+		}
 	}
 	for _, p := range params {
 		seen := map[uint64]int{}
 		root := vState{store: NewMTXStore(p, verifySources)}
 		v.explore(root, cfg.Bound, seen)
 		rep.StatesEnumerated += len(seen)
+	}
+	if cfg.Progress != nil {
+		cfg.Progress("states", rep.StatesEnumerated, rep.StatesEnumerated)
 	}
 	return rep
 }
@@ -453,10 +479,14 @@ func VerifyMemTX(cfg MemTXVerifyConfig) MemTXVerifyReport {
 // operations left than before, so every state within the bound is visited.
 func (v *verifier) explore(s vState, left int, seen map[uint64]int) {
 	h := hashState(s)
-	if prev, ok := seen[h]; ok && prev >= left {
+	prev, ok := seen[h]
+	if ok && prev >= left {
 		return
 	}
 	seen[h] = left
+	if !ok {
+		v.newState()
+	}
 	if left == 0 {
 		return
 	}

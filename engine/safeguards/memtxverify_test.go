@@ -46,3 +46,42 @@ func TestMemTXEnumerationIsDeterministic(t *testing.T) {
 		t.Fatalf("state counts %d and %d", a.StatesEnumerated, b.StatesEnumerated)
 	}
 }
+
+// TestMemTXVerifyReportsProgress: the check reports its traces (every few hundred, then the
+// last) and the states it enumerates as it goes (counts that only grow, total unknown until
+// the end), ending on the report's own count; `ealscope verify memtx` was silent for 15 s.
+func TestMemTXVerifyReportsProgress(t *testing.T) {
+	type call struct {
+		phase       string
+		done, total int
+	}
+	var calls []call
+	cfg := MemTXVerifyConfig{Traces: 1200, TraceLength: 10, Bound: 6, Seed: 3,
+		Progress: func(phase string, done, total int) { calls = append(calls, call{phase, done, total}) }}
+	rep := VerifyMemTX(cfg)
+	var traces []int
+	states, last := 0, 0
+	for _, c := range calls {
+		switch c.phase {
+		case "traces":
+			if states > 0 || c.total != 1200 {
+				t.Errorf("traces reported after the states, or with total %d: %+v", c.total, c)
+			}
+			traces = append(traces, c.done)
+		case "states":
+			if c.done < last {
+				t.Errorf("the state count went back from %d to %d", last, c.done)
+			}
+			states, last = states+1, c.done
+		default:
+			t.Errorf("unknown phase %q", c.phase)
+		}
+	}
+	if len(traces) != 3 || traces[0] != 500 || traces[2] != 1200 {
+		t.Errorf("trace progress %v, want 500, 1000, 1200", traces)
+	}
+	end := calls[len(calls)-1]
+	if states < 2 || end.phase != "states" || end.done != rep.StatesEnumerated || end.total != rep.StatesEnumerated {
+		t.Errorf("%d state reports, the last %+v; the report counts %d states", states, end, rep.StatesEnumerated)
+	}
+}
