@@ -269,13 +269,15 @@ func (s chainScreen) historyLines(b BlockDetail, w, h int) []string {
 		if t.CitedByMemory {
 			tags = append(tags, st.CitedMemory.Render("[M]"))
 		}
-		// Tags go first so a narrow pane cuts the timestamp, never the citation marks.
-		head := sel
+		// Tags go first; a narrow pane wraps the speaker, turn id and time under them rather
+		// than cutting them ("Ravi, Security Duty Officer…" named no time at 80 columns).
+		head := ""
 		if len(tags) > 0 {
 			head += strings.Join(tags, " ") + " "
 		}
-		head += st.Speaker.Render(sanitizeLine(t.Speaker)) + st.TurnID.Render(" · "+sanitizeLine(t.ID)+" · "+sanitizeLine(t.OccurredAt))
-		lines = append(lines, ansi.Truncate(head, w, "…"))
+		head += st.Speaker.Render(sanitizeLine(t.Speaker))
+		lines = append(lines, packSegments([]string{head, st.TurnID.Render("· " + sanitizeLine(t.ID)),
+			st.TurnID.Render("· " + sanitizeLine(t.OccurredAt))}, sel, "    ", w)...)
 		for _, l := range strings.Split(ansi.Wrap(sanitize(t.Content), max(w-4, 8), ""), "\n") {
 			lines = append(lines, "    "+l)
 		}
@@ -521,6 +523,28 @@ func wrapIndented(text, first, rest string, w int) []string {
 		}
 	}
 	return out
+}
+
+// packSegments lays segments out one after another, a space apart, starting a new line
+// (indented by rest) where the next segment would not fit, so an id or a timestamp moves
+// whole rather than breaking at its hyphens; a first segment wider than the line wraps.
+func packSegments(segs []string, first, rest string, w int) []string {
+	var out []string
+	line := ""
+	for i, seg := range segs {
+		switch {
+		case i == 0:
+			out = append(out, wrapIndented(seg, first, rest, w)...)
+			line = out[len(out)-1]
+			out = out[:len(out)-1]
+		case ansi.StringWidth(line)+1+ansi.StringWidth(seg) <= w:
+			line += " " + seg
+		default:
+			out = append(out, line)
+			line = ansi.Truncate(rest+seg, w, "…")
+		}
+	}
+	return append(out, line)
 }
 
 // schema is the chain's domain record schema (empty when the domain is not registered).
