@@ -195,22 +195,12 @@ type CaseAudience struct {
 
 // Channel finds a channel by id.
 func (a *CaseAudience) Channel(id string) (AudienceChannel, bool) {
-	for _, c := range a.Channels {
-		if c.ID == id {
-			return c, true
-		}
-	}
-	return AudienceChannel{}, false
+	return findFirst(a.Channels, func(c AudienceChannel) bool { return c.ID == id })
 }
 
 // Principal finds a principal by id.
 func (a *CaseAudience) Principal(id string) (AudiencePrincipal, bool) {
-	for _, p := range a.Principals {
-		if p.ID == id {
-			return p, true
-		}
-	}
-	return AudiencePrincipal{}, false
+	return findFirst(a.Principals, func(p AudiencePrincipal) bool { return p.ID == id })
 }
 
 // Viewers resolves a request: its principal and its channel's participants. A principal the

@@ -87,12 +87,7 @@ func (c *Case) Turn(id string) (Turn, bool) {
 
 // Probe finds a probe by id.
 func (c *Case) Probe(id string) (Probe, bool) {
-	for _, p := range c.Probes {
-		if p.ID == id {
-			return p, true
-		}
-	}
-	return Probe{}, false
+	return findFirst(c.Probes, func(p Probe) bool { return p.ID == id })
 }
 
 // VisibleSourceIDs are the turn ids up to and including block `through`.

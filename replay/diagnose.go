@@ -79,46 +79,15 @@ func (x *CaseIndex) Lookup(domain, caseID string) (engine.Domain, *engine.Case, 
 }
 
 // field is one key of a row object with its raw value, in file order.
-type field struct {
-	key string
-	raw json.RawMessage
-}
+type field = pyjson.Field
 
-// readObject reads a JSON object keeping its keys in order and its values byte for byte.
-func readObject(line []byte) ([]field, error) {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("not an object")
-	}
-	var out []field
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, err
-		}
-		out = append(out, field{key: kt.(string), raw: raw})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data after the row")
-	}
-	return out, nil
-}
+// rowField is the field key with the raw value v.
+func rowField(key string, v json.RawMessage) field { return field{Key: key, Raw: v} }
 
 func getField(fs []field, key string) (json.RawMessage, bool) {
 	for _, f := range fs {
-		if f.key == key {
-			return f.raw, true
+		if f.Key == key {
+			return f.Raw, true
 		}
 	}
 	return nil, false
@@ -133,10 +102,10 @@ func writeObject(fs []field) []byte {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		k, _ := pyjson.DumpPy(f.key, pyjson.RowASCII)
+		k, _ := pyjson.DumpPy(f.Key, pyjson.RowASCII)
 		b.Write(k)
 		b.WriteString(": ")
-		b.Write(f.raw)
+		b.Write(f.Raw)
 	}
 	b.WriteByte('}')
 	return b.Bytes()
@@ -160,11 +129,11 @@ func EntryOf(a cause.Attribution) JudgeEntry {
 // raw writes the entry as EAL-Bench's judges write theirs.
 func (e JudgeEntry) raw() json.RawMessage {
 	fs := []field{
-		{"cause", mustDump(e.Cause)},
-		{"misleading_message_ids", mustDump(stringTrees(e.MisleadingMessageIDs))},
-		{"ignored_message_ids", mustDump(stringTrees(e.IgnoredMessageIDs))},
-		{"error_entered_here", mustDump(e.ErrorEnteredHere)},
-		{"explanation", mustDump(e.Explanation)},
+		rowField("cause", mustDump(e.Cause)),
+		rowField("misleading_message_ids", mustDump(stringTrees(e.MisleadingMessageIDs))),
+		rowField("ignored_message_ids", mustDump(stringTrees(e.IgnoredMessageIDs))),
+		rowField("error_entered_here", mustDump(e.ErrorEnteredHere)),
+		rowField("explanation", mustDump(e.Explanation)),
 	}
 	return writeObject(fs)
 }
@@ -185,10 +154,10 @@ func addJudge(fs []field, name string, entry json.RawMessage) ([]field, error) {
 	item := append(append(append([]byte{}, k...), ": "...), entry...)
 	out := append([]field(nil), fs...)
 	for i, f := range out {
-		if f.key != "judges" {
+		if f.Key != "judges" {
 			continue
 		}
-		body := bytes.TrimSpace(f.raw)
+		body := bytes.TrimSpace(f.Raw)
 		if string(body) == "null" {
 			body = []byte("{}")
 		}
@@ -204,12 +173,12 @@ func addJudge(fs []field, name string, entry json.RawMessage) ([]field, error) {
 		}
 		nb.Write(item)
 		nb.WriteByte('}')
-		out[i].raw = nb.Bytes()
+		out[i].Raw = nb.Bytes()
 		return out, nil
 	}
-	judges := field{"judges", append(append([]byte{'{'}, item...), '}')}
+	judges := rowField("judges", append(append([]byte{'{'}, item...), '}'))
 	for i, f := range out {
-		if f.key == "consensus_cause" {
+		if f.Key == "consensus_cause" {
 			return append(out[:i], append([]field{judges}, out[i:]...)...), nil
 		}
 	}
@@ -328,7 +297,7 @@ func DiagnoseRows(idx *CaseIndex, path string, w io.Writer) (int, error) {
 		if err := rundir.CheckUTF8(path, i+1, body); err != nil {
 			return 0, err
 		}
-		fs, err := readObject(body)
+		fs, err := pyjson.ReadObject(body)
 		if err != nil {
 			return 0, rowErr(path, i+1, "", "invalid JSON: %v", err)
 		}
@@ -397,7 +366,7 @@ func (r RunRow) Line() []byte {
 	sort.Strings(ours)
 	judges := []field{}
 	for _, n := range append(names, ours...) {
-		judges = append(judges, field{n, r.Judges[n].raw()})
+		judges = append(judges, rowField(n, r.Judges[n].raw()))
 	}
 	var consensus, agreement any
 	if r.Consensus != nil {
@@ -407,13 +376,13 @@ func (r RunRow) Line() []byte {
 		agreement = *r.Agreement
 	}
 	fs := []field{
-		{"run", mustDump(r.Run)}, {"domain", mustDump(r.Domain)}, {"case_id", mustDump(r.CaseID)},
-		{"condition_id", mustDump(r.ConditionID)}, {"writer", mustDump(r.Writer)}, {"writer_run_id", mustDump(r.WriterRunID)},
-		{"chain_id", mustDump(r.ChainID)}, {"arm", json.RawMessage("null")}, {"probe_id", mustDump(r.ProbeID)},
-		{"request_kind", mustDump(r.RequestKind)}, {"request", mustDump(r.Request)}, {"error_block", mustDump(r.ErrorBlock)},
-		{"failure", mustDump("false_authorization")}, {"loop_block", mustDump(false)},
-		{"attempt_statuses", mustDump(stringTrees(r.AttemptStatuses))}, {"judges", writeObject(judges)},
-		{"consensus_cause", mustDump(consensus)}, {"agreement", mustDump(agreement)},
+		rowField("run", mustDump(r.Run)), rowField("domain", mustDump(r.Domain)), rowField("case_id", mustDump(r.CaseID)),
+		rowField("condition_id", mustDump(r.ConditionID)), rowField("writer", mustDump(r.Writer)), rowField("writer_run_id", mustDump(r.WriterRunID)),
+		rowField("chain_id", mustDump(r.ChainID)), rowField("arm", json.RawMessage("null")), rowField("probe_id", mustDump(r.ProbeID)),
+		rowField("request_kind", mustDump(r.RequestKind)), rowField("request", mustDump(r.Request)), rowField("error_block", mustDump(r.ErrorBlock)),
+		rowField("failure", mustDump("false_authorization")), rowField("loop_block", mustDump(false)),
+		rowField("attempt_statuses", mustDump(stringTrees(r.AttemptStatuses))), rowField("judges", writeObject(judges)),
+		rowField("consensus_cause", mustDump(consensus)), rowField("agreement", mustDump(agreement)),
 	}
 	return append(writeObject(fs), '\r', '\n')
 }

@@ -168,7 +168,7 @@ func (s *Store) ExportAnnotations(ctx context.Context, runID, dir, command strin
 			return rep, err
 		}
 	}
-	rep.Annotators = sortedKeys(annotators)
+	rep.Annotators = engine.SortedSet(annotators)
 	err = w.Finish(rundir.StatusCompleted, map[string]any{
 		"finished_at": s.now().UTC().Format("2006-01-02T15:04:05Z07:00"),
 		"counts":      map[string]any{"annotations": rep.Rows, "accepted": rep.Accepted, "unaccepted": rep.Unaccepted},
@@ -314,7 +314,7 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 		for _, l := range labels {
 			memories[l.label.memoryID] = true
 		}
-		ids := sortedKeys(memories)
+		ids := engine.SortedSet(memories)
 		before := map[string]*annotations.Resolution{}
 		for _, id := range ids {
 			r, err := currentResolution(w.ctx, w.tx, id)
@@ -360,7 +360,7 @@ func (s *Store) ImportAnnotations(ctx context.Context, dir string, opts ImportAn
 	if err != nil {
 		return ImportAnnotationsReport{Dir: dir, Annotators: []string{}}, err
 	}
-	rep.Annotators = sortedKeys(annotators)
+	rep.Annotators = engine.SortedSet(annotators)
 	return rep, nil
 }
 

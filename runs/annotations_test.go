@@ -115,7 +115,7 @@ func broadened(t testing.TB, c *engine.Case, block int) map[string]any {
 		if e.State == "active" {
 			n := int64(1 << 40)
 			e.Scope.MaxAmount = &n
-			e.Scope.AllowedCategories = sortedKeys(cats)
+			e.Scope.AllowedCategories = engine.SortedSet(cats)
 		}
 		envs = append(envs, &e)
 	}

@@ -182,49 +182,57 @@ func TestBrokenInputs(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dbPath := filepath.Join(t.TempDir(), "workspace.db")
-			s, err := Open(dbPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A workspace that already holds a run, so "unchanged" is not trivially empty.
-			if _, err := s.Import(ctx, []string{copyDir(t, "testdata/eal_run_fixture_v1")}, ImportOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			before := fileSHA(t, dbPath)
+			dbPath, before := workspaceWithOneRun(t)
 			dir := copyDir(t, fixture)
 			tc.breakIt(t, dir)
-			s, err = Open(dbPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = s.Import(ctx, []string{dir}, ImportOptions{})
+			s := mustOpen(t, dbPath)
+			_, err := s.Import(ctx, []string{dir}, ImportOptions{})
 			if err == nil {
 				s.Close()
 				t.Fatal("the broken run was imported")
 			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
-			var ve *rundir.VerifyError
-			if !errors.As(err, &ve) {
-				t.Errorf("error %T is not a *rundir.VerifyError", err)
-			}
-			runsNow, _ := s.Runs(ctx)
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if len(runsNow) != 1 {
-				t.Errorf("%d runs after the failed import", len(runsNow))
-			}
-			if after := fileSHA(t, dbPath); after != before {
-				t.Errorf("the database file changed: %s -> %s", before, after)
-			}
+			checkRefusedImport(t, s, err, dbPath, before, tc.want)
 		})
+	}
+}
+
+// workspaceWithOneRun creates a workspace that already holds a run (the v1 fixture), so
+// "unchanged" is not trivially empty, and returns its path and its file's sha256.
+func workspaceWithOneRun(t *testing.T) (dbPath, sha string) {
+	t.Helper()
+	dbPath = filepath.Join(t.TempDir(), "workspace.db")
+	s := mustOpen(t, dbPath)
+	if _, err := s.Import(context.Background(), []string{copyDir(t, "testdata/eal_run_fixture_v1")}, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dbPath, fileSHA(t, dbPath)
+}
+
+// checkRefusedImport checks what a refused import left: err names every want and is a
+// *rundir.VerifyError, the workspace (s, which it closes) still holds its one run, and its
+// file at dbPath still has the sha256 before.
+func checkRefusedImport(t *testing.T, s *Store, err error, dbPath, before string, want []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
+	var ve *rundir.VerifyError
+	if !errors.As(err, &ve) {
+		t.Errorf("error %T is not a *rundir.VerifyError", err)
+	}
+	runsNow, _ := s.Runs(context.Background())
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(runsNow) != 1 {
+		t.Errorf("%d runs after the failed import", len(runsNow))
+	}
+	if after := fileSHA(t, dbPath); after != before {
+		t.Errorf("the database file changed: %s -> %s", before, after)
 	}
 }

@@ -2,7 +2,6 @@ package runs
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/ealscope/ealscope/domains"
@@ -55,14 +54,13 @@ func (s *Store) setContextUserMessages(ctx context.Context, index map[string]int
 		if !ok || probes[i].ContextUserMessage != "" {
 			return nil
 		}
-		raw, err := rr.bytes(ctx, &cols, "model_contexts.jsonl line "+itoa(line))
+		row, parsed, err := decodeStored[struct {
+			Messages []engine.ChatMessage `json:"messages"`
+		}](ctx, rr, &cols, "model_contexts", line)
 		if err != nil {
 			return err
 		}
-		var row struct {
-			Messages []engine.ChatMessage `json:"messages"`
-		}
-		if json.Unmarshal(raw, &row) == nil {
+		if parsed {
 			for _, m := range row.Messages {
 				if m.Role == "user" {
 					probes[i].ContextUserMessage = m.Content

@@ -25,14 +25,7 @@ func BenchmarkImportCorpus(b *testing.B) {
 	dir := b.TempDir()
 	corpus := os.Getenv("EALSCOPE_CORPUS_FILE")
 	if corpus == "" {
-		data, err := procurement.GenerateJSONL(n, 3)
-		if err != nil {
-			b.Fatal(err)
-		}
-		corpus = filepath.Join(dir, "generated.jsonl")
-		if err := os.WriteFile(corpus, data, 0o644); err != nil {
-			b.Fatal(err)
-		}
+		corpus, _ = generatedCorpus(b, dir, n, 3)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

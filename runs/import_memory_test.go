@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ealscope/ealscope/domains/procurement"
 )
 
 // memoryChildEnv tells a re-executed test binary which run to import (see BenchmarkImportPeakMemory).
@@ -50,14 +48,7 @@ func BenchmarkImportPeakMemory(b *testing.B) {
 		b.Skip("no /proc/self/status to read VmHWM from")
 	}
 	tmp := b.TempDir()
-	data, err := procurement.GenerateJSONL(memoryCases(), 7)
-	if err != nil {
-		b.Fatal(err)
-	}
-	corpus := filepath.Join(tmp, "generated.jsonl")
-	if err := os.WriteFile(corpus, data, 0o644); err != nil {
-		b.Fatal(err)
-	}
+	corpus, _ := generatedCorpus(b, tmp, memoryCases(), 7)
 	runDir := filepath.Join(tmp, "run")
 	scriptedRun(b, runDir, corpus, nil, "all")
 	for i := 0; b.Loop(); i++ {
@@ -102,14 +93,7 @@ func TestImportMemoryDoesNotGrowWithRun(t *testing.T) {
 	defer func() { streamedHook = nil }()
 	for _, n := range []int{10, 40} {
 		tmp := t.TempDir()
-		data, err := procurement.GenerateJSONL(n, 7)
-		if err != nil {
-			t.Fatal(err)
-		}
-		corpus := filepath.Join(tmp, "generated.jsonl")
-		if err := os.WriteFile(corpus, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		corpus, _ := generatedCorpus(t, tmp, n, 7)
 		runDir := filepath.Join(tmp, "run")
 		scriptedRun(t, runDir, corpus, nil, "all")
 		runBytes[n] = TreeBytes(runDir)
@@ -128,7 +112,7 @@ func TestImportMemoryDoesNotGrowWithRun(t *testing.T) {
 		}
 		stop := make(chan struct{})
 		peakc := SampleHeapPeak(stop, time.Millisecond)
-		_, err = s.Import(context.Background(), []string{runDir}, ImportOptions{})
+		_, err := s.Import(context.Background(), []string{runDir}, ImportOptions{})
 		close(stop)
 		peak := <-peakc
 		s.Close()

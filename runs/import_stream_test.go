@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -24,14 +23,7 @@ import (
 func TestCorpusAfterRun(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
-	data, err := procurement.GenerateJSONL(12, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	corpus := filepath.Join(tmp, "generated.jsonl")
-	if err := os.WriteFile(corpus, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	corpus, data := generatedCorpus(t, tmp, 12, 7)
 	cases, err := dom.ParseCorpus(corpus, data)
 	if err != nil {
 		t.Fatal(err)
@@ -168,13 +160,7 @@ func TestFileChangedAfterVerification(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			dbPath := filepath.Join(t.TempDir(), "workspace.db")
-			s := mustOpen(t, dbPath)
-			if _, err := s.Import(ctx, []string{copyDir(t, "testdata/eal_run_fixture_v1")}, ImportOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			s.Close()
-			before := fileSHA(t, dbPath)
+			dbPath, before := workspaceWithOneRun(t)
 			dir := copyDir(t, "testdata/eal_run")
 			changed := ""
 			afterVerify := func(run *rundir.Run) {
@@ -188,29 +174,13 @@ func TestFileChangedAfterVerification(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			s = mustOpen(t, dbPath)
+			s := mustOpen(t, dbPath)
 			_, err := s.Import(ctx, []string{dir}, ImportOptions{afterVerify: afterVerify})
 			if err == nil {
 				s.Close()
 				t.Fatal("a run whose file changed after verification was imported")
 			}
-			for _, want := range []string{changed, "files.evidence.sha256", "changed after it was verified"} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q does not mention %q", err, want)
-				}
-			}
-			var ve *rundir.VerifyError
-			if !errors.As(err, &ve) {
-				t.Errorf("error %T is not a *rundir.VerifyError", err)
-			}
-			runsNow, _ := s.Runs(ctx)
-			s.Close()
-			if len(runsNow) != 1 {
-				t.Errorf("%d runs after the failed import", len(runsNow))
-			}
-			if after := fileSHA(t, dbPath); after != before {
-				t.Errorf("the database file changed: %s -> %s", before, after)
-			}
+			checkRefusedImport(t, s, err, dbPath, before, []string{changed, "files.evidence.sha256", "changed after it was verified"})
 		})
 	}
 }

@@ -448,14 +448,12 @@ func (s *Store) faults(ctx context.Context, runPK int64, c ChainRow) ([]Fault, e
 		if err := r.Scan(append([]any{&f.Family, &f.BlockIndex, &f.AuthorizationID, &f.Field, &f.MemoryID, &line}, cols.dest()...)...); err != nil {
 			return f, err
 		}
-		raw, err := rr.text(ctx, &cols, "faults.jsonl line "+itoa(line))
+		tree, _, err := decodeStored[struct {
+			Description string `json:"description"`
+		}](ctx, rr, &cols, "faults", line)
 		if err != nil {
 			return f, err
 		}
-		var tree struct {
-			Description string `json:"description"`
-		}
-		_ = json.Unmarshal([]byte(raw), &tree)
 		f.Description = tree.Description
 		f.SourceTurnIDs, f.EventBlock = []string{}, f.BlockIndex
 		return f, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"runtime"
 
@@ -242,6 +243,18 @@ func (rr *rowReader) bytes(ctx context.Context, c *rawCols, what string) ([]byte
 		}
 	}
 	return nil, fmt.Errorf("workspace: %s (stored compressed, chunk %d): %w", what, c.chunk.Int64, err)
+}
+
+// decodeStored reads the stored row at line of artifact file (file.jsonl, which errors name)
+// and decodes it into a T. parsed is false when the row's JSON does not decode into T: the
+// readers of single fields (a fault's description, a context's hash or messages) pass such a
+// row over rather than fail the view.
+func decodeStored[T any](ctx context.Context, rr *rowReader, c *rawCols, file string, line int) (v T, parsed bool, err error) {
+	raw, err := rr.bytes(ctx, c, file+".jsonl line "+itoa(line))
+	if err != nil {
+		return v, false, err
+	}
+	return v, json.Unmarshal(raw, &v) == nil, nil
 }
 
 // text is bytes as a string.

@@ -2,11 +2,28 @@ package runs
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/ealscope/ealscope/domains/procurement"
 	"github.com/ealscope/ealscope/replay"
 )
+
+// generatedCorpus writes n generated procurement cases (procurement.GenerateJSONL(n, seed)) to
+// dir/generated.jsonl and returns its path and bytes.
+func generatedCorpus(t testing.TB, dir string, n int, seed uint64) (string, []byte) {
+	t.Helper()
+	data, err := procurement.GenerateJSONL(n, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := filepath.Join(dir, "generated.jsonl")
+	if err := os.WriteFile(corpus, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return corpus, data
+}
 
 // scriptedRun produces a run directory with ealscope's own pipeline: the scripted writer with
 // its default seeded faults and the built-in memory-faithful executor.

@@ -235,14 +235,13 @@ func (s *Store) mirrorTrials(ctx context.Context, runPK int64, key ChainKey, mem
 			Scan(append([]any{&line}, cols.dest()...)...); err != nil {
 			return nil, err
 		}
-		raw, err := rr.bytes(ctx, &cols, "model_contexts.jsonl line "+itoa(line))
+		row, parsed, err := decodeStored[struct {
+			ContentHash string `json:"content_hash"`
+		}](ctx, rr, &cols, "model_contexts", line)
 		if err != nil {
 			return nil, err
 		}
-		var row struct {
-			ContentHash string `json:"content_hash"`
-		}
-		if json.Unmarshal(raw, &row) == nil {
+		if parsed {
 			out[f.probe][f.i].ContextHash = row.ContentHash
 		}
 	}

@@ -1,8 +1,6 @@
 package runs
 
 import (
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
@@ -135,7 +133,7 @@ func streamRun(w *txWriter, runPK int64, run *rundir.Run) error {
 	}
 	for _, c := range st.order {
 		if _, err := w.exec("", `UPDATE chains SET architecture=?, eal_chain_ids_json=?, memory_count=? WHERE chain_pk=?`,
-			ChainArchitecture(c.archs), jsonText(sortedKeys(c.ealChainIDs)), c.memories, c.pk); err != nil {
+			ChainArchitecture(c.archs), jsonText(engine.SortedSet(c.ealChainIDs)), c.memories, c.pk); err != nil {
 			return err
 		}
 	}
@@ -459,7 +457,7 @@ func insertUnchained(w *txWriter, runPK int64, run *rundir.Run, rows func(string
 // ChainArchitecture names a chain's memory architecture from the set its rows name: one, the
 // sorted ones joined by "+", or "none" (every backend names chains alike).
 func ChainArchitecture(set map[string]bool) string {
-	archs := sortedKeys(set)
+	archs := engine.SortedSet(set)
 	switch len(archs) {
 	case 0:
 		return "none"
@@ -467,11 +465,4 @@ func ChainArchitecture(set map[string]bool) string {
 		return archs[0]
 	}
 	return strings.Join(archs, "+")
-}
-
-// sortedKeys is m's keys in order; [] (not nil) for an empty map, so JSON says [].
-func sortedKeys(m map[string]bool) []string {
-	out := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
-	slices.Sort(out)
-	return out
 }

@@ -36,13 +36,13 @@ func (s *Store) importWriterMemories(ctx context.Context, path string) (PathResu
 	if err != nil {
 		return res, err
 	}
-	for _, dom := range sortedKeys(boolSet(skipped)) {
+	for _, dom := range engine.SortedSet(boolSet(skipped)) {
 		res.Notes = append(res.Notes, fmt.Sprintf("skipped %d entries of domain %s, which this ealscope does not support", skipped[dom], dom))
 	}
 	if len(byDomain) == 0 {
 		return res, &rundir.VerifyError{File: f.abs, Field: "memories", Msg: "no entry of a supported domain (" + strings.Join(domains.IDs(), ", ") + ")"}
 	}
-	doms := sortedKeys(boolSet(byDomain))
+	doms := engine.SortedSet(boolSet(byDomain))
 	rows, err := s.inTx(ctx, func(w *txWriter) error {
 		for _, dom := range doms {
 			identity := f.sha
@@ -204,7 +204,7 @@ func (s *Store) writeWriterMemories(w *txWriter, f *writerMemoriesFile, dom stri
 		}
 	}
 	manifest["source_file"] = f.abs
-	vs := sortedKeys(versions)
+	vs := engine.SortedSet(versions)
 	run := &rundir.Run{Dir: f.abs, Manifest: manifest, Status: rundir.StatusCompleted, Files: map[string][]rundir.Row{rundir.Memories: memRows}}
 	info := runInfo{kind: KindWriterMemories, manifestSHA: identity, manifest: manifest, status: rundir.StatusCompleted, importedFrom: f.abs,
 		domainID: dom, study: "writer_memories", counts: map[string]int{rundir.Memories: len(memRows)}, verificationOK: "verified"}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ealscope/ealscope/engine/ealref"
+	"github.com/ealscope/ealscope/engine/pyjson"
 	"github.com/ealscope/ealscope/replay"
 )
 
@@ -33,55 +34,30 @@ func stripJudges(t *testing.T, src, dst string) {
 		if len(line) == 0 {
 			continue
 		}
-		fs, err := readTestObject(line)
+		fs, err := pyjson.ReadObject(line)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out.WriteByte('{')
 		n := 0
 		for _, f := range fs {
-			if f.key == "judges" || f.key == "consensus_cause" || f.key == "agreement" {
+			if f.Key == "judges" || f.Key == "consensus_cause" || f.Key == "agreement" {
 				continue
 			}
 			if n > 0 {
 				out.WriteString(", ")
 			}
 			n++
-			k, _ := json.Marshal(f.key)
+			k, _ := json.Marshal(f.Key)
 			out.Write(k)
 			out.WriteString(": ")
-			out.Write(f.raw)
+			out.Write(f.Raw)
 		}
 		out.WriteString("}\r\n")
 	}
 	if err := os.WriteFile(dst, out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-type testField struct {
-	key string
-	raw json.RawMessage
-}
-
-func readTestObject(line []byte) ([]testField, error) {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	var out []testField
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, err
-		}
-		out = append(out, testField{k.(string), raw})
-	}
-	return out, nil
 }
 
 // TestDiagnoseSharedCasesAgainstJudges: on EAL-Bench's 84 published diagnosis rows over the
@@ -161,27 +137,27 @@ func assertFieldsKept(t *testing.T, in, out string) {
 		t.Fatalf("%d rows in, %d out", len(la), len(lb))
 	}
 	for i := range la {
-		fa, err1 := readTestObject(bytes.TrimSpace(la[i]))
-		fb, err2 := readTestObject(bytes.TrimSpace(lb[i]))
+		fa, err1 := pyjson.ReadObject(bytes.TrimSpace(la[i]))
+		fb, err2 := pyjson.ReadObject(bytes.TrimSpace(lb[i]))
 		if err1 != nil || err2 != nil || len(fa) != len(fb) {
 			t.Fatalf("row %d: %v %v (%d vs %d fields)", i+1, err1, err2, len(fa), len(fb))
 		}
 		for j := range fa {
-			if fa[j].key != fb[j].key {
-				t.Fatalf("row %d: field %d is %s, was %s", i+1, j, fb[j].key, fa[j].key)
+			if fa[j].Key != fb[j].Key {
+				t.Fatalf("row %d: field %d is %s, was %s", i+1, j, fb[j].Key, fa[j].Key)
 			}
-			if fa[j].key == "judges" {
+			if fa[j].Key == "judges" {
 				var ja, jb map[string]json.RawMessage
-				_ = json.Unmarshal(fa[j].raw, &ja)
-				_ = json.Unmarshal(fb[j].raw, &jb)
+				_ = json.Unmarshal(fa[j].Raw, &ja)
+				_ = json.Unmarshal(fb[j].Raw, &jb)
 				delete(jb, replay.RulesJudge)
 				if !reflect.DeepEqual(ja, jb) {
 					t.Errorf("row %d: the judges changed", i+1)
 				}
 				continue
 			}
-			if !bytes.Equal(fa[j].raw, fb[j].raw) {
-				t.Errorf("row %d: field %s changed", i+1, fa[j].key)
+			if !bytes.Equal(fa[j].Raw, fb[j].Raw) {
+				t.Errorf("row %d: field %s changed", i+1, fa[j].Key)
 			}
 		}
 	}

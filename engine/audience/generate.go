@@ -306,7 +306,7 @@ func assignChannels(a *engine.CaseAudience, rules engine.AudienceRules, c *engin
 	for _, other := range distractorTurn {
 		rooms[other] = true
 	}
-	for _, other := range sortedSet(rooms) {
+	for _, other := range engine.SortedSet(rooms) {
 		a.Channels = append(a.Channels, engine.AudienceChannel{ID: "room_" + other, Visibility: engine.VisibilityPrivate, Participants: []string{facts.authority, other}})
 	}
 	for _, ch := range corpusOrder {
@@ -353,13 +353,4 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

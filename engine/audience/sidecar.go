@@ -127,6 +127,23 @@ func (r *reader) obj(path string, v any, required []string, optional ...string) 
 	return m
 }
 
+// oneOf reads an object that gives exactly one of the keys a and b, and returns that key and
+// its value ("" after an error, so the caller reads nothing more).
+func (r *reader) oneOf(path string, v any, a, b string) (string, any) {
+	m := r.obj(path, v, nil, a, b)
+	switch {
+	case r.err != nil:
+		return "", nil
+	case len(m) != 1:
+		r.fail(path, "give exactly one of %s or %s", a, b)
+		return "", nil
+	case m[a] != nil:
+		return a, m[a]
+	default:
+		return b, m[b]
+	}
+}
+
 // dict reads an object whose keys are ids (any key allowed).
 func (r *reader) dict(path string, v any) map[string]any {
 	if r.err != nil {
@@ -291,25 +308,17 @@ func (r *reader) entry(path string, v any) *Entry {
 func (r *reader) grant(p string, x any) engine.AudienceGrant {
 	gm := r.obj(p, x, []string{"id", "object", "to", "by", "at_turn"}, "removed_at_turn")
 	g := engine.AudienceGrant{ID: r.str(p+".id", gm["id"]), By: r.str(p+".by", gm["by"]), AtTurn: r.str(p+".at_turn", gm["at_turn"]), RemovedAtBlock: -1}
-	om := r.obj(p+".object", gm["object"], nil, "record", "turn")
-	switch {
-	case r.err != nil:
-	case len(om) != 1:
-		r.fail(p+".object", "give exactly one of record or turn")
-	case om["record"] != nil:
-		g.ObjectRecord = r.str(p+".object.record", om["record"])
-	default:
-		g.ObjectTurn = r.str(p+".object.turn", om["turn"])
+	switch key, v := r.oneOf(p+".object", gm["object"], "record", "turn"); key {
+	case "record":
+		g.ObjectRecord = r.str(p+".object.record", v)
+	case "turn":
+		g.ObjectTurn = r.str(p+".object.turn", v)
 	}
-	tm := r.obj(p+".to", gm["to"], nil, "channel", "principals")
-	switch {
-	case r.err != nil:
-	case len(tm) != 1:
-		r.fail(p+".to", "give exactly one of channel or principals")
-	case tm["channel"] != nil:
-		g.ToChannel = r.str(p+".to.channel", tm["channel"])
-	default:
-		g.ToPrincipals = r.strs(p+".to.principals", tm["principals"])
+	switch key, v := r.oneOf(p+".to", gm["to"], "channel", "principals"); key {
+	case "channel":
+		g.ToChannel = r.str(p+".to.channel", v)
+	case "principals":
+		g.ToPrincipals = r.strs(p+".to.principals", v)
 		if len(g.ToPrincipals) == 0 && r.err == nil {
 			r.fail(p+".to.principals", "a grant to nobody widens nothing")
 		}

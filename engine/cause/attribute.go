@@ -209,7 +209,7 @@ func (w *work) requestValues() {
 // state about the request and its records (the history-only rule).
 func (w *work) blockMisleading() []*scored {
 	var out []*scored
-	records := sortedIDs(w.relevant)
+	records := engine.SortedSet(w.relevant)
 	for _, id := range w.h.order {
 		t := w.h.turns[id]
 		if t.turn.BlockIndex != w.in.Block {

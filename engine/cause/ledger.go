@@ -1,7 +1,6 @@
 package cause
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/ealscope/ealscope/engine"
@@ -188,13 +187,4 @@ func takenValues(f engine.SchemaField, mem, led any) []string {
 		return nil
 	}
 	return mv
-}
-
-func sortedIDs(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -163,7 +163,7 @@ func (w *work) traceChanges() []*scored {
 	for _, r := range w.in.After {
 		after[r.AuthorizationID()] = r
 	}
-	records := sortedIDs(w.relevant)
+	records := engine.SortedSet(w.relevant)
 	for _, c := range w.changes {
 		taken := w.takenOf(c)
 		var cites []string

@@ -194,7 +194,7 @@ func Figures(labels engine.Labels) AgreementFigures {
 			f.Agreed++
 		}
 	}
-	f.Annotators = sortedKeys(annotators)
+	f.Annotators = engine.SortedSet(annotators)
 	f.Observed = ratio(f.Agreed, f.Units)
 	switch n := len(f.Annotators); {
 	case n == 2:
@@ -229,7 +229,7 @@ func ComputeAgreement(memories []LabelledMemory) AgreementReport {
 		u := memoryUnits(lm)
 		merge(allFields, u.fields)
 		merge(allFormation, u.formation)
-		ma := MemoryAgreement{MemoryID: lm.MemoryID, Annotators: sortedKeys(boolSet(lm.States)), KindFigures: kindFigures(u.fields, u.formation), Disagreements: []UnitDisagreement{}}
+		ma := MemoryAgreement{MemoryID: lm.MemoryID, Annotators: engine.SortedSet(boolSet(lm.States)), KindFigures: kindFigures(u.fields, u.formation), Disagreements: []UnitDisagreement{}}
 		for _, k := range slices.Sorted(maps.Keys(u.meta)) {
 			values := u.fields[k]
 			if values == nil {
@@ -282,13 +282,6 @@ func (u UnitDisagreement) Label() string {
 		return "formation · " + u.ProbeID
 	}
 	return strings.Join([]string{u.AuthorizationID, u.Field}, " · ")
-}
-
-// sortedKeys is m's keys in order; [] (not nil) for an empty map, so JSON says [].
-func sortedKeys(m map[string]bool) []string {
-	out := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
-	slices.Sort(out)
-	return out
 }
 
 func boolSet[V any](m map[string]V) map[string]bool {

@@ -16,6 +16,16 @@ func sampleRows(n int) [][]byte {
 	return rows
 }
 
+// oneChunk builds one chunk of rows and returns it with each row's reference.
+func oneChunk(rows [][]byte) ([]byte, []Ref) {
+	var b Builder
+	var refs []Ref
+	for _, r := range rows {
+		refs = append(refs, b.Add(r))
+	}
+	return b.Take(), refs
+}
+
 func TestRoundTrip(t *testing.T) {
 	var b Builder
 	rows := sampleRows(MaxRows)
@@ -47,13 +57,8 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestDamageIsReported(t *testing.T) {
-	var b Builder
 	rows := sampleRows(10)
-	var refs []Ref
-	for _, r := range rows {
-		refs = append(refs, b.Add(r))
-	}
-	raw := b.Take()
+	raw, refs := oneChunk(rows)
 	data := Compress(raw)
 	if _, err := Decompress(data, int64(len(raw))+1); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("wrong stored length: %v", err)
@@ -77,13 +82,8 @@ func TestDamageIsReported(t *testing.T) {
 // FuzzChunkRead feeds arbitrary stored chunks and row references to the reader: it must never
 // panic or allocate beyond its bound, and whatever it hands back must hash to the reference.
 func FuzzChunkRead(f *testing.F) {
-	var b Builder
 	rows := sampleRows(5)
-	var refs []Ref
-	for _, r := range rows {
-		refs = append(refs, b.Add(r))
-	}
-	raw := b.Take()
+	raw, refs := oneChunk(rows)
 	data := Compress(raw)
 	f.Add(data, int64(len(raw)), refs[2].Offset, refs[2].Length, refs[2].SHA256[:])
 	f.Add(data, int64(len(raw)), 0, len(raw), []byte{1, 2, 3})

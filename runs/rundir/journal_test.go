@@ -14,15 +14,7 @@ import (
 // is a run without a journal.
 func TestRecoverCutsToTheLastCommit(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	w, err := Create(dir, map[string]any{"domain_id": "procurement"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 2; i++ {
-		if err := w.Append(Faults, fault(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := faultsRun(t, dir, 2)
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}

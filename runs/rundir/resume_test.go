@@ -9,15 +9,7 @@ import (
 // and finished; the result verifies (sha256 and row counts cover old and new rows).
 func TestReopenKeepsHashesHonest(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	w, err := Create(dir, map[string]any{"domain_id": "procurement"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 3; i++ {
-		if err := w.Append(Faults, fault(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := faultsRun(t, dir, 3)
 	if err := w.AppendRaw(Calls, []byte(`{"ts": "x", "call_id": "c1"}`+"\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +41,22 @@ func TestReopenKeepsHashesHonest(t *testing.T) {
 	if len(ids) != 3 || ids[0] != "f0" || ids[1] != "f2" || ids[2] != "f9" || len(run.Files[Calls]) != 1 {
 		t.Fatalf("rows after reopen: %v, calls %d", ids, len(run.Files[Calls]))
 	}
+}
+
+// faultsRun creates a procurement run at dir and appends n fault rows (f0, f1, ...), not yet
+// committed.
+func faultsRun(t *testing.T, dir string, n int) *Writer {
+	t.Helper()
+	w, err := Create(dir, map[string]any{"domain_id": "procurement"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := w.Append(Faults, fault(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
 }
 
 func fault(i int) FaultRow {
