@@ -163,6 +163,9 @@ type AudienceRecordView struct {
 	Sources           []SourceTurn
 	// SourceChannels are the channels the sources were said in (by index; "" unknown).
 	SourceChannels []string
+	// LeavesOut marks (by index) the sources said where some viewer of the request was not
+	// present: under intersection these are the turns that narrow the record's audience.
+	LeavesOut []bool
 }
 
 // presentChainAudience turns a chain's stored contexts into the pane's rows.
@@ -190,7 +193,7 @@ func presentChainAudience(d engine.Domain, c *engine.Case, contexts []replay.Aud
 				}
 			}
 			rv := AudienceRecordView{AuthorizationID: r.AuthorizationID, Kept: r.Kept, Forbidden: x.Forbidden[r.AuthorizationID], Sources: sourceTurns(d, c, r.Sources),
-				SourceChannels: turnChannels(d, c, r.Sources)}
+				SourceChannels: turnChannels(d, c, r.Sources), LeavesOut: turnsLeavingOut(d, c, r.Sources, x.Viewers)}
 			if len(r.Reasons) > 0 {
 				rv.Reason, rv.Audiences = splitAudienceReason(r.Reasons[0])
 			}
@@ -212,6 +215,24 @@ func turnChannels(d engine.Domain, c *engine.Case, ids []string) []string {
 	for i, id := range ids {
 		if t, ok := c.Turn(id); ok {
 			out[i] = rules.TurnChannel(c, t)
+		}
+	}
+	return out
+}
+
+// turnsLeavingOut marks the turns whose audience (who was present, from the sidecar) does not
+// cover every viewer; nil when the case has no audience or the viewers are unresolved.
+func turnsLeavingOut(d engine.Domain, c *engine.Case, ids []string, v engine.Viewers) []bool {
+	rules, ok := d.(engine.AudienceRules)
+	if !ok || c == nil || !rules.HasAudience(c) || v.Unresolved != "" {
+		return nil
+	}
+	out := make([]bool, len(ids))
+	for i, id := range ids {
+		if t, ok := c.Turn(id); ok {
+			if a, ok := rules.TurnAudience(c, t); ok {
+				out[i] = !v.CoveredBy(a)
+			}
 		}
 	}
 	return out

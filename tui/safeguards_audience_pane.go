@@ -10,6 +10,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -113,6 +114,41 @@ func armBrief(c AudienceContextView) string {
 	return fmt.Sprintf("%s %d shown, %d forbidden", sanitizeLine(c.Arm), c.Admitted, c.AdmittedForbidden)
 }
 
+// shownSources picks the source turns a record's lines list. Under input binding a record has
+// dozens of sources; the ones said where some viewer was not present are what narrows its
+// audience, so they are picked first (the latest of them), then the latest of the rest, and
+// listed in turn order. more says what was left out and how the turns were picked.
+func shownSources(r AudienceRecordView) (shown []SourceTurn, channels []string, more string) {
+	n := len(r.Sources)
+	withChannels := len(r.SourceChannels) == n
+	if n <= audienceSourcesShown {
+		if withChannels {
+			channels = r.SourceChannels
+		}
+		return r.Sources, channels, ""
+	}
+	var narrowing, rest []int
+	for i := n - 1; i >= 0; i-- {
+		if len(r.LeavesOut) == n && r.LeavesOut[i] {
+			narrowing = append(narrowing, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	picked := append(narrowing, rest...)[:audienceSourcesShown]
+	slices.Sort(picked)
+	for _, i := range picked {
+		shown = append(shown, r.Sources[i])
+		if withChannels {
+			channels = append(channels, r.SourceChannels[i])
+		}
+	}
+	if len(narrowing) == 0 || len(narrowing) == n {
+		return shown, channels, fmt.Sprintf(" (the last %d of %d turns)", audienceSourcesShown, n)
+	}
+	return shown, channels, fmt.Sprintf(" (%d of %d turns, preferring the %d said where a viewer was not present)", audienceSourcesShown, n, len(narrowing))
+}
+
 // audienceSourcesText is source turns with the channel each was said in ("t07 (cfo, block 2)
 // in grant_room"): a turn's audience is its channel's participants, not its speaker.
 func audienceSourcesText(ts []SourceTurn, channels []string) string {
@@ -158,14 +194,7 @@ func audienceRecordLines(st *Styles, recs []AudienceRecordView, w int) []string 
 			out = append(out, ansi.Truncate("  "+head, w, "…"))
 			out = append(out, wrapUnder("why: "+sanitizeLine(r.Reason), "      ", w)...)
 			out = append(out, wrapUnder("audience "+sanitizeLine(r.Audiences), "      ", w)...)
-			shown, more := r.Sources, ""
-			if n := len(shown); n > audienceSourcesShown {
-				shown, more = shown[n-audienceSourcesShown:], fmt.Sprintf(" (the last %d of %d turns)", audienceSourcesShown, n)
-			}
-			channels := []string(nil)
-			if len(r.SourceChannels) == len(r.Sources) {
-				channels = r.SourceChannels[len(r.Sources)-len(shown):]
-			}
+			shown, channels, more := shownSources(r)
 			out = append(out, wrapUnder("from "+audienceSourcesText(shown, channels)+more, "      ", w)...)
 			if !r.Kept {
 				for _, t := range shown {
