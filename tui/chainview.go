@@ -239,7 +239,9 @@ func (s chainScreen) historyTitle(b *BlockDetail) string {
 	if b == nil {
 		return "history"
 	}
-	return fmt.Sprintf("history · block %d · %s", b.Index, sanitizeLine(b.Title))
+	// The case's prefix goes, as in the timeline: a pane title cut at the end showed every
+	// finance block as "block_fin_ealscope_builtin_port…".
+	return fmt.Sprintf("history · block %d · %s", b.Index, sanitizeLine(caseLocalID(s.key.CaseID, b.Title)))
 }
 
 // historyLines lists the block's turns. A turn a ledger event cites gets [L type:auth]; a

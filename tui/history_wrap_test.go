@@ -32,3 +32,14 @@ func TestHistoryHeadWrapsAtNarrowWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryTitleDropsTheCasePrefix: a block title that repeats the case id (every finance
+// block's) is shown by the part that differs, as in the timeline.
+func TestHistoryTitleDropsTheCasePrefix(t *testing.T) {
+	caseID := "fin_ealscope_builtin_portfolio_duration_overlay"
+	s := chainScreen{key: ChainKey{CaseID: caseID}}
+	b := BlockDetail{Index: 3, Title: "block_" + caseID + "_03"}
+	if got := s.historyTitle(&b); got != "history · block 3 · 03" {
+		t.Errorf("history title %q, want %q", got, "history · block 3 · 03")
+	}
+}
