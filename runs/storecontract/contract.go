@@ -471,13 +471,16 @@ func emptyState() map[string]any {
 	return map[string]any{"schema_version": "3", "authorizations": []any{}}
 }
 
-const diagnosisRow = `{"run": "r1", "domain": "procurement", "case_id": "%s", "condition_id": "incremental_typed", "writer": "w", "writer_run_id": 0, "chain_id": "chain_1", "arm": null, "probe_id": "p1", "request_kind": "submitted", "request": {"amount": 1}, "error_block": %d, "failure": "false_authorization", "loop_block": false, "attempt_statuses": ["accepted"], "judges": {"a": {"cause": "restatement_applied", "misleading_message_ids": ["t1"], "ignored_message_ids": [], "error_entered_here": true, "explanation": "x"}, "b": {"cause": "restatement_applied", "misleading_message_ids": [], "ignored_message_ids": [], "error_entered_here": true, "explanation": "y"}}}`
+// diagnosisRow is one judge-diagnosis row; the domain is the fixture run's own (read from its
+// manifest), so the suite names no domain.
+const diagnosisRow = `{"run": "r1", "domain": %q, "case_id": "%s", "condition_id": "incremental_typed", "writer": "w", "writer_run_id": 0, "chain_id": "chain_1", "arm": null, "probe_id": "p1", "request_kind": "submitted", "request": {"amount": 1}, "error_block": %d, "failure": "false_authorization", "loop_block": false, "attempt_statuses": ["accepted"], "judges": {"a": {"cause": "restatement_applied", "misleading_message_ids": ["t1"], "ignored_message_ids": [], "error_entered_here": true, "explanation": "x"}, "b": {"cause": "restatement_applied", "misleading_message_ids": [], "ignored_message_ids": [], "error_entered_here": true, "explanation": "y"}}}`
 
 func diagnoses(t *testing.T, b Backend) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "diagnosis.jsonl")
-	rows := fmt.Sprintf(diagnosisRow, "case_a", 2) + "\n" + fmt.Sprintf(diagnosisRow, "case_a", 3) + "\n" + fmt.Sprintf(diagnosisRow, "case_b", 2) + "\n"
+	domainID := readExpected(t).domainID
+	rows := fmt.Sprintf(diagnosisRow, domainID, "case_a", 2) + "\n" + fmt.Sprintf(diagnosisRow, domainID, "case_a", 3) + "\n" + fmt.Sprintf(diagnosisRow, domainID, "case_b", 2) + "\n"
 	if err := os.WriteFile(path, []byte(rows), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +500,7 @@ func diagnoses(t *testing.T, b Backend) {
 		t.Fatalf("another condition: %+v, %v", got, err)
 	}
 	broken := filepath.Join(dir, "broken.jsonl")
-	if err := os.WriteFile(broken, []byte(fmt.Sprintf(diagnosisRow, "case_c", 1)+"\n{\"run\": 1}\n"), 0o644); err != nil {
+	if err := os.WriteFile(broken, []byte(fmt.Sprintf(diagnosisRow, domainID, "case_c", 1)+"\n{\"run\": 1}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.ImportDiagnosis(ctx, broken); err == nil || !strings.Contains(err.Error(), broken+":2") {
